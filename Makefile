@@ -1,0 +1,55 @@
+# EvalSite: one command per verb. `make run` and `make test` are the only set-up a fresh machine needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+
+# Tests talk to real PostgreSQL and Redis (local defaults; .ci/run exports the same).
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
+TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: run test lint format check-services migrate demo serve clean
+
+# Create .venv, install, migrate, load the demo campaign, serve http://127.0.0.1:8000 with a worker.
+run: $(RUN_STAMP)
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py serve
+
+# Create .venv with everything the tests need (Chromium too), lint, type-check, run the whole suite.
+test: $(TEST_STAMP)
+	scripts/ensure-chromium.sh
+	$(MAKE) lint
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+	CELERY_BROKER_URL="$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}" \
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+# ruff (lint and format check) and mypy on the Django-free numerical core.
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+# Rewrite the code in ruff's format and apply its safe fixes.
+format: $(TEST_STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# The app alone (what `make run` needs).
+$(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+# The app with the test tools and the neural extra (BERTR), so CI tests every metric.
+$(TEST_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,neural]'
+	touch $@ $(RUN_STAMP)
+
+# Remove the virtualenv and the embedded default's local state (database, broker, secret key).
+clean:
+	rm -rf $(VENV) var test-output .pytest_cache .mypy_cache .ruff_cache

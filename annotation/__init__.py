@@ -1,0 +1,1 @@
+"""Campaigns, their data and its import; annotation tasks and judgments come in later modules."""

@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _ensure_organizers_group(sender: AppConfig, **kwargs: Any) -> None:
+    from annotation.services import organizers_group_ensure
+
+    organizers_group_ensure(using=kwargs.get("using", "default"))
+
+
+class AnnotationConfig(AppConfig):
+    name = "annotation"
+    verbose_name = "Annotation"
+
+    def ready(self) -> None:
+        # After every migrate (permissions exist by then), the Organizers group exists with the
+        # permission that makes a user an organizer.
+        post_migrate.connect(_ensure_organizers_group, sender=self)

@@ -1,0 +1,129 @@
+"""Forms of the organizer pages. Every input passes through one of these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import UploadedFile
+from django.utils.translation import gettext_lazy as _
+
+from annotation.importers import UploadError, UploadFile, UploadProblem
+from annotation.models import Campaign
+from annotation.permissions import user_is_organizer
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A file field that accepts several files (Django's documented pattern)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(d, initial) for d in data if d]
+        return [single(data, initial)] if data else []
+
+
+class CampaignForm(forms.ModelForm):
+    co_organizers = forms.CharField(
+        label=_("Co-organizers"),
+        required=False,
+        help_text=_("Usernames of other organizers, separated by commas."),
+    )
+
+    class Meta:
+        model = Campaign
+        fields = ["name", "source_language", "target_language", "description", "status"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 4})}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["co_organizers"].initial = ", ".join(
+                self.instance.organizers.order_by("username").values_list("username", flat=True)
+            )
+
+    def clean_co_organizers(self) -> list[Any]:
+        names = [n.strip() for n in self.cleaned_data["co_organizers"].split(",") if n.strip()]
+        users = list(get_user_model().objects.filter(username__in=names))
+        found = {u.username: u for u in users}
+        unknown = [n for n in names if n not in found]
+        if unknown:
+            raise forms.ValidationError(
+                _("No such user: %(names)s"), params={"names": ", ".join(unknown)}
+            )
+        not_organizers = [u.username for u in users if not user_is_organizer(u)]
+        if not_organizers:
+            raise forms.ValidationError(
+                _("Not an organizer: %(names)s"), params={"names": ", ".join(not_organizers)}
+            )
+        return users
+
+
+class UploadForm(forms.Form):
+    """Plain-text files go in source/references/systems/doc_ids; TSV, JSONL or WMT XML in data."""
+
+    source = forms.FileField(
+        label=_("Source text"), required=False, help_text=_("One segment per line, UTF-8.")
+    )
+    references = MultipleFileField(
+        label=_("References"),
+        required=False,
+        help_text=_("One or more files, aligned with the source."),
+    )
+    systems = MultipleFileField(
+        label=_("System outputs"),
+        required=False,
+        help_text=_("Named <system>.txt or <system>.<run>.txt, e.g. nmt.opt0.txt."),
+    )
+    doc_ids = forms.FileField(
+        label=_("Document ids"), required=False, help_text=_("Optional: one document id per line.")
+    )
+    data = MultipleFileField(
+        label=_("TSV, JSONL or WMT XML"),
+        required=False,
+        help_text=_("Instead of plain text: one .tsv/.jsonl file, or WMT .xml files."),
+    )
+    replace = forms.BooleanField(
+        label=_("Replace existing systems of the same name"), required=False
+    )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if not any(cleaned.get(f) for f in ("source", "references", "systems", "doc_ids", "data")):
+            raise forms.ValidationError(_("Choose at least one file to upload."))
+        return cleaned
+
+    def upload_files(self) -> list[UploadFile]:
+        """The chosen files, read, each tagged with the field it came from."""
+        return upload_files_from(self.cleaned_data)
+
+
+def upload_files_from(cleaned: dict[str, Any]) -> list[UploadFile]:
+    """Read the uploaded files, refusing an oversized one before reading it into memory."""
+    limit = settings.EVALSITE_UPLOAD_MAX_BYTES
+    files: list[UploadFile] = []
+    for role in ("source", "references", "systems", "doc_ids", "data"):
+        value = cleaned.get(role)
+        for f in value if isinstance(value, list) else [value] if value else []:
+            if f.size is not None and f.size > limit:
+                raise UploadError(
+                    [
+                        UploadProblem(
+                            f.name,
+                            None,
+                            f"the file is {f.size:,} bytes; the limit is {limit:,} bytes",
+                        )
+                    ]
+                )
+            files.append(UploadFile(name=f.name, content=f.read(), role=role))
+    return files

@@ -1,0 +1,56 @@
+"""Who may see and do what. One helper per object type; views and the API use only these.
+
+- An *organizer* is a user with the ``annotation.add_campaign`` permission (the "Organizers" group
+  grants it) or a superuser; organizers create campaigns.
+- A campaign is visible and manageable only by its owner and its co-organizers; to everyone else it
+  does not exist (404, so its existence does not leak).
+- Annotators see only campaigns (and, later, tasks) they are assigned to.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from annotation.models import Campaign
+
+ORGANIZERS_GROUP = "Organizers"
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def user_is_organizer(user: User) -> bool:
+    return bool(user.is_authenticated and user.has_perm("annotation.add_campaign"))
+
+
+def campaigns_managed_by(user: User) -> QuerySet[Campaign]:
+    """Campaigns the user owns or co-organizes."""
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    return Campaign.objects.filter(Q(owner=user) | Q(organizers=user)).distinct()
+
+
+def campaign_for_organizer(user: User, campaign_id: uuid.UUID | str) -> Campaign:
+    """The campaign if the user manages it; otherwise 404."""
+    try:
+        return campaigns_managed_by(user).get(pk=campaign_id)
+    except (Campaign.DoesNotExist, ValueError):
+        raise Http404("No such campaign.") from None
+
+
+def user_can_manage_campaign(user: User, campaign: Campaign) -> bool:
+    return campaigns_managed_by(user).filter(pk=campaign.pk).exists()
+
+
+def campaigns_annotated_by(user: User) -> QuerySet[Campaign]:
+    """Campaigns the user is an annotator of (and may therefore open tasks in)."""
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    return Campaign.objects.filter(annotators=user).exclude(status=Campaign.Status.DRAFT)
+
+
+def user_is_campaign_annotator(user: User, campaign: Campaign) -> bool:
+    return campaigns_annotated_by(user).filter(pk=campaign.pk).exists()

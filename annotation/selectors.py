@@ -1,0 +1,105 @@
+"""Selectors (reads) of the annotation app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Prefetch, QuerySet
+
+from annotation.models import (
+    Campaign,
+    Document,
+    Reference,
+    Run,
+    Segment,
+    System,
+    Translation,
+    Upload,
+)
+
+
+@dataclass(frozen=True)
+class CampaignCounts:
+    documents: int
+    segments: int
+    references: int
+    reference_sets: int
+    systems: int
+    runs: int
+    translations: int
+
+
+def campaign_counts(*, campaign: Campaign) -> CampaignCounts:
+    """Sizes of a campaign's data, in a few aggregate queries."""
+    segments = Segment.objects.filter(campaign=campaign)
+    references = Reference.objects.filter(segment__campaign=campaign)
+    runs = Run.objects.filter(system__campaign=campaign)
+    return CampaignCounts(
+        documents=Document.objects.filter(campaign=campaign).count(),
+        segments=segments.count(),
+        references=references.count(),
+        reference_sets=references.values("index").distinct().count(),
+        systems=System.objects.filter(campaign=campaign).count(),
+        runs=runs.count(),
+        translations=runs.aggregate(n=Count("translations"))["n"] or 0,
+    )
+
+
+def campaign_systems(*, campaign: Campaign) -> QuerySet[System]:
+    """Systems with their runs (each annotated with its number of translations)."""
+    runs = Run.objects.annotate(n_translations=Count("translations")).order_by("position")
+    return (
+        System.objects.filter(campaign=campaign)
+        .prefetch_related(Prefetch("runs", queryset=runs))
+        .order_by("name")
+    )
+
+
+def campaign_documents(*, campaign: Campaign) -> QuerySet[Document]:
+    return (
+        Document.objects.filter(campaign=campaign)
+        .annotate(n_segments=Count("segments"))
+        .order_by("position")
+    )
+
+
+def campaign_segments(*, campaign: Campaign) -> QuerySet[Segment]:
+    """Segments in test-set order with their document and references."""
+    return (
+        Segment.objects.filter(campaign=campaign)
+        .select_related("document")
+        .prefetch_related(Prefetch("references", queryset=Reference.objects.order_by("index")))
+        .order_by("position")
+    )
+
+
+def campaign_sample_rows(*, campaign: Campaign, limit: int = 5) -> list[dict[str, Any]]:
+    """The first segments with their references and one translation per system (first run)."""
+    segments = list(campaign_segments(campaign=campaign)[:limit])
+    first_runs = {
+        system.name: system.runs.all()[0]
+        for system in campaign_systems(campaign=campaign)
+        if system.runs.all()
+    }
+    texts: dict[tuple[int, int], str] = {}
+    if segments and first_runs:
+        rows = Translation.objects.filter(
+            run__in=first_runs.values(), segment__in=segments
+        ).values_list("run_id", "segment_id", "text")
+        for run_id, segment_id, text in rows:
+            texts[(run_id, segment_id)] = text
+    return [
+        {
+            "segment": seg,
+            "references": [ref.text for ref in seg.references.all()],
+            "outputs": [
+                (name, texts.get((run.pk, seg.pk), "")) for name, run in sorted(first_runs.items())
+            ],
+        }
+        for seg in segments
+    ]
+
+
+def campaign_uploads(*, campaign: Campaign) -> QuerySet[Upload]:
+    return Upload.objects.filter(campaign=campaign).select_related("uploaded_by")

@@ -1,0 +1,328 @@
+"""Services (writes) of the annotation app: campaigns and their data."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, Group, Permission
+from django.db import transaction
+from django.db.models import ProtectedError
+
+from annotation.importers import (
+    ParsedOutput,
+    ParsedUpload,
+    SegmentKey,
+    UploadError,
+    UploadFile,
+    UploadProblem,
+    parse_upload,
+)
+from annotation.models import (
+    Campaign,
+    Document,
+    Reference,
+    Run,
+    Segment,
+    System,
+    Translation,
+    Upload,
+)
+from annotation.permissions import ORGANIZERS_GROUP
+
+BATCH = 2000
+
+
+def organizers_group_ensure(*, using: str = "default") -> Group:
+    """The "Organizers" group, holding the permission to create campaigns."""
+    group, _ = Group.objects.using(using).get_or_create(name=ORGANIZERS_GROUP)
+    perm = Permission.objects.using(using).get(
+        content_type__app_label="annotation", codename="add_campaign"
+    )
+    group.permissions.add(perm)
+    return group
+
+
+def user_make_organizer(*, user: AbstractBaseUser) -> None:
+    """Let ``user`` create and manage campaigns."""
+    user.groups.add(organizers_group_ensure())
+    # Django caches permissions on the user object; drop the cache so the change shows at once.
+    for cache in ("_perm_cache", "_user_perm_cache", "_group_perm_cache"):
+        user.__dict__.pop(cache, None)
+
+
+def campaign_create(*, owner: AbstractBaseUser, **fields: Any) -> Campaign:
+    """Create a campaign owned by ``owner``; ``organizers`` (co-organizers) may be given."""
+    organizers = fields.pop("organizers", [])
+    campaign = Campaign(owner=owner, **fields)
+    campaign.full_clean()
+    campaign.save()
+    if organizers:
+        campaign.organizers.set(organizers)
+    return campaign
+
+
+def campaign_update(*, campaign: Campaign, **fields: Any) -> Campaign:
+    organizers = fields.pop("organizers", None)
+    for name, value in fields.items():
+        setattr(campaign, name, value)
+    campaign.full_clean()
+    campaign.save()
+    if organizers is not None:
+        campaign.organizers.set(organizers)
+    return campaign
+
+
+def campaign_data_import(
+    *,
+    campaign: Campaign,
+    files: Sequence[UploadFile],
+    user: AbstractBaseUser | None,
+    replace_systems: bool = False,
+) -> Upload:
+    """Validate an upload against the campaign and store it, all or nothing.
+
+    The first upload of a campaign must bring the source (with references and documents); later
+    uploads add systems, and may repeat the same source. A system that the campaign already has is
+    only replaced when ``replace_systems`` is true. Raises :class:`UploadError` (file and line).
+    """
+    parsed = parse_upload(files, max_bytes=settings.EVALSITE_UPLOAD_MAX_BYTES)
+    with transaction.atomic():
+        # One import at a time per campaign: the row lock serialises concurrent uploads.
+        locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        keys, positions, summary = _segments_for_upload(locked, parsed)
+        summary.update(_store_outputs(locked, parsed, keys, positions, replace_systems))
+        return Upload.objects.create(
+            campaign=locked,
+            uploaded_by=user,
+            form=parsed.form,
+            files=parsed.files,
+            summary=summary,
+        )
+
+
+def _segments_for_upload(
+    campaign: Campaign, parsed: ParsedUpload
+) -> tuple[dict[SegmentKey, int], list[int], dict[str, Any]]:
+    """Segment ids by (doc_id, seg_id) and by position: existing ones (checked against what the
+    upload repeats) or new ones created from the upload."""
+    existing = list(
+        Segment.objects.filter(campaign=campaign)
+        .order_by("position")
+        .values_list("id", "document__external_id", "external_id", "source")
+    )
+    if existing:
+        if parsed.segments is not None:
+            _check_same_segments(campaign, parsed, existing)
+        keys = {(doc, seg): pk for pk, doc, seg, _ in existing}
+        return keys, [row[0] for row in existing], {"segments_added": 0}
+    if parsed.segments is None:
+        raise UploadError(
+            [
+                UploadProblem(
+                    parsed.files[0],
+                    None,
+                    "this campaign has no source text yet; upload the source (and references) "
+                    "with the first systems or before them",
+                )
+            ]
+        )
+    documents: dict[str, Document] = {}
+    for seg in parsed.segments:
+        if seg.doc_id not in documents:
+            documents[seg.doc_id] = Document(
+                campaign=campaign, external_id=seg.doc_id, position=len(documents)
+            )
+    Document.objects.bulk_create(documents.values(), batch_size=BATCH)
+    within: dict[str, int] = {}
+    segment_rows = []
+    for position, seg in enumerate(parsed.segments):
+        index = within.get(seg.doc_id, 0)
+        within[seg.doc_id] = index + 1
+        segment_rows.append(
+            Segment(
+                campaign=campaign,
+                document=documents[seg.doc_id],
+                position=position,
+                position_in_document=index,
+                external_id=seg.seg_id,
+                source=seg.source,
+            )
+        )
+    Segment.objects.bulk_create(segment_rows, batch_size=BATCH)
+    references = [
+        Reference(segment=row, index=i, label=parsed.reference_labels[i], text=text)
+        for row, seg in zip(segment_rows, parsed.segments, strict=True)
+        for i, text in enumerate(seg.references)
+    ]
+    Reference.objects.bulk_create(references, batch_size=BATCH)
+    keys = {
+        (s.doc_id, s.seg_id): row.pk for s, row in zip(parsed.segments, segment_rows, strict=True)
+    }
+    return (
+        keys,
+        [row.pk for row in segment_rows],
+        {
+            "segments_added": len(segment_rows),
+            "documents_added": len(documents),
+            "references_added": len(references),
+        },
+    )
+
+
+def _check_same_segments(
+    campaign: Campaign, parsed: ParsedUpload, existing: list[tuple[int, str, str, str]]
+) -> None:
+    """An upload to a campaign with data may repeat its source, but not change it."""
+    assert parsed.segments is not None
+    first = parsed.segments[0]
+    if len(parsed.segments) != len(existing):
+        raise UploadError(
+            [
+                UploadProblem(
+                    first.file,
+                    None,
+                    f"this campaign already has {len(existing)} segments and the upload has "
+                    f"{len(parsed.segments)}; a campaign's source text cannot change",
+                )
+            ]
+        )
+    refs: dict[int, list[str]] = {}
+    for seg_id, text in (
+        Reference.objects.filter(segment__campaign=campaign)
+        .order_by("segment_id", "index")
+        .values_list("segment_id", "text")
+    ):
+        refs.setdefault(seg_id, []).append(text)
+    for seg, (pk, doc, seg_id, source) in zip(parsed.segments, existing, strict=True):
+        if parsed.form == "plain" and seg.source == source:
+            same_place = True  # plain text carries no ids unless a doc-id file was given
+        else:
+            same_place = (seg.doc_id, seg.seg_id) == (doc, seg_id)
+        if not same_place or seg.source != source:
+            raise UploadError(
+                [
+                    UploadProblem(
+                        seg.file,
+                        seg.line,
+                        "this campaign already has source text and this line differs from it "
+                        f"(doc {doc} seg {seg_id}); a campaign's source text cannot change",
+                    )
+                ]
+            )
+        if seg.references and seg.references != refs.get(pk, []):
+            raise UploadError(
+                [
+                    UploadProblem(
+                        seg.file,
+                        seg.line,
+                        f"the references of doc {doc} seg {seg_id} differ from the campaign's; "
+                        "references cannot change once uploaded",
+                    )
+                ]
+            )
+
+
+def _store_outputs(
+    campaign: Campaign,
+    parsed: ParsedUpload,
+    keys: dict[SegmentKey, int],
+    positions: list[int],
+    replace_systems: bool,
+) -> dict[str, Any]:
+    by_system: dict[str, list[ParsedOutput]] = {}
+    for out in parsed.outputs:
+        by_system.setdefault(out.system, []).append(out)
+    texts = {(out.system, out.run): _aligned_texts(out, keys, positions) for out in parsed.outputs}
+
+    present = {
+        s.name: s for s in System.objects.filter(campaign=campaign, name__in=list(by_system))
+    }
+    if present and not replace_systems:
+        names = ", ".join(sorted(present))
+        raise UploadError(
+            [
+                UploadProblem(
+                    by_system[sorted(present)[0]][0].file,
+                    None,
+                    f"this campaign already has system(s) {names}; to replace them, confirm "
+                    "'replace existing systems' (API: replace=true)",
+                )
+            ]
+        )
+    for name, system in present.items():
+        try:
+            system.delete()
+        except ProtectedError:
+            raise UploadError(
+                [
+                    UploadProblem(
+                        by_system[name][0].file,
+                        None,
+                        f"system {name} already has human judgments and cannot be replaced",
+                    )
+                ]
+            ) from None
+
+    translations: list[Translation] = []
+    runs_added = 0
+    for name, outputs in by_system.items():
+        system = System.objects.create(campaign=campaign, name=name)
+        for position, out in enumerate(sorted(outputs, key=lambda o: o.run)):
+            run = Run.objects.create(system=system, name=out.run, position=position)
+            runs_added += 1
+            translations.extend(
+                Translation(run=run, segment_id=segment_id, text=text)
+                for segment_id, text in texts[(out.system, out.run)]
+            )
+    Translation.objects.bulk_create(translations, batch_size=BATCH)
+    return {
+        "systems_added": sorted(set(by_system) - set(present)),
+        "systems_replaced": sorted(present),
+        "runs_added": runs_added,
+        "translations_added": len(translations),
+    }
+
+
+def _aligned_texts(
+    out: ParsedOutput, keys: dict[SegmentKey, int], positions: list[int]
+) -> list[tuple[int, str]]:
+    """(segment id, text) for every segment of the campaign, or an error naming file and line."""
+    if out.by_position is not None:
+        if len(out.by_position) != len(positions):
+            raise UploadError(
+                [
+                    UploadProblem(
+                        out.file,
+                        min(len(out.by_position), len(positions)) + 1,
+                        f"line counts differ: {out.file} has {len(out.by_position)} lines, the "
+                        f"campaign's source has {len(positions)}",
+                    )
+                ]
+            )
+        return list(zip(positions, out.by_position, strict=True))
+    for key, (_, line) in out.by_key.items():
+        if key not in keys:
+            raise UploadError(
+                [
+                    UploadProblem(
+                        out.file,
+                        line,
+                        f"unknown segment: doc {key[0]} seg {key[1]} is not in this campaign",
+                    )
+                ]
+            )
+    missing = [key for key in keys if key not in out.by_key]
+    if missing:
+        raise UploadError(
+            [
+                UploadProblem(
+                    out.file,
+                    None,
+                    f"system/run {out.system}/{out.run} has no translation for doc {missing[0][0]} "
+                    f"seg {missing[0][1]} ({len(missing)} segment(s) missing)",
+                )
+            ]
+        )
+    return [(keys[key], text) for key, (text, _) in out.by_key.items()]

@@ -1,0 +1,149 @@
+"""Organizer pages: campaign list, create/edit, upload, and the campaign page."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from annotation import selectors, services
+from annotation.forms import CampaignForm, UploadForm
+from annotation.importers import UploadError
+from annotation.permissions import (
+    campaign_for_organizer,
+    campaigns_annotated_by,
+    campaigns_managed_by,
+    user_is_organizer,
+)
+
+View = Callable[..., HttpResponse]
+
+
+def organizer_required(view: View) -> View:
+    """Logged in and allowed to organize campaigns; others get 403."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not user_is_organizer(request.user):
+            raise PermissionDenied(_("Only organizers can open this page."))
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@organizer_required
+def campaign_list(request: HttpRequest) -> HttpResponse:
+    campaigns = (
+        campaigns_managed_by(request.user)
+        .select_related("owner")
+        .annotate(
+            n_segments=Count("segments", distinct=True), n_systems=Count("systems", distinct=True)
+        )
+        .order_by("-created")
+    )
+    return render(request, "annotation/campaign_list.html", {"campaigns": campaigns})
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaign_create(request: HttpRequest) -> HttpResponse:
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = {k: v for k, v in form.cleaned_data.items() if k != "co_organizers"}
+        campaign = services.campaign_create(
+            owner=request.user, organizers=form.cleaned_data["co_organizers"], **data
+        )
+        messages.success(request, _("Campaign created. Upload its data next."))
+        return redirect("campaign_upload", campaign_id=campaign.id)
+    return render(request, "annotation/campaign_form.html", {"form": form, "campaign": None})
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaign_edit(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form = CampaignForm(request.POST or None, instance=campaign)
+    if request.method == "POST" and form.is_valid():
+        data = {k: v for k, v in form.cleaned_data.items() if k != "co_organizers"}
+        services.campaign_update(
+            campaign=campaign, organizers=form.cleaned_data["co_organizers"], **data
+        )
+        messages.success(request, _("Campaign saved."))
+        return redirect(campaign)
+    return render(request, "annotation/campaign_form.html", {"form": form, "campaign": campaign})
+
+
+@organizer_required
+def campaign_detail(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    context = {
+        "campaign": campaign,
+        "counts": selectors.campaign_counts(campaign=campaign),
+        "documents": selectors.campaign_documents(campaign=campaign)[:20],
+        "systems": selectors.campaign_systems(campaign=campaign),
+        "samples": selectors.campaign_sample_rows(campaign=campaign, limit=5),
+        "uploads": selectors.campaign_uploads(campaign=campaign)[:10],
+    }
+    return render(request, "annotation/campaign_detail.html", context)
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaign_upload(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form = UploadForm(request.POST or None, request.FILES or None)
+    problems = []
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        try:
+            upload = services.campaign_data_import(
+                campaign=campaign,
+                files=form.upload_files(),
+                user=request.user,
+                replace_systems=form.cleaned_data["replace"],
+            )
+        except UploadError as exc:
+            problems = exc.problems
+            status = 400
+        else:
+            summary = upload.summary
+            messages.success(
+                request,
+                _(
+                    "Upload stored: %(segments)d segments, %(systems)d systems, "
+                    "%(translations)d translations added."
+                )
+                % {
+                    "segments": summary.get("segments_added", 0),
+                    "systems": len(summary.get("systems_added", []))
+                    + len(summary.get("systems_replaced", [])),
+                    "translations": summary.get("translations_added", 0),
+                },
+            )
+            return redirect(campaign)
+    elif request.method == "POST":
+        status = 400
+    return render(
+        request,
+        "annotation/campaign_upload.html",
+        {"campaign": campaign, "form": form, "problems": problems},
+        status=status,
+    )
+
+
+@login_required
+def my_tasks(request: HttpRequest) -> HttpResponse:
+    """An annotator's home: the campaigns they annotate."""
+    campaigns = campaigns_annotated_by(request.user).order_by("name")
+    return render(request, "annotation/my_tasks.html", {"campaigns": campaigns})

@@ -1,0 +1,142 @@
+"""Small typed readers for environment variables.
+
+Every setting of EvalSite comes from the environment through these helpers. A value that cannot be
+read raises ``ImproperlyConfigured`` naming the variable, so a typo never silently becomes a default
+(``os.environ.get("DEBUG", True)`` treats the string "False" as true; these do not).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+@dataclass(frozen=True)
+class Env:
+    """A view of the environment (``os.environ`` by default) with typed getters."""
+
+    values: Mapping[str, str]
+
+    @classmethod
+    def from_os(cls) -> Env:
+        return cls(os.environ)
+
+    def is_set(self, name: str) -> bool:
+        return self.values.get(name, "").strip() != ""
+
+    def str(self, name: str, default: str = "") -> str:
+        value = self.values.get(name)
+        return default if value is None or value.strip() == "" else value.strip()
+
+    def required_str(self, name: str, why: str) -> str:
+        value = self.str(name)
+        if not value:
+            raise ImproperlyConfigured(f"{name} must be set {why}.")
+        return value
+
+    def bool(self, name: str, default: bool) -> bool:
+        raw = self.values.get(name)
+        if raw is None:
+            return default
+        value = raw.strip().lower()
+        if value in _TRUE:
+            return True
+        if value in _FALSE:
+            return False if value else default
+        raise ImproperlyConfigured(
+            f"{name} must be a boolean (one of 1/0, true/false, yes/no, on/off), got {raw!r}."
+        )
+
+    def int(self, name: str, default: int, *, minimum: int | None = None) -> int:
+        raw = self.values.get(name)
+        if raw is None or raw.strip() == "":
+            return default
+        try:
+            value = int(raw.strip().replace("_", ""))
+        except ValueError:
+            raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}.") from None
+        if minimum is not None and value < minimum:
+            raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}.")
+        return value
+
+    def list(self, name: str, default: list[str] | None = None) -> list[str]:
+        raw = self.values.get(name)
+        if raw is None or raw.strip() == "":
+            return list(default or [])
+        return [part.strip() for part in raw.split(",") if part.strip()]
+
+    def choice(self, name: str, choices: tuple[str, ...], default: str) -> str:
+        value = self.str(name, default).lower()
+        if value not in choices:
+            raise ImproperlyConfigured(
+                f"{name} must be one of {', '.join(choices)}, got {self.values.get(name)!r}."
+            )
+        return value
+
+    def database(self, name: str, default_sqlite_path: Path) -> dict[str, Any]:
+        """Django ``DATABASES['default']`` from a URL (``postgres://user:pw@host:port/db`` or
+        ``sqlite:////abs/path``); SQLite at ``default_sqlite_path`` when unset."""
+        raw = self.str(name)
+        if not raw:
+            return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(default_sqlite_path)}
+        return parse_database_url(raw, variable=name)
+
+
+def parse_database_url(url: str, *, variable: str) -> dict[str, Any]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "sqlite":
+        # sqlite:///relative.db or sqlite:////absolute/path.db
+        path = unquote(parts.path[1:] if parts.path.startswith("/") else parts.path)
+        if not path:
+            raise ImproperlyConfigured(f"{variable}: a sqlite URL needs a file path, got {url!r}.")
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path}
+    if scheme in {"postgres", "postgresql", "pgsql"}:
+        name = unquote(parts.path.lstrip("/"))
+        if not name:
+            raise ImproperlyConfigured(f"{variable}: a PostgreSQL URL needs a database name.")
+        try:
+            port = parts.port
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{variable}: the port in {url!r} is not a number."
+            ) from None
+        options = dict(parse_qsl(parts.query))
+        config: dict[str, Any] = {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": name,
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(port or ""),
+            "CONN_MAX_AGE": int(options.pop("conn_max_age", "0")),
+        }
+        if options:
+            config["OPTIONS"] = options
+        return config
+    raise ImproperlyConfigured(
+        f"{variable} must start with postgres:// or sqlite://, got {scheme or 'no scheme'!r}."
+    )
+
+
+def local_secret_key(path: Path) -> str:
+    """The development secret key: generated once into ``path`` (git-ignored), then reused."""
+    if path.exists():
+        key = path.read_text(encoding="utf-8").strip()
+        if key:
+            return key
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    path.write_text(key + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    return key

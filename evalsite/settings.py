@@ -1,0 +1,182 @@
+"""EvalSite settings. Everything comes from the environment (see ``.env.example``).
+
+With nothing set, EvalSite runs as the embedded default: SQLite in ``var/``, DEBUG on, a secret key
+generated once into ``var/secret_key`` and Celery on a file-system broker, so background work needs
+no server. ``DATABASE_URL`` switches to PostgreSQL, ``CELERY_BROKER_URL`` to Redis and
+``EVALSITE_ENV=production`` demands ``SECRET_KEY`` and ``ALLOWED_HOSTS`` and turns DEBUG off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from evalsite.env import Env, local_secret_key
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = Env.from_os()
+
+# Local state of the embedded default (database, secret key, broker folders); git-ignored.
+VAR_DIR = Path(env.str("EVALSITE_VAR_DIR", str(BASE_DIR / "var")))
+
+ENVIRONMENT = env.choice("EVALSITE_ENV", ("development", "production"), "development")
+PRODUCTION = ENVIRONMENT == "production"
+
+if PRODUCTION:
+    SECRET_KEY = env.required_str("SECRET_KEY", "when EVALSITE_ENV=production")
+    ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+    if not ALLOWED_HOSTS:
+        raise ImproperlyConfigured("ALLOWED_HOSTS must be set when EVALSITE_ENV=production.")
+    DEBUG = env.bool("DEBUG", False)
+else:
+    SECRET_KEY = env.str("SECRET_KEY") or local_secret_key(VAR_DIR / "secret_key")
+    ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+    DEBUG = env.bool("DEBUG", True)
+
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS")
+if PRODUCTION:
+    SESSION_COOKIE_SECURE = env.bool("SECURE_COOKIES", True)
+    CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "annotation",
+    "metrics",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "evalsite.urls"
+WSGI_APPLICATION = "evalsite.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": env.database("DATABASE_URL", VAR_DIR / "db.sqlite3")}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    # The embedded default shares the file between the web process and the worker.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env.str("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env.str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            if PRODUCTION
+            else "django.contrib.staticfiles.storage.StaticFilesStorage"
+        )
+    },
+}
+
+# Uploads: files above this size are refused with an error naming the file.
+EVALSITE_UPLOAD_MAX_BYTES = env.int("EVALSITE_UPLOAD_MAX_BYTES", 50 * 1024 * 1024, minimum=1)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = env.int("EVALSITE_UPLOAD_MAX_FILES", 500, minimum=1)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "EvalSite API",
+    "DESCRIPTION": "Campaigns, uploads and contents of EvalSite, the MT human-evaluation tool.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI's assets come from the drf-spectacular-sidecar package, never from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# Celery. Unset broker: a file-system transport under var/, so `make run` needs no server.
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", "filesystem://")
+CELERY_EMBEDDED_BROKER = CELERY_BROKER_URL.startswith("filesystem://")
+if CELERY_EMBEDDED_BROKER:
+    _broker_dir = VAR_DIR / "broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+    CELERY_RESULT_BACKEND = env.str(
+        "CELERY_RESULT_BACKEND", f"file://{(VAR_DIR / 'celery-results').as_posix()}"
+    )
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60, minimum=1)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", 35 * 60, minimum=1)
+if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must exceed CELERY_TASK_SOFT_TIME_LIMIT.")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", "INFO").upper()},
+}
