@@ -24,6 +24,7 @@ from lxml import etree
 
 DEFAULT_RUN = "main"
 MAX_PROBLEMS = 20
+MAX_NAME_LENGTH = 200  # the models' CharField max_length for ids and names
 
 SYSTEM_FILE_RE = re.compile(r"^(?P<system>[^./\\]+)(?:\.(?P<run>[^./\\]+))?\.txt$")
 REFERENCE_COLUMN_RE = re.compile(r"^ref(?:erence)?(?:[_-]?(?P<n>\d+))?$")
@@ -217,10 +218,27 @@ def parse_upload(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload
     """Parse and check an upload on its own (without looking at the campaign)."""
     form = detect_form(files)
     if form == FORM_PLAIN:
-        return parse_plain(files, max_bytes=max_bytes)
-    if form == FORM_TABLE:
-        return parse_table(files[0], max_bytes=max_bytes)
-    return parse_xml(files, max_bytes=max_bytes)
+        parsed = parse_plain(files, max_bytes=max_bytes)
+    elif form == FORM_TABLE:
+        parsed = parse_table(files[0], max_bytes=max_bytes)
+    else:
+        parsed = parse_xml(files, max_bytes=max_bytes)
+    _check_name_lengths(parsed)
+    return parsed
+
+
+def _check_name_lengths(parsed: ParsedUpload) -> None:
+    """Ids and names must fit their database columns."""
+    problems = _Collector()
+    for seg in parsed.segments or []:
+        for what, value in (("document id", seg.doc_id), ("segment id", seg.seg_id)):
+            if len(value) > MAX_NAME_LENGTH:
+                problems.add(seg.file, seg.line, f"{what} longer than {MAX_NAME_LENGTH} characters")
+    for out in parsed.outputs:
+        for what, value in (("system name", out.system), ("run name", out.run)):
+            if len(value) > MAX_NAME_LENGTH:
+                problems.add(out.file, None, f"{what} longer than {MAX_NAME_LENGTH} characters")
+    problems.raise_if_any()
 
 
 # --------------------------------------------------------------------------------------------

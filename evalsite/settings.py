@@ -57,7 +57,6 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -66,6 +65,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+if PRODUCTION:
+    # gunicorn serves the collected static files itself (runserver does it in development).
+    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "evalsite.urls"
 WSGI_APPLICATION = "evalsite.wsgi.application"
@@ -132,8 +135,9 @@ DATA_UPLOAD_MAX_NUMBER_FILES = env.int("EVALSITE_UPLOAD_MAX_FILES", 500, minimum
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        # Token first: an anonymous API call gets 401 with a WWW-Authenticate header.
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -165,6 +169,10 @@ if CELERY_EMBEDDED_BROKER:
     CELERY_RESULT_BACKEND = env.str(
         "CELERY_RESULT_BACKEND", f"file://{(VAR_DIR / 'celery-results').as_posix()}"
     )
+    # kombu's file-system transport and Celery's file backend expect their folders to exist.
+    for _folder in ("queue", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
+    (VAR_DIR / "celery-results").mkdir(parents=True, exist_ok=True)
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
     CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)

@@ -1,0 +1,16 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 STATIC_ROOT=/app/staticfiles
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY evalsite ./evalsite
+COPY annotation ./annotation
+COPY metrics ./metrics
+RUN pip install --no-cache-dir .
+COPY . .
+# Static files are collected at build time; whitenoise serves them with hashed names.
+RUN EVALSITE_ENV=production SECRET_KEY=build-only ALLOWED_HOSTS=build EVALSITE_VAR_DIR=/tmp/build \
+    python manage.py collectstatic --noinput
+RUN useradd --create-home evalsite && mkdir -p /app/var && chown evalsite /app/var
+USER evalsite
+EXPOSE 8000
+CMD ["gunicorn", "evalsite.wsgi:application", "--bind", "0.0.0.0:8000"]

@@ -1,0 +1,47 @@
+"""``manage.py serve``: the web server and a Celery worker, started and stopped together.
+
+This is what ``make run`` uses for the embedded default: with no ``CELERY_BROKER_URL`` the worker
+reads a file-system queue under ``var/``, so no Redis or other server is needed.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from typing import Any
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+
+class Command(BaseCommand):
+    help = "Run the development web server together with a background Celery worker."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
+        parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+
+    def handle(self, *args: Any, addrport: str, concurrency: int, **options: Any) -> None:
+        worker = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "evalsite",
+                "worker",
+                "--loglevel=INFO",
+                f"--concurrency={concurrency}",
+            ]
+        )
+        self.stdout.write(f"Background worker started (pid {worker.pid}).")
+        try:
+            # No autoreload: the reloader would re-run this command and start a second worker.
+            call_command("runserver", addrport, use_reloader=False)
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            try:
+                worker.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                worker.kill()

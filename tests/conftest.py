@@ -1,0 +1,140 @@
+"""Shared fixtures: users in every role, campaigns with data, and the real services.
+
+The suite runs against PostgreSQL and Redis (``make test`` points it there) and a real Chromium.
+When one of them is missing the tests that need it fail; nothing is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import AbstractBaseUser
+
+from tests.factories import (
+    make_campaign,
+    make_user,
+)
+
+# Playwright's sync API runs an event loop in the test thread; Django refuses ORM calls from a
+# thread with a running loop unless told that this is deliberate (the test thread is synchronous).
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from django.conf import settings
+
+    # Password hashing is deliberately slow; the tests create many users.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+OUTPUT = ROOT / "test-output"
+
+
+@pytest.fixture
+def owner(db: None) -> AbstractBaseUser:
+    return make_user("owner", organizer=True)
+
+
+@pytest.fixture
+def co_organizer(db: None) -> AbstractBaseUser:
+    return make_user("coorg", organizer=True)
+
+
+@pytest.fixture
+def other_organizer(db: None) -> AbstractBaseUser:
+    return make_user("outsider", organizer=True)
+
+
+@pytest.fixture
+def annotator(db: None) -> AbstractBaseUser:
+    return make_user("annotator")
+
+
+@pytest.fixture
+def campaign(owner, co_organizer, annotator):  # type: ignore[no-untyped-def]
+    campaign = make_campaign(owner=owner, organizers=[co_organizer], with_data=True)
+    campaign.annotators.add(annotator)
+    return campaign
+
+
+@pytest.fixture(scope="session")
+def output_dir() -> Path:
+    """Where tests leave artefacts to look at (screenshots); git-ignored."""
+    path = OUTPUT
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def test_database_url(transactional_db: None) -> str:
+    """A URL for the test database, for processes we start (worker, gunicorn)."""
+    from django.db import connection
+
+    settings = connection.settings_dict
+    assert settings["ENGINE"].endswith("postgresql"), (
+        "these tests need PostgreSQL: set DATABASE_URL (make test does)"
+    )
+    user = settings["USER"] or "postgres"
+    host = settings["HOST"] or "127.0.0.1"
+    port = settings["PORT"] or "5432"
+    password = f":{settings['PASSWORD']}" if settings["PASSWORD"] else ""
+    return f"postgres://{user}{password}@{host}:{port}/{settings['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The Redis broker of the suite; fails (never skips) when it is not reachable."""
+    import redis
+    from django.conf import settings
+
+    url = settings.CELERY_BROKER_URL
+    assert url.startswith("redis://"), (
+        f"these tests need Redis: set CELERY_BROKER_URL to a redis:// URL (got {url!r})"
+    )
+    redis.Redis.from_url(url, socket_connect_timeout=3).ping()
+    return url
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = os.environ.get("EVALSITE_CHROMIUM", "/usr/bin/chromium")
+    assert Path(path).exists(), (
+        f"Chromium not found at {path}; install Debian's chromium (make test does)"
+    )
+    return path
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server):  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()

@@ -1,0 +1,95 @@
+"""Factories for domain objects used across the tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+
+from annotation.importers import UploadFile
+from annotation.models import Campaign
+from annotation.services import campaign_create, campaign_data_import, user_make_organizer
+
+PASSWORD = "correct-horse-battery-staple"
+
+SOURCE = [
+    "Das Haus ist klein.",
+    "Der Hund bellt laut.",
+    "Wir fahren morgen nach Berlin.",
+    "Die Sitzung beginnt um neun Uhr.",
+]
+REF_A = [
+    "The house is small.",
+    "The dog barks loudly.",
+    "We are going to Berlin tomorrow.",
+    "The meeting starts at nine o'clock.",
+]
+REF_B = [
+    "The house is little.",
+    "The dog is barking loudly.",
+    "Tomorrow we travel to Berlin.",
+    "The session begins at nine.",
+]
+DOC_IDS = ["d1", "d1", "d2", "d2"]
+SYSTEMS = {
+    ("good", "opt0"): [
+        "The house is small.",
+        "The dog barks loud.",
+        "We go to Berlin tomorrow.",
+        "The meeting starts at nine.",
+    ],
+    ("good", "opt1"): [
+        "The house is small.",
+        "The dog barks.",
+        "We drive to Berlin tomorrow.",
+        "The meeting begins at nine.",
+    ],
+    ("bad", "opt0"): ["House small.", "Dog the barks.", "Berlin tomorrow we.", "Meeting nine."],
+    ("bad", "opt1"): ["The house.", "Dog barks laut.", "We Berlin.", "The Sitzung nine."],
+}
+
+
+def make_user(username: str, *, organizer: bool = False, **extra: Any) -> AbstractBaseUser:
+    user = get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
+    if organizer:
+        user_make_organizer(user=user)
+    return user
+
+
+def lines(items: list[str]) -> bytes:
+    return ("\n".join(items) + "\n").encode("utf-8")
+
+
+def plain_files() -> list[UploadFile]:
+    files = [
+        UploadFile("src.de", lines(SOURCE), "source"),
+        UploadFile("ref.A.en", lines(REF_A), "references"),
+        UploadFile("ref.B.en", lines(REF_B), "references"),
+        UploadFile("docs.txt", lines(DOC_IDS), "doc_ids"),
+    ]
+    files += [
+        UploadFile(f"{system}.{run}.txt", lines(text), "systems")
+        for (system, run), text in SYSTEMS.items()
+    ]
+    return files
+
+
+def make_campaign(
+    *,
+    owner: AbstractBaseUser,
+    organizers: list[AbstractBaseUser] | None = None,
+    with_data: bool = False,
+    **fields: Any,
+) -> Campaign:
+    defaults: dict[str, Any] = {
+        "name": "News de-en",
+        "source_language": "de",
+        "target_language": "en",
+        "status": Campaign.Status.ACTIVE,
+    }
+    defaults.update(fields)
+    campaign = campaign_create(owner=owner, organizers=organizers or [], **defaults)
+    if with_data:
+        campaign_data_import(campaign=campaign, files=plain_files(), user=owner)
+    return campaign

@@ -1,0 +1,190 @@
+"""Who may open what: owner, co-organizer, annotator, another organizer and anonymous, on every
+page and API endpoint that exists."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from tests.factories import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ["owner", "co_organizer", "annotator", "other_organizer", "anonymous"]
+
+
+@pytest.fixture
+def as_role(request, campaign, owner, co_organizer, annotator, other_organizer):  # type: ignore[no-untyped-def]
+    users = {
+        "owner": owner,
+        "co_organizer": co_organizer,
+        "annotator": annotator,
+        "other_organizer": other_organizer,
+        "anonymous": None,
+    }
+
+    def client_for(role: str) -> Client:
+        client = Client()
+        if users[role] is not None:
+            assert client.login(username=users[role].username, password=PASSWORD)
+        return client
+
+    return client_for
+
+
+# Expected status per role for organizer pages of one campaign: outsiders get 404 (no leak).
+CAMPAIGN_PAGES = ["campaign_detail", "campaign_edit", "campaign_upload"]
+CAMPAIGN_PAGE_STATUS = {
+    "owner": 200,
+    "co_organizer": 200,
+    "annotator": 403,  # not an organizer at all
+    "other_organizer": 404,
+    "anonymous": 302,
+}
+
+
+@pytest.mark.parametrize("page", CAMPAIGN_PAGES)
+@pytest.mark.parametrize("role", ROLES)
+def test_campaign_pages_open_only_for_owner_and_co_organizers(
+    as_role, campaign, page, role
+) -> None:  # type: ignore[no-untyped-def]
+    response = as_role(role).get(reverse(page, args=[campaign.id]))
+    assert response.status_code == CAMPAIGN_PAGE_STATUS[role]
+    if role == "anonymous":
+        assert response["Location"].startswith(reverse("login"))
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_posting_an_upload_is_refused_to_outsiders(as_role, campaign, role) -> None:  # type: ignore[no-untyped-def]
+    response = as_role(role).post(reverse("campaign_upload", args=[campaign.id]), {})
+    expected = {"owner": 400, "co_organizer": 400}.get(role, CAMPAIGN_PAGE_STATUS[role])
+    assert response.status_code == expected
+
+
+@pytest.mark.parametrize(
+    ("role", "status", "sees_campaign"),
+    [
+        ("owner", 200, True),
+        ("co_organizer", 200, True),
+        ("other_organizer", 200, False),
+        ("annotator", 403, False),
+        ("anonymous", 302, False),
+    ],
+)
+def test_the_campaign_list_shows_only_managed_campaigns(
+    as_role, campaign, role, status, sees_campaign
+) -> None:  # type: ignore[no-untyped-def]
+    response = as_role(role).get(reverse("campaign_list"))
+    assert response.status_code == status
+    assert (campaign.name in response.content.decode()) == sees_campaign
+
+
+@pytest.mark.parametrize(
+    ("role", "status"),
+    [("owner", 200), ("other_organizer", 200), ("annotator", 403), ("anonymous", 302)],
+)
+def test_only_organizers_may_create_campaigns(as_role, role, status) -> None:  # type: ignore[no-untyped-def]
+    assert as_role(role).get(reverse("campaign_create")).status_code == status
+
+
+@pytest.mark.parametrize(
+    ("role", "status", "sees_campaign"),
+    [
+        ("annotator", 200, True),
+        ("owner", 200, False),
+        ("other_organizer", 200, False),
+        ("anonymous", 302, False),
+    ],
+)
+def test_my_tasks_lists_only_campaigns_the_user_annotates(
+    as_role, campaign, role, status, sees_campaign
+) -> None:  # type: ignore[no-untyped-def]
+    response = as_role(role).get(reverse("my_tasks"))
+    assert response.status_code == status
+    assert (campaign.name in response.content.decode()) == sees_campaign
+
+
+@pytest.mark.parametrize(
+    ("role", "target"),
+    [("owner", "campaign_list"), ("annotator", "my_tasks"), ("anonymous", "login")],
+)
+def test_home_sends_each_role_to_its_page(as_role, role, target) -> None:  # type: ignore[no-untyped-def]
+    response = as_role(role).get(reverse("home"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse(target))
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_the_admin_is_for_staff_only(as_role, role) -> None:  # type: ignore[no-untyped-def]
+    response = as_role(role).get("/admin/")
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
+
+
+API_DETAIL = ["api-campaign-detail", "api-campaign-contents", "api-campaign-segments"]
+API_STATUS = {
+    "owner": 200,
+    "co_organizer": 200,
+    "annotator": 403,
+    "other_organizer": 404,
+    "anonymous": 401,
+}
+
+
+@pytest.mark.parametrize("endpoint", API_DETAIL)
+@pytest.mark.parametrize("role", ROLES)
+def test_api_campaign_endpoints_answer_only_owner_and_co_organizers(
+    as_role, campaign, endpoint, role
+) -> None:  # type: ignore[no-untyped-def]
+    response = as_role(role).get(reverse(endpoint, args=[campaign.id]))
+    assert response.status_code == API_STATUS[role]
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_api_update_and_upload_are_refused_to_outsiders(as_role, campaign, role) -> None:  # type: ignore[no-untyped-def]
+    client = as_role(role)
+    patch = client.patch(
+        reverse("api-campaign-detail", args=[campaign.id]),
+        {"description": "changed"},
+        content_type="application/json",
+    )
+    upload = client.post(reverse("api-campaign-upload", args=[campaign.id]), {})
+    if role in ("owner", "co_organizer"):
+        assert patch.status_code == 200
+        assert upload.status_code == 400  # allowed, but no files
+    else:
+        assert patch.status_code == API_STATUS[role]
+        assert upload.status_code == API_STATUS[role]
+
+
+@pytest.mark.parametrize(
+    ("role", "status", "count"),
+    [
+        ("owner", 200, 1),
+        ("co_organizer", 200, 1),
+        ("other_organizer", 200, 0),
+        ("annotator", 403, None),
+        ("anonymous", 401, None),
+    ],
+)
+def test_api_campaign_list_holds_only_managed_campaigns(
+    as_role, campaign, role, status, count
+) -> None:  # type: ignore[no-untyped-def]
+    response = as_role(role).get(reverse("api-campaign-list"))
+    assert response.status_code == status
+    if count is not None:
+        assert response.json()["count"] == count
+
+
+@pytest.mark.parametrize(
+    ("role", "status"),
+    [("owner", 201), ("annotator", 403), ("anonymous", 401)],
+)
+def test_api_only_organizers_may_create_campaigns(as_role, role, status) -> None:  # type: ignore[no-untyped-def]
+    response = as_role(role).post(
+        reverse("api-campaign-list"),
+        {"name": "New", "source_language": "en", "target_language": "de"},
+        content_type="application/json",
+    )
+    assert response.status_code == status

@@ -1,0 +1,144 @@
+"""Settings come from the environment through typed helpers that name a bad variable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from evalsite.env import Env, parse_database_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    ("getter", "name", "value"),
+    [
+        (lambda e: e.bool("DEBUG", True), "DEBUG", "maybe"),
+        (lambda e: e.int("EVALSITE_UPLOAD_MAX_BYTES", 1), "EVALSITE_UPLOAD_MAX_BYTES", "5MB"),
+        (
+            lambda e: e.int("EVALSITE_UPLOAD_MAX_BYTES", 1, minimum=1),
+            "EVALSITE_UPLOAD_MAX_BYTES",
+            "0",
+        ),
+        (
+            lambda e: e.choice("EVALSITE_ENV", ("development", "production"), "development"),
+            "EVALSITE_ENV",
+            "prod",
+        ),
+        (lambda e: e.database("DATABASE_URL", Path("x")), "DATABASE_URL", "mysql://u@h/db"),
+        (
+            lambda e: e.database("DATABASE_URL", Path("x")),
+            "DATABASE_URL",
+            "postgres://h:notaport/db",
+        ),
+        (lambda e: e.database("DATABASE_URL", Path("x")), "DATABASE_URL", "postgres://host/"),
+    ],
+)
+def test_a_bad_value_raises_naming_the_variable(getter, name: str, value: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ImproperlyConfigured, match=name):
+        getter(Env({name: value}))
+
+
+def test_the_string_false_is_false_and_unset_is_the_default() -> None:
+    assert Env({"DEBUG": "False"}).bool("DEBUG", True) is False
+    assert Env({"DEBUG": "yes"}).bool("DEBUG", False) is True
+    assert Env({}).bool("DEBUG", True) is True
+
+
+def test_database_urls_are_parsed() -> None:
+    pg = parse_database_url("postgres://me:s%40cret@db.example:6543/evals", variable="X")
+    assert pg["ENGINE"] == "django.db.backends.postgresql"
+    assert (pg["USER"], pg["PASSWORD"], pg["HOST"], pg["PORT"], pg["NAME"]) == (
+        "me",
+        "s@cret",
+        "db.example",
+        "6543",
+        "evals",
+    )
+    assert parse_database_url("sqlite:////tmp/x.db", variable="X")["NAME"] == "/tmp/x.db"
+
+
+def settings_in_subprocess(env: dict[str, str], code: str) -> subprocess.CompletedProcess[str]:
+    """Import the settings in a clean process with exactly ``env`` (plus PATH)."""
+    return subprocess.run(
+        [sys.executable, "-c", f"import evalsite.settings as s\n{code}"],
+        cwd=ROOT,
+        env={"PATH": os.environ["PATH"], **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_with_nothing_set_it_is_the_embedded_default(tmp_path: Path) -> None:
+    result = settings_in_subprocess(
+        {"EVALSITE_VAR_DIR": str(tmp_path)},
+        "print(s.DATABASES['default']['ENGINE'], s.DEBUG, s.CELERY_BROKER_URL, s.SECRET_KEY)",
+    )
+    assert result.returncode == 0, result.stderr
+    engine, debug, broker, key = result.stdout.split()
+    assert engine == "django.db.backends.sqlite3"
+    assert debug == "True"
+    assert broker == "filesystem://"
+    # The secret key was generated once into an ignored local file and is reused.
+    assert (tmp_path / "secret_key").read_text().strip() == key
+    again = settings_in_subprocess({"EVALSITE_VAR_DIR": str(tmp_path)}, "print(s.SECRET_KEY)")
+    assert again.stdout.strip() == key
+
+
+def test_database_and_broker_urls_switch_to_postgres_and_redis(tmp_path: Path) -> None:
+    result = settings_in_subprocess(
+        {
+            "EVALSITE_VAR_DIR": str(tmp_path),
+            "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/test",
+            "CELERY_BROKER_URL": "redis://127.0.0.1:6379/3",
+        },
+        "print(s.DATABASES['default']['ENGINE'], s.CELERY_BROKER_URL, s.CELERY_RESULT_BACKEND)",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "django.db.backends.postgresql",
+        "redis://127.0.0.1:6379/3",
+        "redis://127.0.0.1:6379/3",
+    ]
+
+
+@pytest.mark.parametrize("missing", ["SECRET_KEY", "ALLOWED_HOSTS"])
+def test_production_requires_secret_key_and_allowed_hosts(tmp_path: Path, missing: str) -> None:
+    env = {
+        "EVALSITE_VAR_DIR": str(tmp_path),
+        "EVALSITE_ENV": "production",
+        "SECRET_KEY": "k" * 50,
+        "ALLOWED_HOSTS": "evalsite.example.org",
+    }
+    del env[missing]
+    result = settings_in_subprocess(env, "")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert missing in result.stderr
+
+
+def test_production_turns_debug_off(tmp_path: Path) -> None:
+    result = settings_in_subprocess(
+        {
+            "EVALSITE_VAR_DIR": str(tmp_path),
+            "EVALSITE_ENV": "production",
+            "SECRET_KEY": "k" * 50,
+            "ALLOWED_HOSTS": "evalsite.example.org",
+        },
+        "print(s.DEBUG, s.ALLOWED_HOSTS)",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False ['evalsite.example.org']"
+    assert not (tmp_path / "secret_key").exists()
+
+
+def test_a_bad_variable_stops_the_settings_with_its_name(tmp_path: Path) -> None:
+    result = settings_in_subprocess({"EVALSITE_VAR_DIR": str(tmp_path), "DEBUG": "sometimes"}, "")
+    assert result.returncode != 0
+    assert "DEBUG must be a boolean" in result.stderr
