@@ -164,13 +164,14 @@ if CELERY_EMBEDDED_BROKER:
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
     CELERY_RESULT_BACKEND = env.str(
         "CELERY_RESULT_BACKEND", f"file://{(VAR_DIR / 'celery-results').as_posix()}"
     )
     # kombu's file-system transport and Celery's file backend expect their folders to exist.
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     (VAR_DIR / "celery-results").mkdir(parents=True, exist_ok=True)
 else:
