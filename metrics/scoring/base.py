@@ -151,6 +151,16 @@ class Metric(ABC):
     def signature_info(self, n_refs: int | str) -> dict[str, Any]:
         """Signature keys and values (without the metric name) for ``n_refs`` references."""
 
+    def statistics_for_segment(
+        self, references: Sequence[str | None], hypotheses: Sequence[str]
+    ) -> np.ndarray:
+        """Statistics of several hypotheses of one segment (``(len(hypotheses), n_stats)``).
+
+        Subclasses override this to prepare the segment's references only once.
+        """
+        streams: Any = [[ref] * len(hypotheses) for ref in references]
+        return self.statistics(hypotheses, streams)
+
     @property
     def label(self) -> str:
         """The score's name in tables and signatures (``chrF2++`` for chrF with word order 2)."""
