@@ -251,18 +251,21 @@ def trueskill_ranking(
 ) -> TrueSkillRanking:
     """TrueSkill (Herbrich et al. 2007) on pairwise comparisons, as WMT 2014 (Sakaguchi et al.).
 
-    Every system starts at the environment's (μ₀, σ₀) (the ``trueskill`` package defaults unless
-    an environment is passed); each comparison is a two-player match, a tie a draw. The point
-    ratings come from one pass in a seeded random order; rank ranges from ``n_bootstrap`` runs on
-    comparisons resampled with replacement, dropping (1 − confidence)/2 of each system's ranks at
-    either end.
+    Every system starts at the environment's (μ₀, σ₀): the ``trueskill`` package defaults
+    (μ₀ = 25, σ₀ = 25/3, β = σ₀/2, τ = σ₀/100, draw probability 0.10) unless an environment is
+    passed. Each comparison is a two-player match, a tie a draw. The point ratings come from one
+    pass in a seeded random order (the first draw of the seed: ``permutation(n)``); rank ranges
+    from ``n_bootstrap`` runs on comparisons resampled with replacement, dropping
+    (1 − confidence)/2 of each system's bootstrap ranks at either end.
 
     Each update is ``trueskill.TrueSkill.rate_1vs1``'s closed form (see :func:`rate_1vs1`), run
     for all bootstrap replicates at once: the package takes about 0.5 ms per call, which would
     make 1,000 runs over a campaign take hours. TrueSkill is sequential by nature, so the loop
     runs over comparison positions (each step vectorised over the replicates).
     """
-    env = environment if environment is not None else trueskill.TrueSkill()
+    # Default parameters of the package; its scipy backend gives the exact normal functions that
+    # the vectorised update uses too (the built-in backend approximates erfc to ~1e-7).
+    env = environment if environment is not None else trueskill.TrueSkill(backend="scipy")
     generator, seed = resolve_rng(rng)
     n = len(comparisons)
     y = comparisons.n_systems

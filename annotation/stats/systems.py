@@ -17,6 +17,7 @@ from scipy import stats
 from annotation.stats.judgments import BoolArray, FloatArray, IntArray, ItemType, Judgments
 from annotation.stats.normalisation import Normalised, SegmentScores, Space, segment_scores
 from annotation.stats.rankings import PairwiseCounts
+from metrics.stats.classical import t_interval
 from metrics.stats.resampling import (
     bootstrap_ci,
     mean_score,
@@ -122,7 +123,12 @@ def system_scores(
     n_judgments = chosen.count.sum(axis=1).astype(np.int64)
     score = means[space]
 
-    half = t_half_width(_nanstd_rows(x), n_segments, confidence)
+    t_low = np.full(judgments.n_systems, np.nan)
+    t_high = np.full(judgments.n_systems, np.nan)
+    # One t interval per system (tens of calls): the formula lives in metrics.stats.classical.
+    for system in np.flatnonzero(n_segments >= 2):
+        interval = t_interval(x[system][present[system]], confidence)
+        t_low[system], t_high[system] = interval.low, interval.high
     generator_seed = seed_for_calls(rng) if n_bootstrap else None
     if n_bootstrap and judgments.n_systems and judgments.n_segments:
         stats_matrix = np.stack([np.where(present, x, 0.0), present.astype(np.float64)], axis=-1)
@@ -151,8 +157,8 @@ def system_scores(
         mean_shifted=means["shifted"],
         mean_z=means["z"],
         score=score,
-        t_low=score - half,
-        t_high=score + half,
+        t_low=t_low,
+        t_high=t_high,
         boot_low=boot_low,
         boot_high=boot_high,
         confidence=confidence,
@@ -171,32 +177,14 @@ def _nanmean_rows(x: FloatArray) -> FloatArray:
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
-def _nanstd_rows(x: FloatArray) -> FloatArray:
-    present = np.isfinite(x)
-    count = present.sum(axis=1)
-    mean = _nanmean_rows(x)
-    squares = np.where(present, (x - mean[:, np.newaxis]) ** 2, 0.0).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 1, np.sqrt(squares / np.maximum(count - 1, 1)), np.nan)
-
-
-def t_half_width(sd: FloatArray, n: IntArray, confidence: float = DEFAULT_CONFIDENCE) -> FloatArray:
-    """Half-width d = t · s / √n of a t confidence interval (Koehn eq. 8.13).
-
-    t is the (1 + confidence)/2 quantile of Student's t with n − 1 degrees of freedom
-    (``scipy.stats.t.ppf``); n < 2 gives NaN.
-    """
-    n_arr = np.asarray(n, dtype=np.float64)
-    t = stats.t.ppf((1.0 + confidence) / 2.0, np.maximum(n_arr - 1, 1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        half = t * np.asarray(sd, dtype=np.float64) / np.sqrt(n_arr)
-    return np.where(n_arr >= 2, half, np.nan).astype(np.float64)
-
-
 def sign_test_greater(wins: IntArray, losses: IntArray) -> FloatArray:
     """One-sided sign test p-value that the first system is better: P(X ≥ wins), X ~ Bin(n, ½)
     with n = wins + losses (ties dropped; Koehn §8.3.2, eq. 8.16 from the other tail).
-    NaN when n = 0."""
+
+    Vectorised over a whole matrix of pairs, and one-sided because clusters need the direction;
+    when wins > losses it is half the two-sided p of ``metrics.stats.classical.sign_test_p``.
+    NaN when n = 0.
+    """
     wins_arr = np.asarray(wins, dtype=np.int64)
     n = wins_arr + np.asarray(losses, dtype=np.int64)
     p = stats.binom.sf(wins_arr - 1, n, 0.5)
