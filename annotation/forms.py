@@ -94,7 +94,7 @@ class UploadForm(forms.Form):
         help_text=_("Instead of plain text: one .tsv/.jsonl file, or WMT .xml files."),
     )
     replace = forms.BooleanField(
-        label=_("Replace existing systems of the same name"), required=False
+        label=_("Replace existing systems of the same name"), required=False, label_suffix=""
     )
 
     def clean(self) -> dict[str, Any]:

@@ -7,6 +7,12 @@ When one of them is missing the tests that need it fail; nothing is skipped.
 from __future__ import annotations
 
 import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -138,3 +144,92 @@ def page(browser, live_server):  # type: ignore[no-untyped-def]
     page.set_default_timeout(15_000)
     yield page
     context.close()
+
+
+def venv_tool(name: str) -> str:
+    """An executable installed beside the running Python (celery, gunicorn)."""
+    path = Path(sys.executable).parent / name
+    assert path.exists(), f"{name} is not installed in {path.parent}"
+    return str(path)
+
+
+def compose_command(service: str) -> list[str]:
+    """The command of a docker-compose service, so tests run exactly what production runs."""
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    command = list(compose["services"][service]["command"])
+    return (
+        [venv_tool(command[0]), *command[1:]]
+        if command[0] != "python"
+        else [
+            sys.executable,
+            *command[1:],
+        ]
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"the server exited with {process.returncode}"
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError(f"{url} did not answer within {timeout} s")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def celery_worker_process(test_database_url: str, redis_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Start the compose file's worker command as a real process on Redis and the test
+    database; returns a function that starts one (tests may start several or kill them)."""
+    from evalsite.celery import app
+
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(*extra: str, name: str = "w1") -> subprocess.Popen[bytes]:
+        env = {
+            "PATH": os.environ["PATH"],
+            "DATABASE_URL": test_database_url,
+            "CELERY_BROKER_URL": redis_url,
+            "EVALSITE_VAR_DIR": str(tmp_path / "var"),
+        }
+        log = open(tmp_path / f"worker-{name}.log", "wb")  # noqa: SIM115 - closed with the process
+        process = subprocess.Popen(
+            [*compose_command("worker"), f"--hostname={name}@%h", *extra],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        started.append(process)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert process.poll() is None, (tmp_path / f"worker-{name}.log").read_text()
+            replies = app.control.ping(timeout=1)
+            if any(name in host for reply in replies for host in reply):
+                return process
+        raise AssertionError("the worker did not answer a ping within 60 s")
+
+    yield start
+    for process in started:
+        stop(process)

@@ -1,0 +1,93 @@
+"""In a real Chromium: an organizer logs in, creates a campaign, uploads plain-text files and sees
+the counts; a broken upload shows an error naming file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotation.models import Campaign, Segment
+from tests.factories import PASSWORD, SYSTEMS, lines, make_user, plain_files
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def write_files(folder: Path) -> dict[str, list[str]]:
+    paths: dict[str, list[str]] = {}
+    for f in plain_files():
+        path = folder / f.name
+        path.write_bytes(f.content)
+        paths.setdefault(f.role, []).append(str(path))
+    return paths
+
+
+def test_an_organizer_creates_a_campaign_uploads_files_and_sees_counts_and_errors(
+    page,
+    live_server,
+    tmp_path: Path,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    make_user("olga", organizer=True)
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "olga")
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/campaigns/")
+
+    page.click("text=New campaign")
+    page.fill("#id_name", "Browser campaign <b>de-en</b>")
+    page.fill("#id_source_language", "de")
+    page.fill("#id_target_language", "en")
+    page.select_option("#id_status", "active")
+    page.screenshot(path=shots / "campaign-create.png", full_page=True)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/upload/")
+
+    files = write_files(tmp_path)
+    page.set_input_files("#id_source", files["source"])
+    page.set_input_files("#id_references", files["references"])
+    page.set_input_files("#id_systems", files["systems"])
+    page.set_input_files("#id_doc_ids", files["doc_ids"])
+    page.screenshot(path=shots / "upload-form.png", full_page=True)
+    page.click("main button[type=submit]")
+    page.wait_for_selector("#counts")
+
+    def count(name: str) -> str:
+        return page.inner_text(f"dd[data-count={name}]").strip()
+
+    assert count("segments") == "4"
+    assert count("documents") == "2"
+    assert count("references") == "8"
+    assert count("systems") == "2"
+    assert count("runs") == "4"
+    assert count("translations") == "16"
+    assert "Upload stored" in page.inner_text(".messages")
+    # The campaign name came from a form: it is shown as text, not markup.
+    assert page.inner_text("h1") == "Browser campaign <b>de-en</b>"
+    page.screenshot(path=shots / "campaign-detail.png", full_page=True)
+
+    page.click("text=Upload data")
+    broken = tmp_path / "broken.opt0.txt"
+    broken.write_bytes(lines(SYSTEMS[("bad", "opt0")][:3]))
+    page.set_input_files("#id_systems", [str(broken)])
+    page.click("main button[type=submit]")
+    page.wait_for_selector(".problems")
+    problem = page.inner_text(".problems li")
+    assert "broken.opt0.txt" in problem
+    assert "line 4" in problem
+    assert "line counts differ" in problem
+    page.screenshot(path=shots / "upload-error.png", full_page=True)
+
+    campaign = Campaign.objects.get(name__startswith="Browser campaign")
+    assert not campaign.systems.filter(name="broken").exists()
+    assert Segment.objects.filter(campaign=campaign).count() == 4
+
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}{campaign.get_absolute_url()}")
+    page.screenshot(path=shots / "campaign-detail-phone.png", full_page=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the campaign page scrolls sideways on a phone ({width}px)"

@@ -1,0 +1,126 @@
+"""The processes we ship, started for real: the compose file's worker and web commands on
+PostgreSQL and Redis, and `manage.py serve` on the embedded default (what `make run` starts)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from metrics.models import WiringProbe
+from metrics.tasks import ping
+from tests.conftest import ROOT, compose_command, free_port, stop, wait_for_http
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_on_redis_runs_a_task_that_writes_to_the_database(
+    celery_worker_process,  # type: ignore[no-untyped-def]
+) -> None:
+    celery_worker_process(name="wiring")
+    token = uuid.uuid4().hex
+    hostname = ping.delay(token).get(timeout=60)
+    probe = WiringProbe.objects.get(token=token)
+    assert probe.worker_hostname == hostname
+    assert hostname.startswith("wiring@")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_gunicorn_serves_the_app_with_the_compose_web_command(
+    test_database_url: str, tmp_path: Path
+) -> None:
+    env = {
+        "PATH": os.environ["PATH"],
+        "EVALSITE_ENV": "production",
+        "SECRET_KEY": "test-" + "k" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_COOKIES": "0",
+        "DATABASE_URL": test_database_url,
+        "STATIC_ROOT": str(tmp_path / "static"),
+        "EVALSITE_VAR_DIR": str(tmp_path / "var"),
+    }
+    # The compose file's one-shot migrate service, then collectstatic as the Dockerfile does.
+    for command in (
+        compose_command("migrate"),
+        [sys.executable, "manage.py", "collectstatic", "--noinput"],
+    ):
+        done = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+    port = free_port()
+    command = [
+        f"127.0.0.1:{port}" if part == "0.0.0.0:8000" else part for part in compose_command("web")
+    ]
+    assert f"127.0.0.1:{port}" in command
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/login/") as response:
+            html = response.read().decode()
+        assert "Log in" in html
+        css = html.split('rel="stylesheet" href="')[1].split('"')[0]
+        assert css.startswith("/static/css/evalsite.") and css.endswith(".css"), css
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{css}") as response:
+            assert response.status == 200
+            assert b"--accent" in response.read()
+    finally:
+        stop(server)
+
+
+def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: Path) -> None:
+    """`make run`'s steps on a clean environment: SQLite and a file-system broker only."""
+    env = {"PATH": os.environ["PATH"], "EVALSITE_VAR_DIR": str(tmp_path / "var")}
+
+    def manage(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    manage("migrate", "--noinput")
+    assert "organizer / evalsite-demo" in manage("load_demo")
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
+        # A task queued by another process is picked up by serve's worker from the file queue.
+        queued = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import django; django.setup()\n"
+                "from metrics.tasks import ping\n"
+                "from metrics.models import WiringProbe\n"
+                "ping.delay('embedded').get(timeout=60)\n"
+                "print(WiringProbe.objects.get(token='embedded').worker_hostname)",
+            ],
+            cwd=ROOT,
+            env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert queued.returncode == 0, queued.stderr
+        assert queued.stdout.strip().startswith("celery@")
+        assert (tmp_path / "var" / "db.sqlite3").exists()
+    finally:
+        stop(server)
+    # Nothing of the embedded run landed in the working tree.
+    assert not (ROOT / "control").exists()
