@@ -13,6 +13,7 @@ Modules:
     rankings       pairwise comparisons, "no worse than others", Expected Wins, TrueSkill
     systems        system scores with t and bootstrap CIs, pairwise significance, WMT clusters
     analysis       the whole analysis of one criterion with the default settings
+    synthetic      deterministic synthetic campaigns with a known truth (tests, benchmark, demos)
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ from annotation.stats.qc import (
     TOLERANCE_1_TO_5,
     AnnotatorQC,
     BadReferenceTest,
+    RankingRepeatConsistency,
     ReferenceScores,
     RepeatConsistency,
     TimeOnTask,
     annotator_qc,
     bad_reference_test,
+    ranking_repeat_consistency,
     reference_scores,
     repeat_consistency,
     time_on_task,
@@ -59,6 +62,7 @@ from annotation.stats.rankings import (
     pairwise_counts,
     trueskill_ranking,
 )
+from annotation.stats.synthetic import SyntheticCampaign, synthetic_rankings, synthetic_scores
 from annotation.stats.systems import (
     Clusters,
     PairwiseSignificance,
@@ -86,10 +90,12 @@ __all__ = [
     "PairwiseCounts",
     "PairwiseSignificance",
     "RankingAnalysis",
+    "RankingRepeatConsistency",
     "ReferenceScores",
     "RepeatConsistency",
     "ScoreAnalysis",
     "SegmentScores",
+    "SyntheticCampaign",
     "SystemScores",
     "TimeOnTask",
     "TrueSkillRanking",
@@ -109,9 +115,12 @@ __all__ = [
     "pairwise_counts",
     "pairwise_significance",
     "ranking_kappa",
+    "ranking_repeat_consistency",
     "reference_scores",
     "repeat_consistency",
     "segment_scores",
+    "synthetic_rankings",
+    "synthetic_scores",
     "system_scores",
     "time_on_task",
     "trueskill_ranking",

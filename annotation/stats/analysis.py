@@ -32,7 +32,9 @@ from annotation.stats.qc import (
     AnnotatorQC,
     QCSpace,
     QCTest,
+    RankingRepeatConsistency,
     annotator_qc,
+    ranking_repeat_consistency,
 )
 from annotation.stats.rankings import (
     Comparisons,
@@ -157,6 +159,7 @@ class RankingAnalysis:
     clusters: Clusters
     inter_kappa: Kappa
     intra_kappa: Kappa
+    repeats: RankingRepeatConsistency
     seed: int | None
 
 
@@ -203,5 +206,6 @@ def analyse_rankings(
         clusters=wmt_clusters(wins.score, significance, alpha=alpha),
         inter_kappa=ranking_kappa(comparisons, kind="inter", chance=chance),
         intra_kappa=ranking_kappa(comparisons, kind="intra", chance=chance),
+        repeats=ranking_repeat_consistency(comparisons, n_annotators=judgments.n_annotators),
         seed=seed,
     )

@@ -3,7 +3,8 @@
 - bad references: a one-sided test that degraded copies score lower than their originals
   (Graham et al. 2013/2017 and the WMT direct-assessment campaigns; Mathur et al. 2019 §4 filter
   annotators this way);
-- repeats: the same output judged twice should get (almost) the same score;
+- repeats: the same output judged twice should get (almost) the same score, the same ranking
+  screen the same order;
 - references shown as outputs: their mean should be high;
 - time on task: the sum of the screens' durations with idle time capped.
 
@@ -31,6 +32,7 @@ from annotation.stats.judgments import (
     group_sum,
 )
 from annotation.stats.normalisation import Basis, normalise
+from annotation.stats.rankings import Comparisons
 
 QCTest = Literal["paired_t", "wilcoxon", "mannwhitney"]
 QCSpace = Literal["raw", "z"]
@@ -252,6 +254,38 @@ def grouped_pearson(keys: IntArray, x: FloatArray, y: FloatArray, n_groups: int)
         r = sxy / np.sqrt(sxx * syy)
     r = np.where((n >= 2) & (sxx > 0) & (syy > 0), r, np.nan)
     return np.clip(r, -1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class RankingRepeatConsistency:
+    """Per-annotator agreement of repeated ranking screens with their originals.
+
+    ``n`` counts the pairwise comparisons on REPEAT screens that have an original, ``n_same``
+    those with the same outcome (better, worse or tie) as on the original screen;
+    ``share_same = n_same / n`` (NaN when n = 0).
+    """
+
+    n: IntArray
+    n_same: IntArray
+    share_same: FloatArray
+
+
+def ranking_repeat_consistency(
+    comparisons: Comparisons, *, n_annotators: int
+) -> RankingRepeatConsistency:
+    """For ranking protocols: how often each annotator repeated the order of every pair.
+
+    The per-annotator counterpart of the intra-annotator κ
+    (:func:`annotation.stats.agreement.ranking_kappa` with ``kind="intra"``).
+    """
+    repeats = (comparisons.item_type == ItemType.REPEAT) & comparisons.has_original
+    annotator = comparisons.annotator[repeats]
+    same = comparisons.outcome[repeats] == comparisons.original_outcome[repeats]
+    n = group_count(annotator, n_annotators)
+    n_same = group_count(annotator[same], n_annotators)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(n > 0, n_same / np.maximum(n, 1), np.nan)
+    return RankingRepeatConsistency(n=n, n_same=n_same, share_same=share)
 
 
 @dataclass(frozen=True)

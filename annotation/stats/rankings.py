@@ -378,10 +378,17 @@ def _rate(
 
 
 def _v_w(t: FloatArray, eps: FloatArray, draw: BoolArray) -> tuple[FloatArray, FloatArray]:
-    """The additive (v) and multiplicative (w) correction functions of TrueSkill, in a stable
-    form: φ/Φ comes from ``scipy.special.log_ndtr``, so a very unlikely outcome gives no 0/0."""
+    """The additive (v) and multiplicative (w) correction functions of TrueSkill.
+
+    φ/Φ is computed directly where Φ is far from underflow and as √(2/π)/erfcx(−x/√2) in the
+    far tail (an upset between very distant ratings), where φ and Φ would both underflow.
+    """
     x = t - eps
-    v = np.exp(_log_pdf(x) - special.log_ndtr(x))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = _pdf(x) / special.ndtr(x)
+    tail = x < _TAIL
+    if tail.any():
+        v[tail] = np.sqrt(2 / np.pi) / special.erfcx(-x[tail] / np.sqrt(2))
     w = v * (v + x)
     if draw.any():
         td, ed = t[draw], eps[draw]
@@ -394,13 +401,18 @@ def _v_w(t: FloatArray, eps: FloatArray, draw: BoolArray) -> tuple[FloatArray, F
             special.ndtr(upper) - special.ndtr(lower),
         )
         denom = np.maximum(denom, np.finfo(np.float64).tiny)
-        pdf_upper = np.exp(_log_pdf(upper))
-        pdf_lower = np.exp(_log_pdf(lower))
+        pdf_upper = _pdf(upper)
+        pdf_lower = _pdf(lower)
         v_draw = (pdf_lower - pdf_upper) / denom
         v[draw] = v_draw
         w[draw] = v_draw**2 + (upper * pdf_upper - lower * pdf_lower) / denom
     return v, w
 
 
-def _log_pdf(x: FloatArray) -> FloatArray:
-    return np.asarray(-0.5 * x * x - 0.5 * np.log(2 * np.pi), dtype=np.float64)
+# Below this, Φ(x) < 1e-88 and the direct ratio φ/Φ starts to lose digits.
+_TAIL = -20.0
+_INV_SQRT_2PI = 1.0 / np.sqrt(2 * np.pi)
+
+
+def _pdf(x: FloatArray) -> FloatArray:
+    return np.asarray(np.exp(-0.5 * x * x) * _INV_SQRT_2PI, dtype=np.float64)

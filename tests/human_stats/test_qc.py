@@ -12,10 +12,12 @@ from annotation.stats.qc import (
     TOLERANCE_0_TO_100,
     annotator_qc,
     bad_reference_test,
+    ranking_repeat_consistency,
     reference_scores,
     repeat_consistency,
     time_on_task,
 )
+from annotation.stats.rankings import pairwise_comparisons
 
 
 def _campaign(
@@ -193,3 +195,23 @@ def test_unknown_test_or_space_is_refused() -> None:
         bad_reference_test(judgments, test="chi2")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown QC score space"):
         bad_reference_test(judgments, space="shifted")  # type: ignore[arg-type]
+
+
+def test_ranking_repeats_count_the_pairs_ordered_as_on_the_original_screen() -> None:
+    # Annotator 0 repeats a screen of three outputs and swaps one pair; annotator 1 repeats a
+    # screen of two outputs exactly.
+    judgments = Judgments.from_arrays(
+        annotator=[0, 0, 0, 0, 0, 0, 1, 1, 1, 1],
+        segment=[0, 0, 0, 0, 0, 0, 1, 1, 1, 1],
+        system=[0, 1, 2, 0, 1, 2, 0, 1, 0, 1],
+        score=[1, 2, 3, 1, 3, 2, 2, 1, 2, 1],
+        item_type=[0, 0, 0, 1, 1, 1, 0, 0, 1, 1],
+        original=[-1, -1, -1, 0, 1, 2, -1, -1, 6, 7],
+        screen=[0, 0, 0, 1, 1, 1, 2, 2, 3, 3],
+        n_annotators=3,
+    )
+    result = ranking_repeat_consistency(pairwise_comparisons(judgments), n_annotators=3)
+    assert result.n.tolist() == [3, 1, 0]
+    assert result.n_same.tolist() == [2, 1, 0]
+    assert result.share_same[:2] == pytest.approx([2 / 3, 1.0])
+    assert np.isnan(result.share_same[2])
