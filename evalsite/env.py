@@ -34,17 +34,17 @@ class Env:
     def is_set(self, name: str) -> bool:
         return self.values.get(name, "").strip() != ""
 
-    def str(self, name: str, default: str = "") -> str:
+    def string(self, name: str, default: str = "") -> str:
         value = self.values.get(name)
         return default if value is None or value.strip() == "" else value.strip()
 
-    def required_str(self, name: str, why: str) -> str:
-        value = self.str(name)
+    def required_string(self, name: str, why: str) -> str:
+        value = self.string(name)
         if not value:
             raise ImproperlyConfigured(f"{name} must be set {why}.")
         return value
 
-    def bool(self, name: str, default: bool) -> bool:
+    def boolean(self, name: str, default: bool) -> bool:
         raw = self.values.get(name)
         if raw is None:
             return default
@@ -57,7 +57,7 @@ class Env:
             f"{name} must be a boolean (one of 1/0, true/false, yes/no, on/off), got {raw!r}."
         )
 
-    def int(self, name: str, default: int, *, minimum: int | None = None) -> int:
+    def integer(self, name: str, default: int, *, minimum: int | None = None) -> int:
         raw = self.values.get(name)
         if raw is None or raw.strip() == "":
             return default
@@ -69,14 +69,14 @@ class Env:
             raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}.")
         return value
 
-    def list(self, name: str, default: list[str] | None = None) -> list[str]:
+    def string_list(self, name: str, default: list[str] | None = None) -> list[str]:
         raw = self.values.get(name)
         if raw is None or raw.strip() == "":
             return list(default or [])
         return [part.strip() for part in raw.split(",") if part.strip()]
 
     def choice(self, name: str, choices: tuple[str, ...], default: str) -> str:
-        value = self.str(name, default).lower()
+        value = self.string(name, default).lower()
         if value not in choices:
             raise ImproperlyConfigured(
                 f"{name} must be one of {', '.join(choices)}, got {self.values.get(name)!r}."
@@ -86,7 +86,7 @@ class Env:
     def database(self, name: str, default_sqlite_path: Path) -> dict[str, Any]:
         """Django ``DATABASES['default']`` from a URL (``postgres://user:pw@host:port/db`` or
         ``sqlite:////abs/path``); SQLite at ``default_sqlite_path`` when unset."""
-        raw = self.str(name)
+        raw = self.string(name)
         if not raw:
             return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(default_sqlite_path)}
         return parse_database_url(raw, variable=name)

@@ -18,25 +18,25 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env.from_os()
 
 # Local state of the embedded default (database, secret key, broker folders); git-ignored.
-VAR_DIR = Path(env.str("EVALSITE_VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR = Path(env.string("EVALSITE_VAR_DIR", str(BASE_DIR / "var")))
 
 ENVIRONMENT = env.choice("EVALSITE_ENV", ("development", "production"), "development")
 PRODUCTION = ENVIRONMENT == "production"
 
 if PRODUCTION:
-    SECRET_KEY = env.required_str("SECRET_KEY", "when EVALSITE_ENV=production")
-    ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+    SECRET_KEY = env.required_string("SECRET_KEY", "when EVALSITE_ENV=production")
+    ALLOWED_HOSTS = env.string_list("ALLOWED_HOSTS")
     if not ALLOWED_HOSTS:
         raise ImproperlyConfigured("ALLOWED_HOSTS must be set when EVALSITE_ENV=production.")
-    DEBUG = env.bool("DEBUG", False)
+    DEBUG = env.boolean("DEBUG", False)
 else:
-    SECRET_KEY = env.str("SECRET_KEY") or local_secret_key(VAR_DIR / "secret_key")
-    ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
-    DEBUG = env.bool("DEBUG", True)
+    SECRET_KEY = env.string("SECRET_KEY") or local_secret_key(VAR_DIR / "secret_key")
+    ALLOWED_HOSTS = env.string_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+    DEBUG = env.boolean("DEBUG", True)
 
-CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS")
+CSRF_TRUSTED_ORIGINS = env.string_list("CSRF_TRUSTED_ORIGINS")
 if PRODUCTION:
-    SESSION_COOKIE_SECURE = env.bool("SECURE_COOKIES", True)
+    SESSION_COOKIE_SECURE = env.boolean("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
@@ -110,13 +110,13 @@ LOGOUT_REDIRECT_URL = "login"
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("de", "Deutsch")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
-TIME_ZONE = env.str("TIME_ZONE", "UTC")
+TIME_ZONE = env.string("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(env.str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+STATIC_ROOT = Path(env.string("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -129,9 +129,9 @@ STORAGES = {
 }
 
 # Uploads: files above this size are refused with an error naming the file.
-EVALSITE_UPLOAD_MAX_BYTES = env.int("EVALSITE_UPLOAD_MAX_BYTES", 50 * 1024 * 1024, minimum=1)
+EVALSITE_UPLOAD_MAX_BYTES = env.integer("EVALSITE_UPLOAD_MAX_BYTES", 50 * 1024 * 1024, minimum=1)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
-DATA_UPLOAD_MAX_NUMBER_FILES = env.int("EVALSITE_UPLOAD_MAX_FILES", 500, minimum=1)
+DATA_UPLOAD_MAX_NUMBER_FILES = env.integer("EVALSITE_UPLOAD_MAX_FILES", 500, minimum=1)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -156,7 +156,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Celery. Unset broker: a file-system transport under var/, so `make run` needs no server.
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", "filesystem://")
+CELERY_BROKER_URL = env.string("CELERY_BROKER_URL", "filesystem://")
 CELERY_EMBEDDED_BROKER = CELERY_BROKER_URL.startswith("filesystem://")
 if CELERY_EMBEDDED_BROKER:
     _broker_dir = VAR_DIR / "broker"
@@ -167,7 +167,7 @@ if CELERY_EMBEDDED_BROKER:
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
-    CELERY_RESULT_BACKEND = env.str(
+    CELERY_RESULT_BACKEND = env.string(
         "CELERY_RESULT_BACKEND", f"file://{(VAR_DIR / 'celery-results').as_posix()}"
     )
     # kombu's file-system transport and Celery's file backend expect their folders to exist.
@@ -176,9 +176,9 @@ if CELERY_EMBEDDED_BROKER:
     (VAR_DIR / "celery-results").mkdir(parents=True, exist_ok=True)
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
-    CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60, minimum=1)
-CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", 35 * 60, minimum=1)
+    CELERY_RESULT_BACKEND = env.string("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
+CELERY_TASK_SOFT_TIME_LIMIT = env.integer("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60, minimum=1)
+CELERY_TASK_TIME_LIMIT = env.integer("CELERY_TASK_TIME_LIMIT", 35 * 60, minimum=1)
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must exceed CELERY_TASK_SOFT_TIME_LIMIT.")
 
@@ -187,5 +187,5 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", "INFO").upper()},
+    "root": {"handlers": ["console"], "level": env.string("LOG_LEVEL", "INFO").upper()},
 }

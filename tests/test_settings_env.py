@@ -18,10 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize(
     ("getter", "name", "value"),
     [
-        (lambda e: e.bool("DEBUG", True), "DEBUG", "maybe"),
-        (lambda e: e.int("EVALSITE_UPLOAD_MAX_BYTES", 1), "EVALSITE_UPLOAD_MAX_BYTES", "5MB"),
+        (lambda e: e.boolean("DEBUG", True), "DEBUG", "maybe"),
+        (lambda e: e.integer("EVALSITE_UPLOAD_MAX_BYTES", 1), "EVALSITE_UPLOAD_MAX_BYTES", "5MB"),
         (
-            lambda e: e.int("EVALSITE_UPLOAD_MAX_BYTES", 1, minimum=1),
+            lambda e: e.integer("EVALSITE_UPLOAD_MAX_BYTES", 1, minimum=1),
             "EVALSITE_UPLOAD_MAX_BYTES",
             "0",
         ),
@@ -45,9 +45,9 @@ def test_a_bad_value_raises_naming_the_variable(getter, name: str, value: str) -
 
 
 def test_the_string_false_is_false_and_unset_is_the_default() -> None:
-    assert Env({"DEBUG": "False"}).bool("DEBUG", True) is False
-    assert Env({"DEBUG": "yes"}).bool("DEBUG", False) is True
-    assert Env({}).bool("DEBUG", True) is True
+    assert Env({"DEBUG": "False"}).boolean("DEBUG", True) is False
+    assert Env({"DEBUG": "yes"}).boolean("DEBUG", False) is True
+    assert Env({}).boolean("DEBUG", True) is True
 
 
 def test_database_urls_are_parsed() -> None:
