@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from annotation.stats.agreement import (
+    Level,
     inter_annotator_alpha,
     intra_annotator_alpha,
     krippendorff_alpha,
@@ -36,8 +37,8 @@ def _long(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize(("level", "published"), [("interval", 0.849), ("ordinal", 0.815)])
-def test_alpha_reproduces_krippendorffs_published_example(level: str, published: float) -> None:
-    result = krippendorff_alpha(*_long(PUBLISHED), level=level)  # type: ignore[arg-type]
+def test_alpha_reproduces_krippendorffs_published_example(level: Level, published: float) -> None:
+    result = krippendorff_alpha(*_long(PUBLISHED), level=level)
     assert round(result.alpha, 3) == published
     assert result.n_units == 11  # unit 12 has a single value and is not pairable
     assert result.n_values == 40
@@ -46,14 +47,14 @@ def test_alpha_reproduces_krippendorffs_published_example(level: str, published:
 @pytest.mark.parametrize("level", ["interval", "ordinal"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_alpha_equals_the_krippendorff_package_on_random_reliability_data(
-    level: str, seed: int
+    level: Level, seed: int
 ) -> None:
     rng = np.random.default_rng(seed)
     truth = rng.integers(1, 6, 60)
     matrix = np.clip(truth + rng.integers(-1, 2, (7, 60)), 1, 5).astype(float)
     matrix[rng.random(matrix.shape) < 0.4] = np.nan
     expected = krippendorff.alpha(matrix, level_of_measurement=level)
-    result = krippendorff_alpha(*_long(matrix), level=level)  # type: ignore[arg-type]
+    result = krippendorff_alpha(*_long(matrix), level=level)
     assert result.alpha == pytest.approx(expected, abs=1e-12)
 
 
@@ -91,9 +92,10 @@ def test_inter_annotator_alpha_uses_the_real_items_judged_by_two_or_more_annotat
         item_type=np.r_[np.zeros(len(score), dtype=int), qc_types, ItemType.REAL],
     )
     expected_matrix = np.where(judged, matrix, np.nan)
-    for level in ("interval", "ordinal"):
+    levels: tuple[Level, ...] = ("interval", "ordinal")
+    for level in levels:
         expected = krippendorff.alpha(expected_matrix, level_of_measurement=level)
-        result = inter_annotator_alpha(judgments, level=level)  # type: ignore[arg-type]
+        result = inter_annotator_alpha(judgments, level=level)
         assert result.alpha == pytest.approx(expected, abs=1e-12)
     assert result.n_units == int((judged.sum(axis=0) >= 2).sum())
     assert n_annotators == judgments.n_annotators
@@ -175,7 +177,7 @@ def test_kappa_with_empirical_outcome_rates() -> None:
     # System 0 won 3 of the 7 REAL comparisons, lost 2, tied 2: P(E) = (9 + 4 + 4)/49 = 17/49,
     # κ = (2/5 − 17/49) / (1 − 17/49) = 2.6/32.
     kappa = ranking_kappa(pairwise_comparisons(_two_way_rankings()), chance="empirical")
-    assert (kappa.p_better, kappa.p_worse) == (pytest.approx(3 / 7), pytest.approx(2 / 7))
+    assert (kappa.p_better, kappa.p_worse) == pytest.approx((3 / 7, 2 / 7))
     assert kappa.p_chance == pytest.approx(17 / 49)
     assert kappa.kappa == pytest.approx(2.6 / 32)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -51,7 +53,7 @@ def test_bad_columns_are_refused_with_the_offending_row(
 
 
 def test_an_original_must_be_a_real_row_of_the_same_annotator() -> None:
-    columns = {
+    columns: dict[str, Any] = {
         "annotator": [0, 1],
         "segment": [0, 0],
         "system": [0, 0],

@@ -10,6 +10,7 @@ from annotation.stats.judgments import ItemType, Judgments
 from annotation.stats.normalisation import normalise
 from annotation.stats.qc import (
     TOLERANCE_0_TO_100,
+    QCTest,
     annotator_qc,
     bad_reference_test,
     ranking_repeat_consistency,
@@ -114,8 +115,9 @@ def test_an_annotator_without_two_pairs_or_any_difference_gets_no_p_value_and_do
         original=[-1, 0, -1, -1, 2, 3, -1, -1, 6, 7],
         n_annotators=4,
     )
-    for test in ("paired_t", "wilcoxon", "mannwhitney"):
-        result = bad_reference_test(judgments, test=test)  # type: ignore[arg-type]
+    tests: tuple[QCTest, ...] = ("paired_t", "wilcoxon", "mannwhitney")
+    for test in tests:
+        result = bad_reference_test(judgments, test=test)
         assert result.n.tolist() == [1, 2, 2, 0]
         assert np.isnan(result.p_value[[0, 3]]).all()
         assert not result.passed[[0, 3]].any()

@@ -26,12 +26,9 @@ def _campaign(seed: int = 0, n_segments: int = 40) -> Judgments:
     """Three annotators score three systems (quality 70, 60, 50) on every segment; some
     judgments missing; a few QC rows that must not count."""
     rng = np.random.default_rng(seed)
-    annotator, segment, system = np.meshgrid(
-        np.arange(3), np.arange(n_segments), np.arange(3), indexing="ij"
-    )
-    annotator, segment, system = annotator.ravel(), segment.ravel(), system.ravel()
-    keep = rng.random(annotator.shape[0]) < 0.8
-    annotator, segment, system = annotator[keep], segment[keep], system[keep]
+    grid = np.meshgrid(np.arange(3), np.arange(n_segments), np.arange(3), indexing="ij")
+    keep = rng.random(grid[0].size) < 0.8
+    annotator, segment, system = (axis.ravel()[keep] for axis in grid)
     score = 70 - 10 * system + rng.normal(0, 12, system.shape[0]) + 5 * annotator
     n = score.shape[0]
     return Judgments.from_arrays(
