@@ -1,0 +1,164 @@
+"""``manage.py evaluate`` end to end: table, JSON, LaTeX, and exit code 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from tests.metrics.corpus import corpus, variant
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, object]:
+    folder = tmp_path_factory.mktemp("evaluate")
+    base, refs = corpus(seed=12, n_segments=50, n_refs=2)
+
+    def write(name: str, lines: list[str]) -> str:
+        path = folder / name
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return str(path)
+
+    return {
+        "folder": folder,
+        "refs": [write("ref.0", refs[0]), write("ref.1", refs[1])],
+        "base": [write(f"base.{r}", variant(r, base, refs, 0.2)) for r in range(3)],
+        "tuned": [write(f"tuned.{r}", variant(10 + r, base, refs, 0.5)) for r in range(3)],
+        "short": write("short", base[:10]),
+    }
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", "evaluate", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_prints_a_multeval_table_and_writes_json_and_latex(files):
+    folder = files["folder"]
+    out = StringIO()
+    call_command(
+        "evaluate",
+        "--refs",
+        *files["refs"],
+        "--system",
+        "base",
+        *files["base"],
+        "--system",
+        "tuned",
+        *files["tuned"],
+        "--baseline",
+        "base",
+        "--metrics",
+        "bleu",
+        "chrf",
+        "ter",
+        "length",
+        "--boot-samples",
+        "200",
+        "--ar-shuffles",
+        "500",
+        "--seed",
+        "7",
+        "--json",
+        str(folder / "out.json"),
+        "--latex",
+        str(folder / "out.tex"),
+        stdout=out,
+    )
+    text = out.getvalue()
+    assert text.startswith("n=3")
+    assert "BLEU (s_sel/s_opt/p)" in text
+    assert "chrF2 (s_sel/s_opt/p)" in text
+    assert "BLEU|nrefs:2|bs:200|ar:500|seed:7|" in text
+    data = json.loads((folder / "out.json").read_text(encoding="utf-8"))
+    assert set(data["metrics"]) == {"bleu", "chrf", "ter", "length"}
+    assert set(data["metrics"]["bleu"]) == {"base", "tuned"}
+    tuned = data["metrics"]["bleu"]["tuned"]
+    assert len(tuned["runs"]) == 3
+    assert 0 < tuned["p"] <= 1
+    assert data["metrics"]["bleu"]["base"]["p"] is None
+    assert set(data["signatures"]) == {"bleu", "chrf", "ter", "length"}
+    assert r"\begin{table}" in (folder / "out.tex").read_text(encoding="utf-8")
+
+
+def test_the_same_seed_gives_the_same_table(files):
+    args = [
+        "--refs",
+        *files["refs"],
+        "--system",
+        "b",
+        *files["base"],
+        "--system",
+        "t",
+        *files["tuned"],
+        "--metrics",
+        "bleu",
+        "--boot-samples",
+        "50",
+        "--ar-shuffles",
+        "100",
+    ]
+    first, second = StringIO(), StringIO()
+    call_command("evaluate", *args, stdout=first)
+    call_command("evaluate", *args, stdout=second)
+    assert first.getvalue() == second.getvalue()
+
+
+def test_from_the_shell_it_exits_0_and_needs_no_database(files):
+    result = run(
+        "--refs",
+        *files["refs"],
+        "--system",
+        "only",
+        files["base"][0],
+        "--metrics",
+        "bleu",
+        "--boot-samples",
+        "20",
+        "--ar-shuffles",
+        "20",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "only" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--system", "a", "missing.txt"], "file not found: missing.txt"),
+        (["--system", "a", "SHORT"], "run 1 has 10 lines, the references have 50"),
+        (["--system", "a", "BASE", "--metrics", "bleu", "meteor"], "unknown metric meteor"),
+        (["--system", "a", "BASE", "--baseline", "zzz"], "baseline 'zzz'"),
+        (["--system", "a", "BASE", "--boot-samples", "many"], "invalid int value"),
+    ],
+)
+def test_bad_input_gives_one_clear_line_on_stderr_and_exit_code_2(files, args, message):
+    args = [
+        files["short"] if a == "SHORT" else files["base"][0] if a == "BASE" else a for a in args
+    ]
+    result = run("--refs", *files["refs"], *args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert message in lines[0]
+    assert result.stdout == ""
+
+
+def test_called_in_process_bad_input_raises_command_error_with_code_2(files):
+    with pytest.raises(CommandError) as caught:
+        call_command("evaluate", "--refs", *files["refs"], "--system", "a", files["short"])
+    assert caught.value.returncode == 2
