@@ -3,7 +3,17 @@ from __future__ import annotations
 from django.contrib import admin
 
 from annotation.models import (
+    AnnotatorDecision,
+    Assignment,
     Campaign,
+    Invite,
+    Item,
+    ItemOutput,
+    Judgment,
+    JudgmentRevision,
+    JudgmentValue,
+    ProtocolConfig,
+    Task,
     Document,
     Reference,
     Run,
@@ -76,3 +86,89 @@ class UploadAdmin(admin.ModelAdmin):
     list_display = ["campaign", "form", "uploaded_by", "created"]
     list_filter = ["form"]
     readonly_fields = ["campaign", "uploaded_by", "form", "files", "summary", "created"]
+
+
+@admin.register(ProtocolConfig)
+class ProtocolConfigAdmin(admin.ModelAdmin):
+    list_display = ["name", "campaign", "protocol", "mode", "outputs_per_screen", "items_per_task"]
+    list_filter = ["protocol"]
+    list_select_related = ["campaign"]
+
+
+@admin.register(Task)
+class TaskAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "config", "annotations_needed", "slots_taken"]
+    list_select_related = ["config"]
+
+
+class ItemOutputInline(admin.TabularInline):
+    model = ItemOutput
+    extra = 0
+    raw_id_fields = ["translation", "system", "run", "reference", "original"]
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "kind", "segment"]
+    list_filter = ["kind"]
+    raw_id_fields = ["task", "segment", "original"]
+    inlines = [ItemOutputInline]
+
+
+@admin.register(ItemOutput)
+class ItemOutputAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "kind", "system", "text"]
+    list_filter = ["kind"]
+    raw_id_fields = ["item", "translation", "system", "run", "reference", "original"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = [
+        "annotator",
+        "task",
+        "status",
+        "origin",
+        "items_done",
+        "claimed_at",
+        "expires_at",
+    ]
+    list_filter = ["status", "origin"]
+    raw_id_fields = ["task", "annotator", "shown_item"]
+
+
+class JudgmentValueInline(admin.TabularInline):
+    model = JudgmentValue
+    extra = 0
+    raw_id_fields = ["output"]
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(admin.ModelAdmin):
+    list_display = ["annotator", "item", "revision", "submitted_at", "seconds"]
+    raw_id_fields = ["item", "annotator", "assignment"]
+    inlines = [JudgmentValueInline]
+
+
+@admin.register(JudgmentValue)
+class JudgmentValueAdmin(admin.ModelAdmin):
+    list_display = ["judgment", "output", "criterion", "value"]
+    raw_id_fields = ["judgment", "output"]
+
+
+@admin.register(JudgmentRevision)
+class JudgmentRevisionAdmin(admin.ModelAdmin):
+    list_display = ["judgment", "revision", "submitted_at", "seconds"]
+    raw_id_fields = ["judgment"]
+
+
+@admin.register(Invite)
+class InviteAdmin(admin.ModelAdmin):
+    list_display = ["label", "campaign", "user", "expires_at", "revoked", "used_at"]
+    raw_id_fields = ["campaign", "user", "created_by"]
+
+
+@admin.register(AnnotatorDecision)
+class AnnotatorDecisionAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "annotator", "included", "reason", "decided_by", "decided_at"]
+    raw_id_fields = ["campaign", "annotator", "decided_by"]

@@ -9,10 +9,13 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+
+from annotation.protocols import MODE_CHOICES, PROTOCOL_CHOICES, PROTOCOLS, Protocol
 
 
 class Campaign(models.Model):
@@ -201,3 +204,341 @@ class Upload(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_form_display()} upload to {self.campaign_id} at {self.created:%Y-%m-%d}"
+
+
+# --------------------------------------------------------------------------------------------
+# Annotation: protocol settings, tasks (HITs), items (screens), assignments and judgments.
+
+
+class ProtocolConfig(models.Model):
+    """One protocol a campaign runs, with the organizer's settings. Tasks are built from it."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="protocols")
+    name = models.CharField(_("name"), max_length=100)
+    protocol = models.CharField(_("protocol"), max_length=40, choices=PROTOCOL_CHOICES)
+    mode = models.CharField(_("mode"), max_length=20, choices=MODE_CHOICES)
+    fluency_first = models.BooleanField(
+        _("fluency first"),
+        default=False,
+        help_text=_("Adequacy and fluency: judge fluency first, before the source is shown."),
+    )
+    outputs_per_screen = models.PositiveSmallIntegerField(
+        _("outputs per screen (k)"),
+        default=5,
+        validators=[MinValueValidator(1), MaxValueValidator(20)],
+    )
+    items_per_task = models.PositiveIntegerField(
+        _("items per task"), default=100, validators=[MinValueValidator(1)]
+    )
+    annotations_per_task = models.PositiveSmallIntegerField(
+        _("annotators per task"),
+        default=1,
+        validators=[MinValueValidator(1)],
+        help_text=_("How many annotators judge every item (each works through the whole task)."),
+    )
+    qc_bad_reference = models.PositiveSmallIntegerField(
+        _("bad references per 100 items"), default=10, validators=[MaxValueValidator(50)]
+    )
+    qc_repeat = models.PositiveSmallIntegerField(
+        _("repeats per 100 items"), default=5, validators=[MaxValueValidator(50)]
+    )
+    qc_reference = models.PositiveSmallIntegerField(
+        _("references as output per 100 items"), default=5, validators=[MaxValueValidator(50)]
+    )
+    context_segments = models.PositiveSmallIntegerField(
+        _("document context"),
+        default=1,
+        validators=[MaxValueValidator(10)],
+        help_text=_("Neighbouring source segments shown before and after the current one."),
+    )
+    instructions = models.TextField(_("instructions"), blank=True)
+    hold_minutes = models.PositiveIntegerField(
+        _("hold time (minutes)"),
+        default=120,
+        validators=[MinValueValidator(1)],
+        help_text=_("A pulled task returns to the pool when its annotator is idle this long."),
+    )
+    seed = models.PositiveIntegerField(_("seed"), default=12345)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "created"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="protocolconfig_unique_name"),
+            models.CheckConstraint(
+                condition=Q(qc_bad_reference__lte=50)
+                & Q(qc_repeat__lte=50)
+                & Q(qc_reference__lte=50),
+                name="protocolconfig_qc_share",
+            ),
+            models.CheckConstraint(
+                condition=Q(items_per_task__gte=1) & Q(annotations_per_task__gte=1),
+                name="protocolconfig_positive_sizes",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.protocol})"
+
+    @property
+    def definition(self) -> Protocol:
+        return PROTOCOLS[self.protocol]
+
+
+class Task(models.Model):
+    """A HIT: an ordered list of items that each of ``annotations_needed`` annotators works
+    through on their own. ``slots_taken`` counts live assignments; the check constraint makes
+    oversubscription impossible whatever the code does."""
+
+    config = models.ForeignKey(ProtocolConfig, on_delete=models.CASCADE, related_name="tasks")
+    position = models.PositiveIntegerField()
+    annotations_needed = models.PositiveSmallIntegerField()
+    slots_taken = models.PositiveSmallIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["config", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["config", "position"], name="task_unique_pos"),
+            models.CheckConstraint(
+                condition=Q(slots_taken__lte=F("annotations_needed")),
+                name="task_not_oversubscribed",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"task {self.position + 1} of {self.config}"
+
+
+class ItemKind(models.TextChoices):
+    REAL = "real", _("Real")
+    BAD_REFERENCE = "bad_ref", _("Bad reference")
+    REPEAT = "repeat", _("Repeat")
+    REFERENCE = "reference", _("Reference as output")
+
+
+class Item(models.Model):
+    """One screen of a task. A quality-control item points to the real item it copies."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=ItemKind.choices)
+    segment = models.ForeignKey(Segment, on_delete=models.PROTECT, related_name="items")
+    original = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="copies"
+    )
+
+    class Meta:
+        ordering = ["task", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "position"], name="item_unique_pos"),
+            models.CheckConstraint(
+                condition=(Q(kind="real") & Q(original__isnull=True))
+                | (~Q(kind="real") & Q(original__isnull=False)),
+                name="item_qc_points_to_original",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"item {self.position + 1} ({self.kind}) of task {self.task_id}"
+
+
+class ItemOutput(models.Model):
+    """One output shown on a screen, in its slot. ``text`` is what the annotator saw: the
+    system's translation, its degraded copy (bad reference) or a human reference."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="outputs")
+    position = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=10, choices=ItemKind.choices)
+    translation = models.ForeignKey(
+        Translation, on_delete=models.PROTECT, null=True, blank=True, related_name="shown_as"
+    )
+    system = models.ForeignKey(
+        System, on_delete=models.PROTECT, null=True, blank=True, related_name="shown_as"
+    )
+    run = models.ForeignKey(Run, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    reference = models.ForeignKey(
+        Reference, on_delete=models.PROTECT, null=True, blank=True, related_name="shown_as"
+    )
+    original = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="copies"
+    )
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["item", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "position"], name="itemoutput_unique_pos"),
+            models.CheckConstraint(
+                condition=(Q(kind="reference") & Q(reference__isnull=False))
+                | (~Q(kind="reference") & Q(translation__isnull=False) & Q(system__isnull=False)),
+                name="itemoutput_has_a_source",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"output {self.position + 1} of item {self.item_id}"
+
+
+class Assignment(models.Model):
+    """An annotator's hold on a task: pulled from the pool or pushed by an organizer."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("In progress")
+        DONE = "done", _("Done")
+        EXPIRED = "expired", _("Expired")
+        RELEASED = "released", _("Released")
+
+    class Origin(models.TextChoices):
+        PULL = "pull", _("Taken by the annotator")
+        PUSH = "push", _("Assigned by an organizer")
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    origin = models.CharField(max_length=10, choices=Origin.choices)
+    claimed_at = models.DateTimeField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    items_done = models.PositiveIntegerField(default=0)
+    # The item last put on screen and when, so the server measures time per item itself.
+    shown_item = models.ForeignKey(
+        Item, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    shown_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-claimed_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "annotator"], name="assignment_unique"),
+        ]
+        indexes = [models.Index(fields=["status", "expires_at"], name="assignment_expiry")]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on {self.task}"
+
+
+class Judgment(models.Model):
+    """One annotator's answer to one item; a re-submit updates it (history in revisions)."""
+
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="judgments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments"
+    )
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments")
+    revision = models.PositiveIntegerField(default=1)
+    submission_id = models.UUIDField()
+    shown_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField()
+    seconds = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["assignment", "item__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["annotator", "item"], name="judgment_one_per_item"),
+        ]
+
+    def __str__(self) -> str:
+        return f"judgment of {self.annotator} on item {self.item_id}"
+
+
+class JudgmentValue(models.Model):
+    """One number of a judgment: a criterion's value for one shown output."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="values")
+    output = models.ForeignKey(ItemOutput, on_delete=models.PROTECT, related_name="values")
+    criterion = models.CharField(max_length=20)
+    value = models.FloatField()
+
+    class Meta:
+        ordering = ["judgment", "output__position", "criterion"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["judgment", "output", "criterion"], name="judgmentvalue_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.criterion}={self.value:g}"
+
+
+class JudgmentRevision(models.Model):
+    """Every accepted submit, in order; the judgment holds the latest."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions")
+    revision = models.PositiveIntegerField()
+    submission_id = models.UUIDField(unique=True)
+    values = models.JSONField()
+    shown_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField()
+    seconds = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["judgment", "revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["judgment", "revision"], name="revision_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"revision {self.revision} of judgment {self.judgment_id}"
+
+
+class Invite(models.Model):
+    """A link that makes its holder an annotator of a campaign (signed, expiring token)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invites")
+    label = models.CharField(_("label"), max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="invites",
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    revoked = models.BooleanField(default=False)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"invite {self.label or self.pk} to {self.campaign_id}"
+
+
+class AnnotatorDecision(models.Model):
+    """An organizer's decision to include or exclude an annotator's judgments from a campaign's
+    normalised aggregates, overriding the quality-control verdict, with the reason recorded."""
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="annotator_decisions"
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    included = models.BooleanField()
+    reason = models.TextField()
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["campaign", "annotator"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "annotator"], name="annotatordecision_unique"
+            ),
+            models.CheckConstraint(condition=~Q(reason=""), name="annotatordecision_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        verb = "include" if self.included else "exclude"
+        return f"{verb} {self.annotator} in {self.campaign_id}"

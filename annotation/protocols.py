@@ -1,0 +1,227 @@
+"""The registry of annotation protocols: what a screen shows and what an answer must contain.
+
+One generic task / item / judgment model serves every protocol; a protocol is data here (criteria,
+scales with their labels, how many outputs a screen shows) plus one validation function. Views,
+templates and the JavaScript read these definitions instead of being copied per protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+ADEQUACY_FLUENCY = "adequacy_fluency"
+RANKING = "ranking"
+DIRECT_ASSESSMENT = "direct_assessment"
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One question asked about every shown output, answered on an integer scale."""
+
+    key: str
+    label: Any
+    minimum: int
+    maximum: int
+    # Labels of scale points (Koehn Fig. 8.2 for adequacy and fluency); empty for a slider.
+    scale: Mapping[int, Any] = field(default_factory=dict)
+    higher_is_better: bool = True
+    needs_source: bool = True
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "label": str(self.label),
+            "min": self.minimum,
+            "max": self.maximum,
+            "scale": [{"value": v, "label": str(text)} for v, text in sorted(self.scale.items())],
+            "higherIsBetter": self.higher_is_better,
+        }
+
+
+ADEQUACY = Criterion(
+    "adequacy",
+    _("Adequacy"),
+    1,
+    5,
+    {
+        5: _("All meaning"),
+        4: _("Most meaning"),
+        3: _("Much meaning"),
+        2: _("Little meaning"),
+        1: _("None"),
+    },
+)
+FLUENCY = Criterion(
+    "fluency",
+    _("Fluency"),
+    1,
+    5,
+    {
+        5: _("Flawless"),
+        4: _("Good"),
+        3: _("Non-native"),
+        2: _("Disfluent"),
+        1: _("Incomprehensible"),
+    },
+    needs_source=False,
+)
+RANK = Criterion("rank", _("Rank"), 1, 5, {1: _("Best"), 5: _("Worst")}, higher_is_better=False)
+DA_SCORE = Criterion(
+    "score",
+    _("Score"),
+    0,
+    100,
+    {0: _("Not at all"), 100: _("Perfectly")},
+)
+
+
+@dataclass(frozen=True)
+class Mode:
+    key: str
+    label: Any
+    shows_source: bool
+    shows_reference: bool
+
+
+BILINGUAL = Mode("bilingual", _("Bilingual: show the source"), True, False)
+MONOLINGUAL = Mode("monolingual", _("Monolingual: show a reference"), False, True)
+SOURCE_BASED = Mode("source", _("Source-based"), True, False)
+REFERENCE_BASED = Mode("reference", _("Reference-based"), False, True)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    key: str
+    name: Any
+    criteria: tuple[Criterion, ...]
+    modes: tuple[Mode, ...]
+    ranks: bool = False  # answers are ranks 1..k of the shown outputs (ties allowed)
+    single_output: bool = False  # one output per screen whatever k says
+    instructions: Any = ""
+
+    def mode(self, key: str) -> Mode:
+        for mode in self.modes:
+            if mode.key == key:
+                return mode
+        raise KeyError(key)
+
+    def outputs_per_screen(self, k: int) -> int:
+        return 1 if self.single_output else k
+
+    def criteria_for(self, n_outputs: int) -> tuple[Criterion, ...]:
+        """The criteria with their scales fitted to the screen (ranks go 1..n_outputs)."""
+        if not self.ranks:
+            return self.criteria
+        return (
+            Criterion(
+                RANK.key,
+                RANK.label,
+                1,
+                n_outputs,
+                {1: _("Best"), n_outputs: _("Worst")},
+                higher_is_better=False,
+            ),
+        )
+
+    def validate(
+        self, answer: Mapping[str, Any], output_ids: Sequence[int]
+    ) -> tuple[dict[tuple[int, str], float], list[str]]:
+        """Check a submitted answer ``{output_id: {criterion: value}}`` for the outputs shown.
+
+        Returns the values keyed by (output id, criterion) and a list of errors (empty when
+        valid): every shown output must be answered on every criterion, within its scale, and
+        nothing else may be answered.
+        """
+        criteria = self.criteria_for(len(output_ids))
+        values: dict[tuple[int, str], float] = {}
+        errors: list[str] = []
+        expected = {str(o) for o in output_ids}
+        given = {str(k) for k in answer}
+        if given - expected:
+            errors.append(str(_("The answer names outputs that are not on this screen.")))
+        for position, output_id in enumerate(output_ids, start=1):
+            scores = answer.get(str(output_id))
+            if not isinstance(scores, Mapping):
+                errors.append(str(_("Output %(n)d has no answer.") % {"n": position}))
+                continue
+            extra = set(scores) - {c.key for c in criteria}
+            if extra:
+                errors.append(str(_("Unknown criterion: %(name)s.") % {"name": sorted(extra)[0]}))
+            for criterion in criteria:
+                raw = scores.get(criterion.key)
+                if isinstance(raw, bool) or not isinstance(raw, int | float):
+                    errors.append(
+                        str(
+                            _("Output %(n)d: choose a %(criterion)s.")
+                            % {"n": position, "criterion": str(criterion.label).lower()}
+                        )
+                    )
+                    continue
+                if raw != int(raw) or not criterion.minimum <= raw <= criterion.maximum:
+                    errors.append(
+                        str(
+                            _(
+                                "Output %(n)d: %(criterion)s must be a whole number from %(lo)d to %(hi)d."
+                            )
+                            % {
+                                "n": position,
+                                "criterion": str(criterion.label).lower(),
+                                "lo": criterion.minimum,
+                                "hi": criterion.maximum,
+                            }
+                        )
+                    )
+                    continue
+                values[(int(output_id), criterion.key)] = float(raw)
+        if self.ranks and not errors:
+            ranks = sorted(int(values[(int(o), RANK.key)]) for o in output_ids)
+            # Ties share a rank and the next rank skips ("1, 1, 3"): standard competition ranking.
+            if ranks[0] != 1 or any(r > i + 1 for i, r in enumerate(ranks)):
+                errors.append(
+                    str(_("Ranks must start at 1 and leave no gaps except after ties (1, 1, 3)."))
+                )
+        return values, errors
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    ADEQUACY_FLUENCY: Protocol(
+        ADEQUACY_FLUENCY,
+        _("Adequacy and fluency"),
+        (ADEQUACY, FLUENCY),
+        (BILINGUAL, MONOLINGUAL),
+        instructions=_(
+            "Rate every translation twice. Adequacy: how much of the meaning of the source (or "
+            "reference) is expressed in the translation. Fluency: how good the translation is as "
+            "a text in the target language, whatever it means."
+        ),
+    ),
+    RANKING: Protocol(
+        RANKING,
+        _("Ranking"),
+        (RANK,),
+        (BILINGUAL, MONOLINGUAL),
+        ranks=True,
+        instructions=_(
+            "Rank the translations from best (1) to worst. Give two translations the same rank "
+            "when they are equally good."
+        ),
+    ),
+    DIRECT_ASSESSMENT: Protocol(
+        DIRECT_ASSESSMENT,
+        _("Direct assessment"),
+        (DA_SCORE,),
+        (SOURCE_BASED, REFERENCE_BASED),
+        single_output=True,
+        instructions=_(
+            "Move the slider to say how well the translation expresses the meaning of the "
+            "source (or reference): 0 means not at all, 100 perfectly."
+        ),
+    ),
+}
+
+PROTOCOL_CHOICES = [(p.key, p.name) for p in PROTOCOLS.values()]
+MODE_CHOICES = [(m.key, m.label) for m in (BILINGUAL, MONOLINGUAL, SOURCE_BASED, REFERENCE_BASED)]
