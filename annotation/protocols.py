@@ -165,7 +165,7 @@ class Protocol:
                     errors.append(
                         str(
                             _(
-                                "Output %(n)d: %(criterion)s must be a whole number from %(lo)d to %(hi)d."
+                                "Output %(n)d: %(criterion)s must be a whole number from %(lo)d to %(hi)d."  # noqa: E501
                             )
                             % {
                                 "n": position,
