@@ -292,6 +292,7 @@ class Task(models.Model):
 
     config = models.ForeignKey(ProtocolConfig, on_delete=models.CASCADE, related_name="tasks")
     position = models.PositiveIntegerField()
+    size = models.PositiveIntegerField(help_text="Number of items (kept here for progress bars).")
     annotations_needed = models.PositiveSmallIntegerField()
     slots_taken = models.PositiveSmallIntegerField(default=0)
     created = models.DateTimeField(auto_now_add=True)
@@ -431,6 +432,9 @@ class Judgment(models.Model):
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments")
     revision = models.PositiveIntegerField(default=1)
     submission_id = models.UUIDField()
+    # The current answer as submitted ({output id: {criterion: value}}); the rows in
+    # JudgmentValue hold the same numbers for queries, revisions hold the earlier answers.
+    answer = models.JSONField()
     shown_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField()
     seconds = models.FloatField(null=True, blank=True)
