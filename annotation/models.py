@@ -325,8 +325,9 @@ class Item(models.Model):
     position = models.PositiveIntegerField()
     kind = models.CharField(max_length=10, choices=ItemKind.choices)
     segment = models.ForeignKey(Segment, on_delete=models.PROTECT, related_name="items")
+    # RESTRICT, not PROTECT: a task's QC copies may be deleted together with their originals.
     original = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="copies"
+        "self", on_delete=models.RESTRICT, null=True, blank=True, related_name="copies"
     )
 
     class Meta:
@@ -362,7 +363,7 @@ class ItemOutput(models.Model):
         Reference, on_delete=models.PROTECT, null=True, blank=True, related_name="shown_as"
     )
     original = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="copies"
+        "self", on_delete=models.RESTRICT, null=True, blank=True, related_name="copies"
     )
     text = models.TextField()
 

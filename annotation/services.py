@@ -260,7 +260,8 @@ def _store_outputs(
                     UploadProblem(
                         by_system[name][0].file,
                         None,
-                        f"system {name} already has human judgments and cannot be replaced",
+                        f"system {name} is shown in annotation tasks and cannot be replaced; "
+                        "upload it under a new name",
                     )
                 ]
             ) from None

@@ -1,0 +1,269 @@
+"""Planning annotation tasks: balanced screens, quality-control items and their placement.
+
+Pure Python and numpy (no Django), deterministic from a seed. The service that stores tasks
+(``annotation.services.tasks_build``) turns these plans into rows.
+
+- **Balanced screens**: every system is shown for every segment; with ``k`` outputs per screen the
+  screens of a segment are filled from a per-segment rotation of the systems, short screens are
+  topped up with the systems shown least so far, and slots are assigned so that each system
+  appears in every screen position about equally often (an assignment problem per screen).
+- **QC items** (DESIGN §4, WMT DA / Appraise): bad references (a span of the output replaced by a
+  same-length phrase from a different segment's reference; never the first word; the span length
+  from :func:`bad_reference_span`), repeats and references as output; each placed about half a
+  task away from its original, in shuffled positions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+REAL = "real"
+BAD_REFERENCE = "bad_ref"
+REPEAT = "repeat"
+REFERENCE = "reference"
+
+# Languages written without spaces between words: spans are counted in characters.
+CHARACTER_BASED_LANGUAGES = frozenset({"zh", "ja", "th", "lo", "km", "my", "bo"})
+
+
+def is_character_based(language: str) -> bool:
+    return language.lower().replace("_", "-").split("-")[0] in CHARACTER_BASED_LANGUAGES
+
+
+def bad_reference_span(length: int, *, character_based: bool = False) -> int:
+    """How many units of an output a bad reference replaces (WMT DA / Appraise table).
+
+    ``length`` is the output's length in words (or characters for scripts without spaces):
+    1 → 1, 2–5 → 2, 6–8 → 3, 9–15 → 4, 16–20 → 5, more → 6; doubled for character-based scripts.
+    """
+    if length < 1:
+        raise ValueError("an output needs at least one word to be degraded")
+    if length == 1:
+        span = 1
+    elif length <= 5:
+        span = 2
+    elif length <= 8:
+        span = 3
+    elif length <= 15:
+        span = 4
+    elif length <= 20:
+        span = 5
+    else:
+        span = 6
+    return 2 * span if character_based else span
+
+
+def _units(text: str, character_based: bool) -> list[str]:
+    return [c for c in text if not c.isspace()] if character_based else text.split()
+
+
+def _join(units: list[str], character_based: bool) -> str:
+    return "".join(units) if character_based else " ".join(units)
+
+
+@dataclass(frozen=True)
+class BadReference:
+    text: str
+    start: int  # first replaced unit (0-based, never 0 when the output has more than one unit)
+    span: int  # units replaced
+    donor: int  # index of the segment whose reference gave the phrase
+
+
+def make_bad_reference(
+    text: str,
+    *,
+    segment: int,
+    references: Sequence[str],
+    rng: np.random.Generator,
+    character_based: bool = False,
+) -> BadReference:
+    """Degrade ``text`` (an output for segment ``segment``) with a phrase from the reference of
+    a different segment, picked at random among those long enough.
+
+    The span never covers the first unit; an output of a single unit gets the phrase appended.
+    """
+    units = _units(text, character_based)
+    if not units:
+        units = [""]
+    span = bad_reference_span(len(units), character_based=character_based)
+    if len(units) > 1:
+        span = min(span, len(units) - 1)
+        start = int(rng.integers(1, len(units) - span + 1))
+    else:
+        start = 1  # append after the only unit: the first is never touched
+    donors = [i for i, ref in enumerate(references) if i != segment and ref.strip()]
+    if not donors:
+        raise ValueError("a bad reference needs the reference of another segment")
+    long_enough = [i for i in donors if len(_units(references[i], character_based)) >= span]
+    donor = (
+        int(rng.choice(long_enough))
+        if long_enough
+        else max(donors, key=lambda i: len(_units(references[i], character_based)))
+    )
+    donor_units = _units(references[donor], character_based)
+    offset = int(rng.integers(0, max(1, len(donor_units) - span + 1)))
+    phrase = donor_units[offset : offset + span]
+    degraded = units[:start] + phrase + units[start + (span if len(units) > 1 else 0) :]
+    return BadReference(_join(degraded, character_based), start, span, donor)
+
+
+# --------------------------------------------------------------------------------------------
+# Screens
+
+
+@dataclass(frozen=True)
+class Screen:
+    """A real screen: one segment and the systems shown in slot order (indices into the
+    planner's system list)."""
+
+    segment: int
+    systems: tuple[int, ...]
+
+
+def balanced_screens(
+    n_segments: int, n_systems: int, k: int, rng: np.random.Generator
+) -> list[Screen]:
+    """Screens that show every system for every segment, ``min(k, n_systems)`` per screen,
+    with systems balanced over screen positions."""
+    if n_segments < 1 or n_systems < 1:
+        return []
+    width = min(k, n_systems)
+    base = rng.permutation(n_systems)
+    shown = np.zeros(n_systems, dtype=np.int64)
+    slot_counts = np.zeros((n_systems, width), dtype=np.int64)
+    screens: list[Screen] = []
+    for segment in range(n_segments):
+        # A Latin rotation: segment j starts the base order at j, so screen groupings vary.
+        order = [int(s) for s in np.roll(base, -segment)]
+        groups = [order[i : i + width] for i in range(0, n_systems, width)]
+        last = groups[-1]
+        while len(last) < width:
+            candidates = [s for s in range(n_systems) if s not in last]
+            fewest = min(shown[c] for c in candidates)
+            pool = [c for c in candidates if shown[c] == fewest]
+            last.append(int(rng.choice(pool)))
+        for group in groups:
+            for s in group:
+                shown[s] += 1
+            # Slot assignment minimising how often each system already sat in each slot;
+            # a random tie-breaker keeps ties from always favouring the same order.
+            cost = slot_counts[group].astype(float) + rng.random((width, width)) * 1e-3
+            rows, cols = linear_sum_assignment(cost)
+            slots = [0] * width
+            for r, c in zip(rows, cols, strict=True):
+                slots[c] = group[r]
+                slot_counts[group[r], c] += 1
+            screens.append(Screen(segment, tuple(slots)))
+    return screens
+
+
+# --------------------------------------------------------------------------------------------
+# Tasks
+
+
+@dataclass(frozen=True)
+class QcMix:
+    """Quality-control items per 100 items (the rest are real)."""
+
+    bad_reference: int = 10
+    repeat: int = 5
+    reference: int = 5
+
+    @property
+    def real(self) -> int:
+        return 100 - self.bad_reference - self.repeat - self.reference
+
+
+def qc_counts(size: int, mix: QcMix) -> dict[str, int]:
+    """Items of each kind in a task of ``size`` items (largest-remainder rounding)."""
+    shares = {
+        REAL: mix.real,
+        BAD_REFERENCE: mix.bad_reference,
+        REPEAT: mix.repeat,
+        REFERENCE: mix.reference,
+    }
+    exact = {kind: size * share / 100 for kind, share in shares.items()}
+    counts = {kind: math.floor(value) for kind, value in exact.items()}
+    left = size - sum(counts.values())
+    # Ties go to real items first, then in the order of the mix.
+    order = sorted(
+        exact, key=lambda kind: (-(exact[kind] - counts[kind]), list(shares).index(kind))
+    )
+    for kind in order[:left]:
+        counts[kind] += 1
+    return counts
+
+
+@dataclass
+class PlannedItem:
+    kind: str
+    screen: Screen
+    original: int | None = None  # index (in the task's final order) of the real item copied
+
+
+@dataclass
+class PlannedTask:
+    items: list[PlannedItem] = field(default_factory=list)
+
+
+def plan_tasks(
+    screens: Sequence[Screen],
+    *,
+    items_per_task: int,
+    mix: QcMix,
+    rng: np.random.Generator,
+    with_reference_items: bool = True,
+) -> list[PlannedTask]:
+    """Split shuffled real screens into tasks and add QC copies about half a task away.
+
+    Each task holds ``items_per_task`` items (the last may be smaller) in the proportions of
+    ``mix``; without references, reference items become real ones.
+    """
+    if items_per_task < 1:
+        raise ValueError("items_per_task must be at least 1")
+    if not with_reference_items:
+        mix = QcMix(mix.bad_reference, mix.repeat, 0)
+    counts = qc_counts(items_per_task, mix)
+    real_per_task = max(1, counts[REAL])
+    order = [screens[int(i)] for i in rng.permutation(len(screens))]
+    tasks = []
+    for start in range(0, len(order), real_per_task):
+        reals = order[start : start + real_per_task]
+        if len(reals) == real_per_task:
+            task_counts = counts
+        else:
+            # A shorter last task keeps the proportions of the mix.
+            size = max(len(reals), round(len(reals) * 100 / max(mix.real, 1)))
+            task_counts = qc_counts(size, mix)
+            task_counts[REAL] = len(reals)
+        tasks.append(_place(reals, task_counts, rng))
+    return tasks
+
+
+def _place(reals: list[Screen], counts: dict[str, int], rng: np.random.Generator) -> PlannedTask:
+    """Order real items and their QC copies so that each copy lands about half a task from its
+    original: every real item gets a target in [0, 1), a copy the original's target + ½ (mod 1)
+    with a little jitter, and items are sorted by target."""
+    n_real = len(reals)
+    qc_kinds = [kind for kind in (BAD_REFERENCE, REPEAT, REFERENCE) for _ in range(counts[kind])]
+    qc_kinds = qc_kinds[:n_real]  # each copy needs a distinct original
+    originals = [int(i) for i in rng.choice(n_real, size=len(qc_kinds), replace=False)]
+    targets = (np.arange(n_real) + rng.random(n_real)) / n_real
+    # (target, kind, index of the real screen it shows, True for the real item itself)
+    entries = [(float(targets[i]), REAL, i) for i in range(n_real)]
+    for kind, original in zip(qc_kinds, originals, strict=True):
+        jitter = (rng.random() - 0.5) * 0.1
+        entries.append(((float(targets[original]) + 0.5 + jitter) % 1.0, kind, original))
+    entries.sort(key=lambda e: e[0])
+    position_of_real = {real: pos for pos, (_, kind, real) in enumerate(entries) if kind == REAL}
+    return PlannedTask(
+        [
+            PlannedItem(kind, reals[real], None if kind == REAL else position_of_real[real])
+            for _, kind, real in entries
+        ]
+    )
