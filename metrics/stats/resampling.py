@@ -180,13 +180,14 @@ def _flatten_systems(stats: FloatArray) -> FloatArray:
     return np.ascontiguousarray(stats.transpose(1, 0, 2).reshape(n_segments, n_systems * n_stats))
 
 
-def chunk_rows(n_segments: int, *, multiple: int = 32, budget_bytes: int = _CHUNK_BYTES) -> int:
-    """Rows of a (samples × segments) float64 matrix that fit the memory budget.
+def chunk_rows(n_segments: int, *, multiple: int = 32, budget_bytes: int | None = None) -> int:
+    """Rows of a (samples × segments) float64 matrix that fit the memory budget (64 MB).
 
     Rounded down to a multiple of 32 so that boolean masks drawn chunk by chunk are the same
     bits as one large draw (numpy's bounded-bool sampler consumes a 32-bit word per 32 values).
     """
-    rows = budget_bytes // max(1, 8 * n_segments)
+    budget = _CHUNK_BYTES if budget_bytes is None else budget_bytes
+    rows = budget // max(1, 8 * n_segments)
     return max(multiple, (rows // multiple) * multiple)
 
 

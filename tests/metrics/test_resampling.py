@@ -236,3 +236,9 @@ def test_swapping_the_two_systems_leaves_two_sided_p_values_unchanged(pairs, see
     bs_ba = paired_bootstrap(b, a, mean_score, n_samples=200, rng=seed)
     assert bs_ab.p_value == bs_ba.p_value
     assert bs_ab.wins == bs_ba.losses
+
+
+def test_the_chunk_size_follows_the_memory_budget(monkeypatch):
+    assert resampling.chunk_rows(10000) == (64 * 2**20 // 80000) // 32 * 32
+    monkeypatch.setattr(resampling, "_CHUNK_BYTES", 32 * 8 * 300)
+    assert resampling.chunk_rows(300) == 32
