@@ -11,8 +11,9 @@ from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext_lazy as _
 
 from annotation.importers import UploadError, UploadFile, UploadProblem
-from annotation.models import Campaign
+from annotation.models import Campaign, ProtocolConfig
 from annotation.permissions import user_is_organizer
+from annotation.protocols import ADEQUACY_FLUENCY, PROTOCOLS
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -127,3 +128,70 @@ def upload_files_from(cleaned: dict[str, Any]) -> list[UploadFile]:
                 )
             files.append(UploadFile(name=f.name, content=f.read(), role=role))
     return files
+
+
+class ProtocolConfigForm(forms.ModelForm):
+    """An organizer's settings for one protocol of a campaign."""
+
+    class Meta:
+        model = ProtocolConfig
+        fields = [
+            "name",
+            "protocol",
+            "mode",
+            "fluency_first",
+            "outputs_per_screen",
+            "items_per_task",
+            "annotations_per_task",
+            "qc_bad_reference",
+            "qc_repeat",
+            "qc_reference",
+            "context_segments",
+            "hold_minutes",
+            "seed",
+            "instructions",
+        ]
+        widgets = {"instructions": forms.Textarea(attrs={"rows": 3})}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        protocol = PROTOCOLS.get(cleaned.get("protocol", ""))
+        mode = cleaned.get("mode")
+        if protocol and mode and mode not in {m.key for m in protocol.modes}:
+            self.add_error(
+                "mode",
+                _("%(protocol)s offers: %(modes)s.")
+                % {
+                    "protocol": protocol.name,
+                    "modes": ", ".join(str(m.label) for m in protocol.modes),
+                },
+            )
+        if cleaned.get("fluency_first") and protocol and protocol.key != ADEQUACY_FLUENCY:
+            self.add_error("fluency_first", _("Only adequacy and fluency has this option."))
+        qc = sum(cleaned.get(f) or 0 for f in ("qc_bad_reference", "qc_repeat", "qc_reference"))
+        if qc > 60:
+            raise forms.ValidationError(_("At most 60 of every 100 items can be QC items."))
+        return cleaned
+
+
+class PushAssignForm(forms.Form):
+    task = forms.IntegerField(label=_("Task number"), min_value=1)
+    username = forms.CharField(label=_("Annotator's username"), max_length=150)
+
+    def clean_username(self) -> Any:
+        name = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=name).first()
+        if user is None:
+            raise forms.ValidationError(_("No such user: %(name)s"), params={"name": name})
+        return user
+
+
+class InviteForm(forms.Form):
+    label = forms.CharField(
+        label=_("Label"),
+        max_length=150,
+        required=False,
+        help_text=_("Who the links are for, e.g. a name or a group."),
+    )
+    count = forms.IntegerField(label=_("Number of links"), min_value=1, max_value=200, initial=1)
+    days = forms.IntegerField(label=_("Valid for (days)"), min_value=1, max_value=365, initial=30)

@@ -177,13 +177,6 @@ class Protocol:
                     )
                     continue
                 values[(int(output_id), criterion.key)] = float(raw)
-        if self.ranks and not errors:
-            ranks = sorted(int(values[(int(o), RANK.key)]) for o in output_ids)
-            # Ties share a rank and the next rank skips ("1, 1, 3"): standard competition ranking.
-            if ranks[0] != 1 or any(r > i + 1 for i, r in enumerate(ranks)):
-                errors.append(
-                    str(_("Ranks must start at 1 and leave no gaps except after ties (1, 1, 3)."))
-                )
         return values, errors
 
 

@@ -4,9 +4,11 @@ Pure Python and numpy (no Django), deterministic from a seed. The service that s
 (``annotation.services.tasks_build``) turns these plans into rows.
 
 - **Balanced screens**: every system is shown for every segment; with ``k`` outputs per screen the
-  screens of a segment are filled from a per-segment rotation of the systems, short screens are
-  topped up with the systems shown least so far, and slots are assigned so that each system
-  appears in every screen position about equally often (an assignment problem per screen).
+  screens of a segment are filled from a per-segment rotation of the systems. When the systems
+  fill the screens exactly, a Latin-square slot rotation shows each system equally often in every
+  position (exactly, over any multiple of ``k`` segments); otherwise short screens are topped up
+  with the systems shown least so far and slots are an assignment problem per screen (balanced
+  within one).
 - **QC items** (DESIGN §4, WMT DA / Appraise): bad references (a span of the output replaced by a
   same-length phrase from a different segment's reference; never the first word; the span length
   from :func:`bad_reference_span`), repeats and references as output; each placed about half a
@@ -137,10 +139,20 @@ def balanced_screens(
     shown = np.zeros(n_systems, dtype=np.int64)
     slot_counts = np.zeros((n_systems, width), dtype=np.int64)
     screens: list[Screen] = []
+    exact = n_systems % width == 0
     for segment in range(n_segments):
         # A Latin rotation: segment j starts the base order at j, so screen groupings vary.
         order = [int(s) for s in np.roll(base, -segment)]
         groups = [order[i : i + width] for i in range(0, n_systems, width)]
+        if exact:
+            # Slot (index + 2j) mod width puts system s in slot (pos(s) + j) mod width: every
+            # system visits every slot once per ``width`` segments.
+            for group in groups:
+                slots = [0] * width
+                for index, system in enumerate(group):
+                    slots[(index + 2 * segment) % width] = system
+                screens.append(Screen(segment, tuple(slots)))
+            continue
         last = groups[-1]
         while len(last) < width:
             candidates = [s for s in range(n_systems) if s not in last]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from annotation import views
+from annotation import annotate_views, setup_views, views
 
 urlpatterns = [
     path("campaigns/", views.campaign_list, name="campaign_list"),
@@ -10,5 +10,43 @@ urlpatterns = [
     path("campaigns/<uuid:campaign_id>/", views.campaign_detail, name="campaign_detail"),
     path("campaigns/<uuid:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
     path("campaigns/<uuid:campaign_id>/upload/", views.campaign_upload, name="campaign_upload"),
-    path("my/tasks/", views.my_tasks, name="my_tasks"),
+    path(
+        "campaigns/<uuid:campaign_id>/annotation/",
+        setup_views.annotation_setup,
+        name="annotation_setup",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/annotation/<int:config_id>/",
+        setup_views.config_tasks,
+        name="config_tasks",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/annotation/<int:config_id>/build/",
+        setup_views.config_build,
+        name="config_build",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/annotation/<int:config_id>/assign/",
+        setup_views.config_assign,
+        name="config_assign",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/invites/",
+        setup_views.invites_create,
+        name="invites_create",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/invites/<int:invite_id>/revoke/",
+        setup_views.invite_revoke,
+        name="invite_revoke",
+    ),
+    path("my/tasks/", annotate_views.my_tasks, name="my_tasks"),
+    path("my/tasks/take/<int:config_id>/", annotate_views.task_take, name="task_take"),
+    path("annotate/<uuid:assignment_id>/", annotate_views.annotate, name="annotate"),
+    path(
+        "annotate/<uuid:assignment_id>/<int:position>/",
+        annotate_views.annotate,
+        name="annotate_item",
+    ),
+    path("invite/<str:token>/", annotate_views.invite, name="invite"),
 ]

@@ -21,7 +21,6 @@ from annotation.forms import CampaignForm, UploadForm
 from annotation.importers import UploadError
 from annotation.permissions import (
     campaign_for_organizer,
-    campaigns_annotated_by,
     campaigns_managed_by,
     user_is_organizer,
 )
@@ -140,10 +139,3 @@ def campaign_upload(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespons
         {"campaign": campaign, "form": form, "problems": problems},
         status=status,
     )
-
-
-@login_required
-def my_tasks(request: HttpRequest) -> HttpResponse:
-    """An annotator's home: the campaigns they annotate."""
-    campaigns = campaigns_annotated_by(request.user).order_by("name")
-    return render(request, "annotation/my_tasks.html", {"campaigns": campaigns})

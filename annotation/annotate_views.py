@@ -1,0 +1,147 @@
+"""Annotator pages: my tasks, taking a task, the annotation screen, invite links."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.judging import JudgmentError, annotation_screen
+from annotation.models import Assignment, ProtocolConfig
+from annotation.permissions import campaigns_annotated_by
+from annotation.tasking import (
+    InviteError,
+    configs_for_annotator,
+    invite_accept,
+    invite_from_token,
+    task_assign_next,
+)
+
+
+@login_required
+def my_tasks(request: HttpRequest) -> HttpResponse:
+    """An annotator's home: their tasks with progress, and the protocols they can take tasks of."""
+    assignments = (
+        Assignment.objects.filter(annotator=request.user)
+        .select_related("task__config__campaign")
+        .order_by("status", "-claimed_at")
+    )
+    context = {
+        "assignments": assignments,
+        "open_configs": configs_for_annotator(annotator=request.user),
+        "campaigns": campaigns_annotated_by(request.user).order_by("name"),
+    }
+    return render(request, "annotation/my_tasks.html", context)
+
+
+@login_required
+@require_POST
+def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
+    """Pull the next free task of a protocol (or continue the one in progress)."""
+    config = get_object_or_404(
+        ProtocolConfig.objects.select_related("campaign"),
+        pk=config_id,
+        campaign__in=campaigns_annotated_by(request.user),
+    )
+    assignment = task_assign_next(config=config, annotator=request.user)
+    if assignment is None:
+        messages.info(
+            request, _("There are no free tasks left in %(name)s.") % {"name": config.name}
+        )
+        return redirect("my_tasks")
+    return redirect("annotate", assignment_id=assignment.pk)
+
+
+@login_required
+def annotate(
+    request: HttpRequest, assignment_id: uuid.UUID, position: int | None = None
+) -> HttpResponse:
+    """The annotation screen: the current item, or an earlier one (numbered from 1) to revise."""
+    try:
+        screen = annotation_screen(
+            assignment_id=assignment_id,
+            annotator=request.user,
+            position=None if position is None else position - 1,
+        )
+    except JudgmentError as exc:
+        if exc.status == 404:
+            raise Http404(exc.message) from None
+        messages.info(request, exc.message)
+        return redirect("my_tasks")
+    config = screen.assignment.task.config
+    criteria = screen.protocol.criteria_for(len(screen.outputs))
+    data: dict[str, Any] = {
+        "submitUrl": reverse("api-assignment-submit", args=[screen.assignment.pk]),
+        "itemId": screen.item.pk,
+        "revision": screen.revision,
+        "outputs": [o.pk for o in screen.outputs],
+        "criteria": [c.as_json() for c in criteria],
+        "ranks": screen.protocol.ranks,
+        "fluencyFirst": config.fluency_first,
+        "answer": screen.answer,
+        "currentUrl": reverse("annotate", args=[screen.assignment.pk]),
+        "doneUrl": reverse("my_tasks"),
+        "messages": {
+            "incomplete": _("Please answer every question for every translation."),
+            "network": _(
+                "Could not reach the server. Your answer is still on this page; "
+                "press Enter to try again."
+            ),
+            "failed": _("The answer could not be saved."),
+            "progress": _("%(done)s of %(total)s done"),
+        },
+    }
+    criteria_view = [
+        {
+            "key": c.key,
+            "label": c.label,
+            "slider": c.maximum - c.minimum > 10,
+            "min": c.minimum,
+            "max": c.maximum,
+            "choices": [(v, c.scale.get(v, "")) for v in range(c.minimum, c.maximum + 1)],
+            "scale": sorted(c.scale.items()),
+        }
+        for c in criteria
+    ]
+    context = {
+        "screen": screen,
+        "criteria_view": criteria_view,
+        "config": config,
+        "campaign": config.campaign,
+        "criteria": criteria,
+        "data": data,
+        "letters": "ABCDEFGHIJKLMNOPQRST",
+        "percent": round(100 * screen.done / screen.total) if screen.total else 0,
+        "instructions": config.instructions or screen.protocol.instructions,
+    }
+    return render(request, "annotation/annotate.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def invite(request: HttpRequest, token: str) -> HttpResponse:
+    """An invite link: GET explains, POST makes (or logs in) the annotator account."""
+    try:
+        invitation = invite_from_token(token=token)
+    except InviteError as exc:
+        return render(request, "annotation/invite.html", {"error": str(exc)}, status=410)
+    if request.method == "POST":
+        current = request.user if request.user.is_authenticated else None
+        if current is not None and invitation.user_id not in (None, current.pk):
+            current = None  # someone else's link: log in as its own annotator
+        user = invite_accept(invite=invitation, current_user=current)
+        if request.user != user:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(
+            request,
+            _("Welcome! You are an annotator of %(name)s.") % {"name": invitation.campaign.name},
+        )
+        return redirect("my_tasks")
+    return render(request, "annotation/invite.html", {"invite": invitation, "token": token})

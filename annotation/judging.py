@@ -1,0 +1,345 @@
+"""The annotation screen (a selector that also notes when an item was shown) and the recording of
+judgments (a service).
+
+Both run a fixed number of SQL queries whatever the size of the task: the item, its outputs, the
+annotator's earlier answer and the reference come in one query; the progress comes from counters
+on the task and the assignment.
+
+Rules for a submit:
+- at most one judgment per (annotator, item) — a database constraint; a re-submit of an answered
+  item is a revision (the earlier answer goes to the history table);
+- a submit carries a client-generated UUID: the same submit sent twice stores one judgment;
+- a new answer is accepted only for the current item (the first one not yet answered); a revision
+  only when it is based on the latest revision — otherwise an explicit error, never a silent drop;
+- the time per item is measured on the server, from when the item was shown to the submit.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F, OuterRef, Subquery
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation.models import (
+    Assignment,
+    Item,
+    ItemOutput,
+    Judgment,
+    JudgmentRevision,
+    JudgmentValue,
+    Reference,
+    Segment,
+)
+from annotation.protocols import Protocol
+
+# Time per item above this counts as an idle gap in totals (the per-item value is kept as is).
+IDLE_CAP_SECONDS = 300.0
+
+
+class JudgmentError(Exception):
+    """A submit or page request that cannot be served; ``status`` is the HTTP status to answer."""
+
+    def __init__(self, code: str, message: str, status: int, errors: list[str] | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.errors = errors or []
+
+
+def _assignment_for(
+    assignment_id: uuid.UUID, annotator: AbstractBaseUser, *, lock: bool = False
+) -> Assignment:
+    query = Assignment.objects.select_related("task__config__campaign")
+    if lock:
+        query = query.select_for_update(of=("self",))
+    assignment = query.filter(pk=assignment_id, annotator=annotator).first()
+    if assignment is None:
+        raise JudgmentError("not_found", _("No such task."), 404)
+    return assignment
+
+
+def _outputs_with_context(item_filter: dict[str, Any], annotator: AbstractBaseUser, ref_index: int):  # type: ignore[no-untyped-def]
+    """The shown outputs of one item, each row carrying the item, segment, document, the
+    annotator's current answer and the reference used as context — in one query."""
+    judgment = Judgment.objects.filter(item=OuterRef("item"), annotator=annotator)
+    return list(
+        ItemOutput.objects.filter(**item_filter)
+        .select_related("item__segment__document")
+        .annotate(
+            answer=Subquery(judgment.values("answer")[:1]),
+            answer_revision=Subquery(judgment.values("revision")[:1]),
+            context_reference=Subquery(
+                Reference.objects.filter(segment=OuterRef("item__segment"), index=ref_index).values(
+                    "text"
+                )[:1]
+            ),
+        )
+        .order_by("position")
+    )
+
+
+@dataclass
+class Screen:
+    """Everything the annotation page shows."""
+
+    assignment: Assignment
+    protocol: Protocol
+    item: Item
+    outputs: list[ItemOutput]
+    position: int
+    total: int
+    done: int
+    revising: bool
+    answer: dict[str, Any] | None
+    revision: int
+    shows_source: bool
+    shows_reference: bool
+    reference: str | None
+    context_before: list[str] = field(default_factory=list)
+    context_after: list[str] = field(default_factory=list)
+
+
+def annotation_screen(
+    *,
+    assignment_id: uuid.UUID,
+    annotator: AbstractBaseUser,
+    position: int | None = None,
+    now: datetime | None = None,
+) -> Screen:
+    """The item at ``position`` (default: the current one) of an annotator's task, and note
+    that it is shown now (for the server-side time per item)."""
+    now = now or timezone.now()
+    assignment = _assignment_for(assignment_id, annotator)
+    task = assignment.task
+    config = task.config
+    if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
+        raise JudgmentError(
+            "not_active",
+            _("Your hold on this task has ended; take a task again from My tasks."),
+            409,
+        )
+    current = assignment.items_done
+    if position is None:
+        if current >= task.size:
+            raise JudgmentError("finished", _("You have finished this task."), 410)
+        position = current
+    if not 0 <= position < task.size or position > current:
+        raise JudgmentError("not_current", _("You can open items you have reached only."), 404)
+    protocol = config.definition
+    mode = protocol.mode(config.mode)
+    outputs = _outputs_with_context(
+        {"item__task_id": task.pk, "item__position": position}, annotator, 0
+    )
+    item = outputs[0].item
+    segment = item.segment
+    context_before: list[str] = []
+    context_after: list[str] = []
+    if config.context_segments:
+        low = segment.position_in_document - config.context_segments
+        high = segment.position_in_document + config.context_segments
+        neighbours = Segment.objects.filter(
+            document_id=segment.document_id, position_in_document__range=(low, high)
+        ).exclude(pk=segment.pk)
+        if mode.shows_reference:
+            rows = list(
+                Reference.objects.filter(segment__in=neighbours, index=0).values_list(
+                    "segment__position_in_document", "text"
+                )
+            )
+        else:
+            rows = list(neighbours.values_list("position_in_document", "source"))
+        for where, text in sorted(rows):
+            (context_before if where < segment.position_in_document else context_after).append(text)
+    Assignment.objects.filter(pk=assignment.pk).update(shown_item=item, shown_at=now)
+    answer = outputs[0].answer
+    return Screen(
+        assignment=assignment,
+        protocol=protocol,
+        item=item,
+        outputs=outputs,
+        position=position,
+        total=task.size,
+        done=current,
+        revising=answer is not None,
+        answer=answer,
+        revision=outputs[0].answer_revision or 0,
+        shows_source=mode.shows_source,
+        shows_reference=mode.shows_reference,
+        reference=outputs[0].context_reference,
+        context_before=context_before,
+        context_after=context_after,
+    )
+
+
+@dataclass(frozen=True)
+class Recorded:
+    judgment: Judgment
+    created: bool
+    replay: bool
+    done: int
+    total: int
+    finished: bool
+
+
+def judgment_record(
+    *,
+    assignment_id: uuid.UUID,
+    annotator: AbstractBaseUser,
+    item_id: int,
+    revision_seen: int,
+    submission_id: uuid.UUID,
+    answer: dict[str, Any],
+    now: datetime | None = None,
+) -> Recorded:
+    """Store an annotator's answer to an item (see the module docstring for the rules)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        assignment = _assignment_for(assignment_id, annotator, lock=True)
+        task = assignment.task
+        config = task.config
+        outputs = list(
+            ItemOutput.objects.filter(item_id=item_id, item__task_id=task.pk)
+            .select_related("item")
+            .order_by("position")
+        )
+        if not outputs:
+            raise JudgmentError("not_found", _("This item is not part of your task."), 404)
+        item = outputs[0].item
+        existing = Judgment.objects.filter(annotator=annotator, item=item).first()
+        if existing is not None and (
+            existing.submission_id == submission_id
+            or (
+                revision_seen != existing.revision
+                and existing.revisions.filter(submission_id=submission_id).exists()
+            )
+        ):
+            # The same submit again (a double click, a retried request): already stored.
+            return Recorded(
+                existing,
+                False,
+                True,
+                assignment.items_done,
+                task.size,
+                assignment.items_done >= task.size,
+            )
+        if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
+            raise JudgmentError(
+                "not_active",
+                _(
+                    "Your hold on this task ended before this answer arrived, so it was not "
+                    "saved. Take the task again from My tasks to continue."
+                ),
+                409,
+            )
+        if existing is None:
+            if item.position != assignment.items_done:
+                raise JudgmentError(
+                    "not_current",
+                    _(
+                        "This item is no longer the current one (it was answered in another "
+                        "window, or you skipped ahead). Your answer was not saved; reload the "
+                        "page to continue where you are."
+                    ),
+                    409,
+                )
+        elif revision_seen != existing.revision:
+            raise JudgmentError(
+                "stale",
+                _(
+                    "This answer was changed in another window since you opened it. Your "
+                    "answer was not saved; reload the page to see the latest one."
+                ),
+                409,
+            )
+        values, errors = config.definition.validate(answer, [o.pk for o in outputs])
+        if errors:
+            raise JudgmentError("invalid", errors[0], 400, errors)
+        shown_at = assignment.shown_at if assignment.shown_item_id == item.pk else None
+        seconds = (now - shown_at).total_seconds() if shown_at else None
+        normalised = {
+            str(o.pk): {c: values[(o.pk, c)] for (oid, c) in values if oid == o.pk} for o in outputs
+        }
+        if existing is None:
+            # Concurrent submits to one task wait for each other on the assignment's row lock,
+            # so the second sees the first's judgment; the unique constraint backs this up.
+            judgment = Judgment.objects.create(
+                item=item,
+                annotator=annotator,
+                assignment=assignment,
+                submission_id=submission_id,
+                answer=normalised,
+                shown_at=shown_at,
+                submitted_at=now,
+                seconds=seconds,
+            )
+            JudgmentValue.objects.bulk_create(
+                [
+                    JudgmentValue(judgment=judgment, output_id=oid, criterion=c, value=v)
+                    for (oid, c), v in values.items()
+                ]
+            )
+            done = assignment.items_done + 1
+            finished = done >= task.size
+            update: dict[str, Any] = {"items_done": F("items_done") + 1, "shown_item": None}
+            if finished:
+                update |= {"status": Assignment.Status.DONE, "completed_at": now}
+            elif assignment.origin == Assignment.Origin.PULL:
+                update["expires_at"] = now + timedelta(minutes=config.hold_minutes)
+            Assignment.objects.filter(pk=assignment.pk).update(**update)
+            return Recorded(judgment, True, False, done, task.size, finished)
+
+        JudgmentRevision.objects.create(
+            judgment=existing,
+            revision=existing.revision,
+            submission_id=existing.submission_id,
+            values=existing.answer,
+            shown_at=existing.shown_at,
+            submitted_at=existing.submitted_at,
+            seconds=existing.seconds,
+        )
+        existing.revision += 1
+        existing.submission_id = submission_id
+        existing.answer = normalised
+        existing.shown_at = shown_at
+        existing.submitted_at = now
+        existing.seconds = seconds
+        existing.save(
+            update_fields=[
+                "revision",
+                "submission_id",
+                "answer",
+                "shown_at",
+                "submitted_at",
+                "seconds",
+            ]
+        )
+        JudgmentValue.objects.bulk_create(
+            [
+                JudgmentValue(judgment=existing, output_id=oid, criterion=c, value=v)
+                for (oid, c), v in values.items()
+            ],
+            update_conflicts=True,
+            unique_fields=["judgment", "output", "criterion"],
+            update_fields=["value"],
+        )
+        return Recorded(
+            existing,
+            False,
+            False,
+            assignment.items_done,
+            task.size,
+            assignment.items_done >= task.size,
+        )
+
+
+def seconds_with_idle_cap(seconds: list[float | None], cap: float = IDLE_CAP_SECONDS) -> float:
+    """Total time on task: the sum of item times, each idle gap capped at ``cap`` seconds."""
+    return float(sum(min(s, cap) for s in seconds if s is not None))

@@ -1,0 +1,199 @@
+"""Organizer pages for annotation: protocols and their tasks, push assignment, invite links."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import messages
+from django.db.models import Count, Q, Sum
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.forms import InviteForm, ProtocolConfigForm, PushAssignForm
+from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
+from annotation.permissions import campaign_for_organizer
+from annotation.tasking import TaskError, invite_create, invite_token, task_assign, tasks_build
+from annotation.views import organizer_required
+
+
+def _setup_url(campaign: Campaign) -> str:
+    return reverse("annotation_setup", args=[campaign.pk])
+
+
+def _config(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> ProtocolConfig:
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    return get_object_or_404(
+        ProtocolConfig.objects.select_related("campaign"), pk=config_id, campaign=campaign
+    )
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    """Protocols with their task counts and progress; add a protocol; invite links."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form = ProtocolConfigForm(request.POST or None, instance=ProtocolConfig(campaign=campaign))
+    if request.method == "POST" and form.is_valid():
+        if ProtocolConfig.objects.filter(
+            campaign=campaign, name=form.cleaned_data["name"]
+        ).exists():
+            form.add_error("name", _("This campaign already has a protocol of that name."))
+        else:
+            config = form.save()
+            messages.success(request, _("Protocol added. Build its tasks next."))
+            return redirect(f"{_setup_url(campaign)}#config-{config.pk}")
+    configs = (
+        ProtocolConfig.objects.filter(campaign=campaign)
+        .annotate(
+            n_tasks=Count("tasks", distinct=True),
+            n_items=Sum("tasks__size", distinct=True),
+        )
+        .order_by("created")
+    )
+    progress = {
+        row["task__config"]: row
+        for row in Assignment.objects.filter(task__config__campaign=campaign)
+        .values("task__config")
+        .annotate(
+            active=Count("pk", filter=Q(status=Assignment.Status.ACTIVE)),
+            done=Count("pk", filter=Q(status=Assignment.Status.DONE)),
+        )
+    }
+    judgments = dict(
+        Judgment.objects.filter(item__task__config__campaign=campaign)
+        .values("item__task__config")
+        .annotate(n=Count("pk"))
+        .values_list("item__task__config", "n")
+    )
+    rows = [
+        {
+            "config": c,
+            "active": progress.get(c.pk, {}).get("active", 0),
+            "done": progress.get(c.pk, {}).get("done", 0),
+            "judgments": judgments.get(c.pk, 0),
+            "needed": c.n_tasks * c.annotations_per_task,
+        }
+        for c in configs
+    ]
+    invites = [
+        {
+            "invite": inv,
+            "url": request.build_absolute_uri(reverse("invite", args=[invite_token(invite=inv)])),
+            "expired": inv.expires_at < timezone.now(),
+        }
+        for inv in Invite.objects.filter(campaign=campaign).select_related("user")[:200]
+    ]
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "rows": rows,
+        "invite_form": InviteForm(),
+        "assign_form": PushAssignForm(),
+        "invites": invites,
+    }
+    return render(request, "annotation/setup.html", context, status=400 if form.errors else 200)
+
+
+@organizer_required
+@require_POST
+def config_build(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> HttpResponse:
+    config = _config(request, campaign_id, config_id)
+    try:
+        result = tasks_build(config=config)
+    except TaskError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            _("Built %(tasks)d tasks with %(items)d items.")
+            % {"tasks": result.tasks, "items": result.items},
+        )
+    return redirect(f"{_setup_url(config.campaign)}#config-{config.pk}")
+
+
+@organizer_required
+def config_tasks(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> HttpResponse:
+    """The tasks of a protocol with their annotators and progress."""
+    config = _config(request, campaign_id, config_id)
+    tasks = (
+        Task.objects.filter(config=config)
+        .prefetch_related("assignments__annotator")
+        .order_by("position")
+    )
+    return render(
+        request,
+        "annotation/config_tasks.html",
+        {
+            "config": config,
+            "campaign": config.campaign,
+            "tasks": tasks,
+            "assign_form": PushAssignForm(),
+        },
+    )
+
+
+@organizer_required
+@require_POST
+def config_assign(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> HttpResponse:
+    """Push: give a task to a named annotator."""
+    config = _config(request, campaign_id, config_id)
+    form = PushAssignForm(request.POST)
+    if form.is_valid():
+        task = Task.objects.filter(config=config, position=form.cleaned_data["task"] - 1).first()
+        if task is None:
+            messages.error(
+                request, _("This protocol has no task %(n)d.") % {"n": form.cleaned_data["task"]}
+            )
+        else:
+            try:
+                task_assign(task=task, annotator=form.cleaned_data["username"])
+            except TaskError as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(
+                    request,
+                    _("Task %(n)d assigned to %(user)s.")
+                    % {"n": task.position + 1, "user": form.cleaned_data["username"]},
+                )
+    else:
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+    return redirect("config_tasks", campaign_id=config.campaign.pk, config_id=config.pk)
+
+
+@organizer_required
+@require_POST
+def invites_create(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form = InviteForm(request.POST)
+    if form.is_valid():
+        for n in range(form.cleaned_data["count"]):
+            label = form.cleaned_data["label"]
+            if form.cleaned_data["count"] > 1:
+                label = f"{label or _('annotator')} {n + 1}"
+            invite_create(
+                campaign=campaign,
+                label=label,
+                created_by=request.user,
+                days=form.cleaned_data["days"],
+            )
+        messages.success(request, _("Invite links created."))
+    else:
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+    return redirect(f"{_setup_url(campaign)}#invites")
+
+
+@organizer_required
+@require_POST
+def invite_revoke(request: HttpRequest, campaign_id: uuid.UUID, invite_id: int) -> HttpResponse:
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    Invite.objects.filter(pk=invite_id, campaign=campaign).update(revoked=True)
+    messages.success(request, _("Invite link withdrawn."))
+    return redirect(f"{_setup_url(campaign)}#invites")

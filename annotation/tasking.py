@@ -1,0 +1,448 @@
+"""Services for annotation tasks: building them, assigning them (pull and push), expiring idle
+holds, and invite links.
+
+Concurrency is the database's job: a claim is a conditional UPDATE of the task's ``slots_taken``
+(``… WHERE slots_taken < annotations_needed``), so two annotators can never take the last slot
+twice, and a check constraint backs it up. Pulls of one annotator are serialised by locking their
+user row, so a double click cannot hand out two tasks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core import signing
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.crypto import get_random_string
+from django.utils.text import slugify
+
+from annotation.models import (
+    Assignment,
+    Campaign,
+    Invite,
+    Item,
+    ItemKind,
+    ItemOutput,
+    ProtocolConfig,
+    Reference,
+    Segment,
+    System,
+    Task,
+    Translation,
+)
+from annotation.taskplan import (
+    QcMix,
+    balanced_screens,
+    is_character_based,
+    make_bad_reference,
+    plan_tasks,
+)
+
+logger = logging.getLogger(__name__)
+
+BATCH = 2000
+INVITE_SALT = "evalsite.invite"
+
+
+class TaskError(Exception):
+    """A task operation that cannot be done, with a message for the user."""
+
+
+# --------------------------------------------------------------------------------------------
+# Building
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    tasks: int
+    items: int
+    outputs: int
+
+
+def tasks_build(*, config: ProtocolConfig) -> BuildResult:
+    """Build (or rebuild, while nobody has started) the tasks of a protocol config.
+
+    Deterministic from ``config.seed``: the same data and settings give the same tasks.
+    """
+    with transaction.atomic():
+        config = (
+            ProtocolConfig.objects.select_for_update().select_related("campaign").get(pk=config.pk)
+        )
+        if Assignment.objects.filter(task__config=config).exists():
+            raise TaskError("Annotators have started on these tasks; they cannot be rebuilt.")
+        Task.objects.filter(config=config).delete()
+        return _build(config)
+
+
+def _build(config: ProtocolConfig) -> BuildResult:
+    campaign = config.campaign
+    protocol = config.definition
+    mode = protocol.mode(config.mode)
+    segments = list(Segment.objects.filter(campaign=campaign).order_by("position"))
+    systems = list(
+        System.objects.filter(campaign=campaign).prefetch_related("runs").order_by("name")
+    )
+    if not segments or not systems:
+        raise TaskError("Upload the source text and at least one system before building tasks.")
+    references: dict[int, dict[int, Reference]] = {}
+    for ref in Reference.objects.filter(segment__campaign=campaign):
+        references.setdefault(ref.index, {})[ref.segment_id] = ref
+    if mode.shows_reference and 0 not in references:
+        raise TaskError("This mode shows a reference, but the campaign has none.")
+    runs = [list(system.runs.all()) for system in systems]
+    translations = {
+        (run_id, segment_id): (pk, text)
+        for pk, run_id, segment_id, text in Translation.objects.filter(
+            run__system__campaign=campaign
+        ).values_list("pk", "run_id", "segment_id", "text")
+    }
+    # The reference shown as an output must differ from the one shown as context.
+    output_ref_index = 1 if mode.shows_reference else 0
+    with_reference_items = output_ref_index in references
+    donors = (
+        [references[0][s.pk].text if s.pk in references[0] else "" for s in segments]
+        if 0 in references
+        else [translations[(runs[0][0].pk, s.pk)][1] for s in segments]
+    )
+    character_based = is_character_based(campaign.target_language)
+
+    rng = np.random.default_rng(config.seed)
+    k = protocol.outputs_per_screen(config.outputs_per_screen)
+    screens = balanced_screens(len(segments), len(systems), k, rng)
+    mix = QcMix(config.qc_bad_reference, config.qc_repeat, config.qc_reference)
+    plans = plan_tasks(
+        screens,
+        items_per_task=config.items_per_task,
+        mix=mix,
+        rng=rng,
+        with_reference_items=with_reference_items,
+    )
+
+    tasks = Task.objects.bulk_create(
+        [
+            Task(
+                config=config,
+                position=n,
+                size=len(plan.items),
+                annotations_needed=config.annotations_per_task,
+            )
+            for n, plan in enumerate(plans)
+        ]
+    )
+    # Real items first (QC items point to them), then the copies.
+    real_items: dict[tuple[int, int], Item] = {}
+    rows = []
+    for task, plan in zip(tasks, plans, strict=True):
+        for position, item in enumerate(plan.items):
+            if item.kind == ItemKind.REAL:
+                row = Item(
+                    task=task,
+                    position=position,
+                    kind=item.kind,
+                    segment=segments[item.screen.segment],
+                )
+                real_items[(task.pk, position)] = row
+                rows.append(row)
+    Item.objects.bulk_create(rows, batch_size=BATCH)
+    real_outputs: dict[int, list[ItemOutput]] = {}
+    outputs = []
+    for task, plan in zip(tasks, plans, strict=True):
+        for position, planned in enumerate(plan.items):
+            if planned.kind != ItemKind.REAL:
+                continue
+            item = real_items[(task.pk, position)]
+            segment = segments[planned.screen.segment]
+            shown = []
+            for slot, system_index in enumerate(planned.screen.systems):
+                system_runs = runs[system_index]
+                run = system_runs[(planned.screen.segment + system_index) % len(system_runs)]
+                translation_id, text = translations[(run.pk, segment.pk)]
+                shown.append(
+                    ItemOutput(
+                        item=item,
+                        position=slot,
+                        kind=ItemKind.REAL,
+                        translation_id=translation_id,
+                        system=systems[system_index],
+                        run=run,
+                        text=text,
+                    )
+                )
+            real_outputs[item.pk] = shown
+            outputs.extend(shown)
+    ItemOutput.objects.bulk_create(outputs, batch_size=BATCH)
+
+    copies = []
+    for task, plan in zip(tasks, plans, strict=True):
+        for position, planned in enumerate(plan.items):
+            if planned.kind != ItemKind.REAL:
+                assert planned.original is not None
+                original = real_items[(task.pk, planned.original)]
+                copies.append(
+                    Item(
+                        task=task,
+                        position=position,
+                        kind=planned.kind,
+                        segment=original.segment,
+                        original=original,
+                    )
+                )
+    Item.objects.bulk_create(copies, batch_size=BATCH)
+    copy_outputs = []
+    for copy in copies:
+        originals = real_outputs[copy.original_id]
+        reference_slot = (
+            int(rng.integers(len(originals))) if copy.kind == ItemKind.REFERENCE else -1
+        )
+        for output in originals:
+            common = {
+                "item": copy,
+                "position": output.position,
+                "original": output,
+                "translation_id": output.translation_id,
+                "system": output.system,
+                "run": output.run,
+            }
+            if copy.kind == ItemKind.BAD_REFERENCE:
+                bad = make_bad_reference(
+                    output.text,
+                    segment=copy.segment.position,
+                    references=donors,
+                    rng=rng,
+                    character_based=character_based,
+                )
+                copy_outputs.append(
+                    ItemOutput(kind=ItemKind.BAD_REFERENCE, text=bad.text, **common)
+                )
+            elif output.position == reference_slot:
+                reference = references[output_ref_index][copy.segment_id]
+                copy_outputs.append(
+                    ItemOutput(
+                        item=copy,
+                        position=output.position,
+                        kind=ItemKind.REFERENCE,
+                        reference=reference,
+                        text=reference.text,
+                    )
+                )
+            else:
+                copy_outputs.append(ItemOutput(kind=ItemKind.REPEAT, text=output.text, **common))
+    ItemOutput.objects.bulk_create(copy_outputs, batch_size=BATCH)
+    logger.info("built %d tasks for %s", len(tasks), config)
+    return BuildResult(
+        tasks=len(tasks),
+        items=len(real_items) + len(copies),
+        outputs=len(outputs) + len(copy_outputs),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Assignment
+
+
+def assignments_expire(*, now: datetime | None = None) -> int:
+    """Return the tasks of annotators idle past their hold to the pool; the number expired."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        rows = list(
+            Assignment.objects.select_for_update(skip_locked=True)
+            .filter(status=Assignment.Status.ACTIVE, expires_at__lt=now)
+            .values_list("pk", "task_id")
+        )
+        if not rows:
+            return 0
+        Assignment.objects.filter(pk__in=[pk for pk, _ in rows]).update(
+            status=Assignment.Status.EXPIRED
+        )
+        for task_id, n in Counter(task_id for _, task_id in rows).items():
+            Task.objects.filter(pk=task_id).update(slots_taken=F("slots_taken") - n)
+    return len(rows)
+
+
+def _claim_slot(task_id: int) -> bool:
+    """Take one slot of a task if one is free: a single conditional UPDATE."""
+    return bool(
+        Task.objects.filter(pk=task_id, slots_taken__lt=F("annotations_needed")).update(
+            slots_taken=F("slots_taken") + 1
+        )
+    )
+
+
+def _hold_until(config: ProtocolConfig, now: datetime) -> datetime:
+    return now + timedelta(minutes=config.hold_minutes)
+
+
+def task_assign_next(
+    *, config: ProtocolConfig, annotator: AbstractBaseUser, now: datetime | None = None
+) -> Assignment | None:
+    """Pull: the annotator's task in progress, or the next task with a free slot (earlier tasks
+    first, so tasks fill up and finish). ``None`` when nothing is left for them."""
+    now = now or timezone.now()
+    assignments_expire(now=now)
+    with transaction.atomic():
+        # One pull at a time per annotator: a double click must not take two tasks.
+        get_user_model().objects.select_for_update().filter(pk=annotator.pk).first()
+        current = (
+            Assignment.objects.filter(
+                task__config=config, annotator=annotator, status=Assignment.Status.ACTIVE
+            )
+            .select_related("task")
+            .first()
+        )
+        if current is not None:
+            return current
+        mine = dict(
+            Assignment.objects.filter(task__config=config, annotator=annotator).values_list(
+                "task_id", "status"
+            )
+        )
+        # Resume an expired task of one's own first, then fresh ones.
+        resumable = [t for t, status in mine.items() if status == Assignment.Status.EXPIRED]
+        fresh = (
+            Task.objects.filter(config=config, slots_taken__lt=F("annotations_needed"))
+            .exclude(pk__in=list(mine))
+            .order_by("position")
+            .values_list("pk", flat=True)
+        )
+        for task_id in [*sorted(resumable), *fresh[:50]]:
+            if not _claim_slot(task_id):
+                continue
+            if task_id in mine:
+                Assignment.objects.filter(task_id=task_id, annotator=annotator).update(
+                    status=Assignment.Status.ACTIVE,
+                    claimed_at=now,
+                    expires_at=_hold_until(config, now),
+                )
+                return Assignment.objects.select_related("task").get(
+                    task_id=task_id, annotator=annotator
+                )
+            return Assignment.objects.create(
+                task_id=task_id,
+                annotator=annotator,
+                origin=Assignment.Origin.PULL,
+                claimed_at=now,
+                expires_at=_hold_until(config, now),
+            )
+    return None
+
+
+def task_assign(
+    *, task: Task, annotator: AbstractBaseUser, now: datetime | None = None
+) -> Assignment:
+    """Push: an organizer gives a task to an annotator (no expiry)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        if Assignment.objects.filter(task=task, annotator=annotator).exists():
+            raise TaskError(f"{annotator} already has this task.")
+        if not _claim_slot(task.pk):
+            raise TaskError("This task already has all the annotators it needs.")
+        task.config.campaign.annotators.add(annotator)
+        return Assignment.objects.create(
+            task=task, annotator=annotator, origin=Assignment.Origin.PUSH, claimed_at=now
+        )
+
+
+def assignment_release(*, assignment: Assignment) -> None:
+    """Give an unfinished task back to the pool (the judgments made so far stay)."""
+    with transaction.atomic():
+        updated = Assignment.objects.filter(
+            pk=assignment.pk, status=Assignment.Status.ACTIVE
+        ).update(status=Assignment.Status.RELEASED)
+        if updated:
+            Task.objects.filter(pk=assignment.task_id).update(slots_taken=F("slots_taken") - 1)
+
+
+@dataclass(frozen=True)
+class OpenConfig:
+    config: ProtocolConfig
+    free_tasks: int
+
+
+def configs_for_annotator(*, annotator: AbstractBaseUser) -> list[OpenConfig]:
+    """Protocol configs of the active campaigns the user annotates, with how many tasks they
+    could still take (a free slot and no assignment of theirs)."""
+    configs = list(
+        ProtocolConfig.objects.filter(
+            campaign__annotators=annotator, campaign__status=Campaign.Status.ACTIVE
+        )
+        .select_related("campaign")
+        .order_by("campaign__name", "name")
+    )
+    result = []
+    for config in configs:
+        free = (
+            Task.objects.filter(config=config, slots_taken__lt=F("annotations_needed"))
+            .exclude(assignments__annotator=annotator)
+            .count()
+        )
+        result.append(OpenConfig(config, free))
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Invites
+
+
+def invite_create(
+    *, campaign: Campaign, label: str, created_by: AbstractBaseUser, days: int = 30
+) -> Invite:
+    return Invite.objects.create(
+        campaign=campaign,
+        label=label,
+        created_by=created_by,
+        expires_at=timezone.now() + timedelta(days=days),
+    )
+
+
+def invite_token(*, invite: Invite) -> str:
+    """The signed token of an invite link (its validity is checked on use)."""
+    return signing.dumps({"invite": invite.pk}, salt=INVITE_SALT, compress=True)
+
+
+class InviteError(Exception):
+    pass
+
+
+def invite_from_token(*, token: str) -> Invite:
+    """The invite a token names, if the signature is valid and the invite usable."""
+    try:
+        data = signing.loads(token, salt=INVITE_SALT)
+    except signing.BadSignature:
+        raise InviteError("This invite link is not valid.") from None
+    invite = Invite.objects.select_related("campaign", "user").filter(pk=data.get("invite")).first()
+    if invite is None or invite.revoked:
+        raise InviteError("This invite link has been withdrawn.")
+    if invite.expires_at < timezone.now():
+        raise InviteError("This invite link has expired; ask the organizer for a new one.")
+    return invite
+
+
+def invite_accept(*, invite: Invite, current_user: AbstractBaseUser | None) -> AbstractBaseUser:
+    """The annotator account of an invite: its bound user, the current user (if not bound yet),
+    or a new account created now. The user becomes an annotator of the campaign."""
+    users = get_user_model()
+    with transaction.atomic():
+        invite = Invite.objects.select_for_update().get(pk=invite.pk)
+        if invite.user is not None:
+            user = invite.user
+        elif current_user is not None and current_user.is_authenticated:
+            user = current_user
+        else:
+            base = slugify(invite.label)[:40] or "annotator"
+            user = users.objects.create_user(username=f"{base}-{get_random_string(6).lower()}")
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        if invite.user is None:
+            invite.user = user
+            invite.used_at = timezone.now()
+            invite.save(update_fields=["user", "used_at"])
+        invite.campaign.annotators.add(user)
+    return user

@@ -1,0 +1,278 @@
+// The annotation page: keyboard-first scoring and a submit that is never silently lost.
+// Data comes from the json_script block "annotate-data"; all texts on the page are server-rendered.
+(function () {
+  "use strict";
+
+  const data = JSON.parse(document.getElementById("annotate-data").textContent);
+  const form = document.getElementById("annotate-form");
+  const errorBox = document.getElementById("annotate-error");
+  const submitButton = document.getElementById("submit");
+  const groups = Array.from(form.querySelectorAll("fieldset.criterion"));
+  const criteria = data.criteria.map((c) => c.key);
+  let submissionId = newId();
+  let sending = false;
+  let typed = "";
+  let typedAt = 0;
+
+  // A client-generated id per answer: a resent submit is stored once. randomUUID needs a
+  // secure context, so fall back to getRandomValues (available everywhere).
+  function newId() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  function slider(group) {
+    return group.querySelector("input[type=range]");
+  }
+
+  function visible(group) {
+    return !(document.body.classList.contains("phase-fluency") && group.dataset.criterion !== "fluency");
+  }
+
+  function value(group) {
+    const range = slider(group);
+    if (range) return range.classList.contains("unset") ? null : Number(range.value);
+    const checked = group.querySelector("input[type=radio]:checked");
+    return checked ? Number(checked.value) : null;
+  }
+
+  function setValue(group, v) {
+    const range = slider(group);
+    if (range) {
+      range.value = String(Math.max(Number(range.min), Math.min(Number(range.max), v)));
+      range.classList.remove("unset");
+      group.querySelector(".slider-value").textContent = range.value;
+    } else {
+      const radio = group.querySelector(`input[type=radio][value="${v}"]`);
+      if (!radio) return false;
+      radio.checked = true;
+    }
+    group.classList.add("answered");
+    changed();
+    return true;
+  }
+
+  function changed() {
+    // A changed answer is a new submit, not a resend of the last one.
+    submissionId = newId();
+    errorBox.hidden = true;
+  }
+
+  function focusGroup(group) {
+    if (!group) return;
+    groups.forEach((g) => g.classList.remove("focused"));
+    group.classList.add("focused");
+    group.focus({ preventScroll: false });
+    group.scrollIntoView({ block: "nearest" });
+  }
+
+  function current() {
+    return groups.find((g) => g.classList.contains("focused")) || null;
+  }
+
+  function visibleGroups() {
+    return groups.filter(visible);
+  }
+
+  // Order: output by output, criterion by criterion (the DOM order).
+  function step(group, delta) {
+    const list = visibleGroups();
+    const i = list.indexOf(group);
+    return list[Math.min(list.length - 1, Math.max(0, i + delta))];
+  }
+
+  function sameCriterionOtherOutput(group, delta) {
+    const list = visibleGroups().filter((g) => g.dataset.criterion === group.dataset.criterion);
+    const i = list.indexOf(group);
+    return list[Math.min(list.length - 1, Math.max(0, i + delta))];
+  }
+
+  function nextUnanswered(after) {
+    const list = visibleGroups();
+    const start = list.indexOf(after);
+    for (let k = 1; k <= list.length; k++) {
+      const g = list[(start + k) % list.length];
+      if (value(g) === null) return g;
+    }
+    return null;
+  }
+
+  function collect() {
+    const answer = {};
+    let missing = null;
+    data.outputs.forEach((outputId) => {
+      answer[outputId] = {};
+      criteria.forEach((key) => {
+        const group = form.querySelector(`fieldset[data-output="${outputId}"][data-criterion="${key}"]`);
+        const v = value(group);
+        if (v === null) missing = missing || group;
+        else answer[outputId][key] = v;
+      });
+    });
+    return { answer, missing };
+  }
+
+  function showError(message, details) {
+    errorBox.textContent = "";
+    const p = document.createElement("p");
+    p.textContent = message;
+    errorBox.appendChild(p);
+    if (details && details.length > 1) {
+      const ul = document.createElement("ul");
+      details.forEach((d) => {
+        const li = document.createElement("li");
+        li.textContent = d;
+        ul.appendChild(li);
+      });
+      errorBox.appendChild(ul);
+    }
+    errorBox.hidden = false;
+    errorBox.scrollIntoView({ block: "nearest" });
+  }
+
+  function finishFluencyPhase() {
+    const missing = groups.find((g) => g.dataset.criterion === "fluency" && value(g) === null);
+    if (missing) {
+      showError(data.messages.incomplete);
+      focusGroup(missing);
+      return;
+    }
+    document.body.classList.remove("phase-fluency");
+    focusGroup(nextUnanswered(groups[groups.length - 1]) || groups[0]);
+  }
+
+  async function submit() {
+    if (sending) return;
+    if (document.body.classList.contains("phase-fluency")) {
+      finishFluencyPhase();
+      return;
+    }
+    const { answer, missing } = collect();
+    if (missing) {
+      showError(data.messages.incomplete);
+      focusGroup(missing);
+      return;
+    }
+    sending = true;
+    submitButton.disabled = true;
+    submitButton.classList.add("busy");
+    try {
+      const response = await fetch(data.submitUrl, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: {
+          "Content-Type": "application/json",
+          "X-CSRFToken": form.querySelector("input[name=csrfmiddlewaretoken]").value,
+        },
+        body: JSON.stringify({
+          item: data.itemId,
+          revision: data.revision,
+          submission_id: submissionId,
+          answer: answer,
+        }),
+      });
+      let body = {};
+      try {
+        body = await response.json();
+      } catch (e) {
+        body = {};
+      }
+      if (response.ok) {
+        const progress = document.getElementById("progress");
+        progress.value = body.done;
+        document.getElementById("progress-text").textContent = data.messages.progress
+          .replace("%(done)s", body.done)
+          .replace("%(total)s", body.total);
+        window.location.assign(body.next_url);
+        return;
+      }
+      showError(body.detail || data.messages.failed, body.errors);
+    } catch (e) {
+      // Nothing is lost: the answer stays on the page and a retry resends the same submit.
+      showError(data.messages.network);
+    } finally {
+      sending = false;
+      submitButton.disabled = false;
+      submitButton.classList.remove("busy");
+    }
+  }
+
+  function onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const group = current();
+    const key = event.key;
+    if (key === "Enter") {
+      event.preventDefault();
+      submit();
+      return;
+    }
+    if (!group) return;
+    const range = slider(group);
+    if (/^[0-9]$/.test(key)) {
+      event.preventDefault();
+      if (range) {
+        // Digits typed in quick succession form one number: 7 then 5 → 75.
+        const now = Date.now();
+        typed = now - typedAt < 900 ? typed + key : key;
+        typedAt = now;
+        setValue(group, Math.min(Number(range.max), Number(typed)));
+        return;
+      }
+      if (setValue(group, Number(key))) focusGroup(nextUnanswered(group) || group);
+      return;
+    }
+    if (range && ["ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End"].includes(key)) {
+      event.preventDefault();
+      const base = range.classList.contains("unset") ? 50 : Number(range.value);
+      const delta = { ArrowLeft: -1, ArrowRight: 1, PageUp: 10, PageDown: -10 }[key];
+      if (key === "Home") setValue(group, Number(range.min));
+      else if (key === "End") setValue(group, Number(range.max));
+      else setValue(group, base + delta);
+      return;
+    }
+    const moves = {
+      ArrowRight: () => step(group, 1),
+      ArrowLeft: () => step(group, -1),
+      ArrowDown: () => sameCriterionOtherOutput(group, 1),
+      ArrowUp: () => sameCriterionOtherOutput(group, -1),
+    };
+    if (moves[key]) {
+      event.preventDefault();
+      focusGroup(moves[key]());
+    }
+  }
+
+  groups.forEach((group) => {
+    group.addEventListener("focus", () => focusGroup(group));
+    group.addEventListener("click", () => focusGroup(group));
+    group.addEventListener("change", () => {
+      group.classList.add("answered");
+      changed();
+    });
+    const range = slider(group);
+    if (range) {
+      range.addEventListener("input", () => setValue(group, Number(range.value)));
+    }
+  });
+  document.addEventListener("keydown", onKey);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    submit();
+  });
+
+  // An earlier answer (revising) is filled in.
+  if (data.answer) {
+    groups.forEach((group) => {
+      const v = (data.answer[group.dataset.output] || {})[group.dataset.criterion];
+      if (v !== undefined && v !== null) setValue(group, v);
+    });
+    submissionId = newId();
+    errorBox.hidden = true;
+    document.body.classList.remove("phase-fluency");
+  }
+  focusGroup(nextUnanswered(groups[groups.length - 1]) || groups[0]);
+})();
