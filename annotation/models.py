@@ -547,3 +547,72 @@ class AnnotatorDecision(models.Model):
     def __str__(self) -> str:
         verb = "include" if self.included else "exclude"
         return f"{verb} {self.annotator} in {self.campaign_id}"
+
+
+# --------------------------------------------------------------------------------------------
+# Human-judgment analysis: imported judgments and pseudonymous annotator ids in reports.
+
+
+class JudgmentImport(models.Model):
+    """A record of one import of historical judgments (Appraise, WMT or our own table format).
+
+    The import created ``config`` with its tasks, items, outputs, assignments and judgments;
+    ``summary`` holds what was added and the mapping from the file's annotator ids to accounts.
+    """
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="judgment_imports"
+    )
+    config = models.OneToOneField(
+        ProtocolConfig, on_delete=models.CASCADE, related_name="judgment_import"
+    )
+    file_format = models.CharField(max_length=20)
+    file_name = models.CharField(max_length=255)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    options = models.JSONField(default=dict)
+    summary = models.JSONField(default=dict)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"import of {self.file_name} into {self.campaign_id}"
+
+
+class AnnotatorPseudonym(models.Model):
+    """A stable pseudonymous number per annotator and campaign (``A001``) for reports, so that
+    downloaded judgments do not carry usernames unless an organizer asks for them."""
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="annotator_pseudonyms"
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    number = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "annotator"], name="annotatorpseudonym_unique_annotator"
+            ),
+            models.UniqueConstraint(
+                fields=["campaign", "number"], name="annotatorpseudonym_unique_number"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+    @property
+    def code(self) -> str:
+        return pseudonym_code(self.number)
+
+
+def pseudonym_code(number: int) -> str:
+    """``A001``, ``A002``, … (more digits once there are more than 999 annotators)."""
+    return f"A{number:03d}"
