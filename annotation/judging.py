@@ -23,7 +23,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F, OuterRef, Subquery
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -199,38 +199,58 @@ def judgment_record(
     answer: dict[str, Any],
     now: datetime | None = None,
 ) -> Recorded:
-    """Store an annotator's answer to an item (see the module docstring for the rules)."""
+    """Store an annotator's answer to an item (see the module docstring for the rules).
+
+    Concurrency without a read lock: a new answer advances the assignment with a conditional
+    UPDATE (``… WHERE items_done = <this item's position>``) and a revision bumps the judgment
+    with one (``… WHERE revision = <the revision it was based on>``). Of two racing submits
+    exactly one matches; the other is answered as a replay (same UUID) or as stale.
+    """
     now = now or timezone.now()
     with transaction.atomic():
-        assignment = _assignment_for(assignment_id, annotator, lock=True)
-        task = assignment.task
-        config = task.config
+        judgment = Judgment.objects.filter(item=OuterRef("item"), annotator=annotator)
+        assignment = Assignment.objects.filter(pk=assignment_id, annotator=annotator)
         outputs = list(
-            ItemOutput.objects.filter(item_id=item_id, item__task_id=task.pk)
-            .select_related("item")
+            ItemOutput.objects.filter(
+                item_id=item_id,
+                item__task__assignments__pk=assignment_id,
+                item__task__assignments__annotator=annotator,
+            )
+            .select_related("item__task__config")
+            .annotate(
+                a_status=Subquery(assignment.values("status")[:1]),
+                a_done=Subquery(assignment.values("items_done")[:1]),
+                a_origin=Subquery(assignment.values("origin")[:1]),
+                a_shown_item=Subquery(assignment.values("shown_item")[:1]),
+                a_shown_at=Subquery(assignment.values("shown_at")[:1]),
+                j_id=Subquery(judgment.values("pk")[:1]),
+                j_revision=Subquery(judgment.values("revision")[:1]),
+                j_submission=Subquery(judgment.values("submission_id")[:1]),
+                j_answer=Subquery(judgment.values("answer")[:1]),
+                j_shown_at=Subquery(judgment.values("shown_at")[:1]),
+                j_submitted_at=Subquery(judgment.values("submitted_at")[:1]),
+                j_seconds=Subquery(judgment.values("seconds")[:1]),
+            )
             .order_by("position")
         )
         if not outputs:
             raise JudgmentError("not_found", _("This item is not part of your task."), 404)
-        item = outputs[0].item
-        existing = Judgment.objects.filter(annotator=annotator, item=item).first()
-        if existing is not None and (
-            existing.submission_id == submission_id
+        first = outputs[0]
+        item = first.item
+        task = item.task
+        config = task.config
+        if first.j_id is not None and (
+            first.j_submission == submission_id
             or (
-                revision_seen != existing.revision
-                and existing.revisions.filter(submission_id=submission_id).exists()
+                revision_seen != first.j_revision
+                and JudgmentRevision.objects.filter(
+                    judgment_id=first.j_id, submission_id=submission_id
+                ).exists()
             )
         ):
             # The same submit again (a double click, a retried request): already stored.
-            return Recorded(
-                existing,
-                False,
-                True,
-                assignment.items_done,
-                task.size,
-                assignment.items_done >= task.size,
-            )
-        if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
+            return _replay(first.j_id, first.a_done, task.size)
+        if first.a_status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
             raise JudgmentError(
                 "not_active",
                 _(
@@ -239,41 +259,44 @@ def judgment_record(
                 ),
                 409,
             )
-        if existing is None:
-            if item.position != assignment.items_done:
-                raise JudgmentError(
-                    "not_current",
-                    _(
-                        "This item is no longer the current one (it was answered in another "
-                        "window, or you skipped ahead). Your answer was not saved; reload the "
-                        "page to continue where you are."
-                    ),
-                    409,
-                )
-        elif revision_seen != existing.revision:
-            raise JudgmentError(
-                "stale",
-                _(
-                    "This answer was changed in another window since you opened it. Your "
-                    "answer was not saved; reload the page to see the latest one."
-                ),
-                409,
-            )
+        if first.j_id is None and item.position != first.a_done:
+            raise _not_current()
+        if first.j_id is not None and revision_seen != first.j_revision:
+            raise _stale()
         values, errors = config.definition.validate(answer, [o.pk for o in outputs])
         if errors:
             raise JudgmentError("invalid", errors[0], 400, errors)
-        shown_at = assignment.shown_at if assignment.shown_item_id == item.pk else None
+        shown_at = first.a_shown_at if first.a_shown_item == item.pk else None
         seconds = (now - shown_at).total_seconds() if shown_at else None
         normalised = {
-            str(o.pk): {c: values[(o.pk, c)] for (oid, c) in values if oid == o.pk} for o in outputs
+            str(o.pk): {c: v for (oid, c), v in values.items() if oid == o.pk} for o in outputs
         }
-        if existing is None:
-            # Concurrent submits to one task wait for each other on the assignment's row lock,
-            # so the second sees the first's judgment; the unique constraint backs this up.
-            judgment = Judgment.objects.create(
+        rows = [(oid, criterion, value) for (oid, criterion), value in values.items()]
+
+        if first.j_id is None:
+            done = item.position + 1
+            finished = done >= task.size
+            update: dict[str, Any] = {"items_done": done, "shown_item": None}
+            if finished:
+                update |= {"status": Assignment.Status.DONE, "completed_at": now}
+            elif first.a_origin == Assignment.Origin.PULL:
+                update["expires_at"] = now + timedelta(minutes=config.hold_minutes)
+            advanced = Assignment.objects.filter(
+                pk=assignment_id,
+                annotator=annotator,
+                items_done=item.position,
+                status__in=[Assignment.Status.ACTIVE, Assignment.Status.DONE],
+            ).update(**update)
+            if not advanced:
+                # Another submit for this item won the race (or the hold ended meanwhile).
+                existing = Judgment.objects.filter(annotator=annotator, item=item).first()
+                if existing is not None and existing.submission_id == submission_id:
+                    return _replay(existing.pk, done, task.size)
+                raise _not_current()
+            created = Judgment.objects.create(
                 item=item,
                 annotator=annotator,
-                assignment=assignment,
+                assignment_id=assignment_id,
                 submission_id=submission_id,
                 answer=normalised,
                 shown_at=shown_at,
@@ -282,62 +305,80 @@ def judgment_record(
             )
             JudgmentValue.objects.bulk_create(
                 [
-                    JudgmentValue(judgment=judgment, output_id=oid, criterion=c, value=v)
-                    for (oid, c), v in values.items()
+                    JudgmentValue(judgment=created, output_id=o, criterion=c, value=v)
+                    for o, c, v in rows
                 ]
             )
-            done = assignment.items_done + 1
-            finished = done >= task.size
-            update: dict[str, Any] = {"items_done": F("items_done") + 1, "shown_item": None}
-            if finished:
-                update |= {"status": Assignment.Status.DONE, "completed_at": now}
-            elif assignment.origin == Assignment.Origin.PULL:
-                update["expires_at"] = now + timedelta(minutes=config.hold_minutes)
-            Assignment.objects.filter(pk=assignment.pk).update(**update)
-            return Recorded(judgment, True, False, done, task.size, finished)
+            return Recorded(created, True, False, done, task.size, finished)
 
-        JudgmentRevision.objects.create(
-            judgment=existing,
-            revision=existing.revision,
-            submission_id=existing.submission_id,
-            values=existing.answer,
-            shown_at=existing.shown_at,
-            submitted_at=existing.submitted_at,
-            seconds=existing.seconds,
+        bumped = Judgment.objects.filter(pk=first.j_id, revision=first.j_revision).update(
+            revision=first.j_revision + 1,
+            submission_id=submission_id,
+            answer=normalised,
+            shown_at=shown_at,
+            submitted_at=now,
+            seconds=seconds,
         )
-        existing.revision += 1
-        existing.submission_id = submission_id
-        existing.answer = normalised
-        existing.shown_at = shown_at
-        existing.submitted_at = now
-        existing.seconds = seconds
-        existing.save(
-            update_fields=[
-                "revision",
-                "submission_id",
-                "answer",
-                "shown_at",
-                "submitted_at",
-                "seconds",
-            ]
+        if not bumped:
+            raise _stale()
+        JudgmentRevision.objects.create(
+            judgment_id=first.j_id,
+            revision=first.j_revision,
+            submission_id=first.j_submission,
+            values=first.j_answer,
+            shown_at=first.j_shown_at,
+            submitted_at=first.j_submitted_at,
+            seconds=first.j_seconds,
         )
         JudgmentValue.objects.bulk_create(
             [
-                JudgmentValue(judgment=existing, output_id=oid, criterion=c, value=v)
-                for (oid, c), v in values.items()
+                JudgmentValue(judgment_id=first.j_id, output_id=o, criterion=c, value=v)
+                for o, c, v in rows
             ],
             update_conflicts=True,
             unique_fields=["judgment", "output", "criterion"],
             update_fields=["value"],
         )
-        return Recorded(
-            existing,
-            False,
-            False,
-            assignment.items_done,
-            task.size,
-            assignment.items_done >= task.size,
+        revised = Judgment(
+            pk=first.j_id,
+            item=item,
+            annotator=annotator,
+            assignment_id=assignment_id,
+            revision=first.j_revision + 1,
+            submission_id=submission_id,
+            answer=normalised,
+            shown_at=shown_at,
+            submitted_at=now,
+            seconds=seconds,
         )
+        return Recorded(revised, False, False, first.a_done, task.size, first.a_done >= task.size)
+
+
+def _replay(judgment_id: int, done: int, total: int) -> Recorded:
+    return Recorded(Judgment(pk=judgment_id), False, True, done, total, done >= total)
+
+
+def _not_current() -> JudgmentError:
+    return JudgmentError(
+        "not_current",
+        _(
+            "This item is no longer the current one (it was answered in another window, or "
+            "you skipped ahead). Your answer was not saved; reload the page to continue "
+            "where you are."
+        ),
+        409,
+    )
+
+
+def _stale() -> JudgmentError:
+    return JudgmentError(
+        "stale",
+        _(
+            "This answer was changed in another window since you opened it. Your answer was "
+            "not saved; reload the page to see the latest one."
+        ),
+        409,
+    )
 
 
 def seconds_with_idle_cap(seconds: list[float | None], cap: float = IDLE_CAP_SECONDS) -> float:

@@ -93,3 +93,52 @@ def make_campaign(
     if with_data:
         campaign_data_import(campaign=campaign, files=plain_files(), user=owner)
     return campaign
+
+
+def make_rich_campaign(*, owner: AbstractBaseUser, **fields: Any) -> Campaign:
+    """A campaign with the demo's data: 60 segments in 6 documents, 2 references, 4 systems × 3
+    runs — enough for tasks of every protocol."""
+    from annotation.demo import demo_files
+
+    campaign = make_campaign(owner=owner, **fields)
+    campaign_data_import(campaign=campaign, files=demo_files(), user=owner)
+    return campaign
+
+
+def make_config(
+    campaign: Campaign,
+    protocol: str = "adequacy_fluency",
+    *,
+    build: bool = True,
+    **fields: Any,
+) -> Any:
+    """A protocol config of ``campaign`` (with its tasks built unless ``build`` is false)."""
+    from annotation.models import ProtocolConfig
+    from annotation.protocols import PROTOCOLS
+    from annotation.tasking import tasks_build
+
+    defaults: dict[str, Any] = {
+        "name": protocol,
+        "protocol": protocol,
+        "mode": PROTOCOLS[protocol].modes[0].key,
+        "items_per_task": 10,
+        "outputs_per_screen": 4,
+    }
+    defaults.update(fields)
+    config = ProtocolConfig.objects.create(campaign=campaign, **defaults)
+    if build:
+        tasks_build(config=config)
+    return config
+
+
+def full_answer(item: Any, value: float | None = None) -> dict[str, dict[str, float]]:
+    """A valid answer to every output and criterion of an item."""
+    protocol = item.task.config.definition
+    outputs = list(item.outputs.order_by("position"))
+    criteria = protocol.criteria_for(len(outputs))
+    return {
+        str(o.pk): {
+            c.key: value if value is not None else (c.minimum + c.maximum) // 2 for c in criteria
+        }
+        for o in outputs
+    }

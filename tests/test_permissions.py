@@ -188,3 +188,50 @@ def test_api_only_organizers_may_create_campaigns(as_role, role, status) -> None
         content_type="application/json",
     )
     assert response.status_code == status
+
+
+@pytest.fixture
+def config(campaign):  # type: ignore[no-untyped-def]
+    from annotation.models import ProtocolConfig
+
+    return ProtocolConfig.objects.create(
+        campaign=campaign, name="DA", protocol="direct_assessment", mode="source", items_per_task=4
+    )
+
+
+SETUP_PAGES = [
+    ("get", "annotation_setup", False),
+    ("get", "config_tasks", True),
+    ("post", "config_build", True),
+    ("post", "config_assign", True),
+    ("post", "invites_create", False),
+]
+
+
+@pytest.mark.parametrize(("method", "page", "with_config"), SETUP_PAGES)
+@pytest.mark.parametrize("role", ROLES)
+def test_annotation_setup_pages_are_for_owner_and_co_organizers(  # type: ignore[no-untyped-def]
+    as_role, campaign, config, method, page, with_config, role
+) -> None:
+    args = [campaign.id, config.pk] if with_config else [campaign.id]
+    response = getattr(as_role(role), method)(reverse(page, args=args))
+    if role in ("owner", "co_organizer"):
+        assert response.status_code == (200 if method == "get" else 302)
+    else:
+        assert response.status_code == CAMPAIGN_PAGE_STATUS[role]
+
+
+@pytest.mark.parametrize(
+    ("role", "status"),
+    [("annotator", 302), ("owner", 404), ("other_organizer", 404), ("anonymous", 302)],
+)
+def test_only_the_campaigns_annotators_can_take_its_tasks(
+    as_role, campaign, config, role, status
+) -> None:  # type: ignore[no-untyped-def]
+    from annotation.tasking import tasks_build
+
+    tasks_build(config=config)
+    response = as_role(role).post(reverse("task_take", args=[config.pk]))
+    assert response.status_code == status
+    if role == "annotator":
+        assert response["Location"].startswith("/annotate/")

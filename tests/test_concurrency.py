@@ -1,0 +1,138 @@
+"""Concurrency on PostgreSQL with real threads: tasks are never oversubscribed, and racing,
+repeated and stale submits leave exactly one judgment per annotator and item, none lost."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection, connections
+
+from annotation.judging import JudgmentError, judgment_record
+from annotation.models import Assignment, Item, Judgment, Task
+from annotation.tasking import task_assign_next
+from tests.factories import full_answer, make_config, make_rich_campaign, make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def run_together(jobs: list[Callable[[], Any]]) -> list[Any]:
+    """Start every job at the same moment in its own thread (own connection); results or
+    exceptions in order."""
+    barrier = threading.Barrier(len(jobs))
+    results: list[Any] = [None] * len(jobs)
+
+    def worker(i: int, job: Callable[[], Any]) -> None:
+        try:
+            barrier.wait()
+            results[i] = job()
+        except Exception as exc:
+            results[i] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=worker, args=(i, job)) for i, job in enumerate(jobs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    return results
+
+
+def test_twenty_annotators_pulling_at_once_never_oversubscribe_a_task(owner) -> None:  # type: ignore[no-untyped-def]
+    assert connection.vendor == "postgresql", "locking is tested on PostgreSQL (set DATABASE_URL)"
+    campaign = make_rich_campaign(owner=owner)
+    # 60 segments × 4 systems / 4 per screen = 60 screens, 8 real per task → 8 tasks, 2 each.
+    config = make_config(campaign, "adequacy_fluency", items_per_task=10, annotations_per_task=2)
+    annotators = [make_user(f"a{i:02d}") for i in range(20)]
+    campaign.annotators.add(*annotators)
+    n_tasks = Task.objects.filter(config=config).count()
+    assert n_tasks == 8
+
+    results = run_together(
+        [lambda a=a: task_assign_next(config=config, annotator=a) for a in annotators]
+    )
+    assert not [r for r in results if isinstance(r, Exception)], results
+    taken = [r for r in results if r is not None]
+    assert len(taken) == min(20, 2 * n_tasks) == 16
+    per_task = Counter(
+        Assignment.objects.filter(task__config=config).values_list("task_id", flat=True)
+    )
+    assert max(per_task.values()) == 2
+    assert set(per_task.values()) == {2}
+    for task in Task.objects.filter(config=config):
+        assert task.slots_taken == per_task[task.pk]
+    per_annotator = Counter(Assignment.objects.values_list("annotator_id", flat=True))
+    assert max(per_annotator.values()) == 1
+
+
+def test_one_annotator_double_clicking_take_gets_one_task(owner, annotator) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "ranking", items_per_task=10)
+    results = run_together([lambda: task_assign_next(config=config, annotator=annotator)] * 6)
+    assert len({r.pk for r in results}) == 1
+    assert Assignment.objects.filter(annotator=annotator).count() == 1
+
+
+def test_racing_repeated_and_stale_submits_leave_one_judgment_per_item_and_lose_none(owner) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(
+        campaign,
+        "direct_assessment",
+        items_per_task=12,
+        outputs_per_screen=1,
+        annotations_per_task=2,
+    )
+    annotators = [make_user(f"r{i}") for i in range(4)]
+    campaign.annotators.add(*annotators)
+    assignments = [task_assign_next(config=config, annotator=a) for a in annotators]
+    size = assignments[0].task.size
+    accepted: Counter[tuple[int, int]] = Counter()
+
+    for position in range(size):
+        jobs = []
+        for annotator, assignment in zip(annotators, assignments, strict=True):
+            item = Item.objects.get(task=assignment.task, position=position)
+            same = uuid.uuid4()
+            answer = full_answer(item, 60)
+            # Each annotator: the same submit three times (double clicks, retries) and one
+            # from a second window with another id, all at once.
+            for submission in (same, same, same, uuid.uuid4()):
+                jobs.append(
+                    lambda a=annotator, s=assignment, i=item, sub=submission, ans=answer: (
+                        a.pk,
+                        i.pk,
+                        judgment_record(
+                            assignment_id=s.pk,
+                            annotator=a,
+                            item_id=i.pk,
+                            revision_seen=0,
+                            submission_id=sub,
+                            answer=ans,
+                        ),
+                    )
+                )
+        for result in run_together(jobs):
+            if isinstance(result, JudgmentError):
+                assert result.code in {"not_current", "stale"}, result.message
+                continue
+            assert not isinstance(result, Exception), result
+            annotator_id, item_id, recorded = result
+            if recorded.created:
+                accepted[(annotator_id, item_id)] += 1
+
+    # Exactly one judgment per (annotator, item), each item answered, nothing created twice.
+    assert set(accepted.values()) == {1}
+    rows = Counter(Judgment.objects.values_list("annotator_id", "item_id"))
+    assert set(rows.values()) == {1}
+    assert len(rows) == len(annotators) * size
+    assert set(rows) == set(accepted)
+    for assignment in assignments:
+        assignment.refresh_from_db()
+        assert assignment.items_done == size
+        assert assignment.status == Assignment.Status.DONE

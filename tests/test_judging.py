@@ -1,0 +1,296 @@
+"""Judgments: one per annotator and item, resends stored once, stale and out-of-order submits
+refused explicitly, revisions kept in the history, time measured on the server, holds that
+expire, and a fixed number of queries whatever the task size."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.judging import JudgmentError, annotation_screen, judgment_record
+from annotation.models import Assignment, Item, Judgment, JudgmentRevision, JudgmentValue, Task
+from annotation.tasking import assignment_release, assignments_expire, task_assign, task_assign_next
+from tests.factories import PASSWORD, full_answer, make_config, make_rich_campaign, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup(owner, annotator):  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "adequacy_fluency", items_per_task=10, annotations_per_task=2)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    return config, assignment
+
+
+def item_at(assignment: Assignment, position: int) -> Item:
+    return Item.objects.get(task=assignment.task, position=position)
+
+
+def record(
+    assignment, annotator, position=None, *, revision=0, submission=None, answer=None, now=None
+):  # type: ignore[no-untyped-def]
+    item = item_at(assignment, assignment.items_done if position is None else position)
+    return judgment_record(
+        assignment_id=assignment.pk,
+        annotator=annotator,
+        item_id=item.pk,
+        revision_seen=revision,
+        submission_id=submission or uuid.uuid4(),
+        answer=answer or full_answer(item),
+        now=now,
+    )
+
+
+def test_the_same_submit_twice_stores_one_judgment(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    submission = uuid.uuid4()
+    first = record(assignment, annotator, 0, submission=submission)
+    second = record(assignment, annotator, 0, submission=submission)
+    assert first.created
+    assert second.replay
+    assert Judgment.objects.filter(annotator=annotator).count() == 1
+    assignment.refresh_from_db()
+    assert assignment.items_done == 1
+
+
+def test_a_submit_for_an_item_that_is_no_longer_current_is_refused(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    record(assignment, annotator, 0)
+    with pytest.raises(JudgmentError) as stale:
+        record(assignment, annotator, 0, revision=0)  # another window, based on no answer
+    assert stale.value.code == "stale"
+    assert stale.value.status == 409
+    with pytest.raises(JudgmentError) as ahead:
+        record(assignment, annotator, 5)
+    assert ahead.value.code == "not_current"
+    assert Judgment.objects.count() == 1
+
+
+def test_a_revision_updates_the_judgment_and_keeps_the_earlier_answer(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    item = item_at(assignment, 0)
+    record(assignment, annotator, 0, answer=full_answer(item, 2))
+    record(assignment, annotator, 0, revision=1, answer=full_answer(item, 5))
+    judgment = Judgment.objects.get()
+    assert judgment.revision == 2
+    assert set(JudgmentValue.objects.filter(judgment=judgment).values_list("value", flat=True)) == {
+        5
+    }
+    history = JudgmentRevision.objects.get(judgment=judgment)
+    assert history.revision == 1
+    assert {v for out in history.values.values() for v in out.values()} == {2}
+    assignment.refresh_from_db()
+    assert assignment.items_done == 1  # a revision is not progress
+
+
+def test_an_incomplete_or_out_of_range_answer_is_refused_with_the_reason(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    item = item_at(assignment, 0)
+    answer = full_answer(item)
+    first = next(iter(answer))
+    bad = {**answer, first: {"adequacy": 6, "fluency": 3}}
+    with pytest.raises(JudgmentError) as out_of_range:
+        record(assignment, annotator, 0, answer=bad)
+    assert "from 1 to 5" in out_of_range.value.message
+    missing = dict(list(answer.items())[1:])
+    with pytest.raises(JudgmentError) as incomplete:
+        record(assignment, annotator, 0, answer=missing)
+    assert "has no answer" in incomplete.value.message
+    assert not Judgment.objects.exists()
+
+
+def test_time_per_item_is_measured_on_the_server_from_shown_to_submitted(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    shown = timezone.now()
+    annotation_screen(assignment_id=assignment.pk, annotator=annotator, now=shown)
+    record(assignment, annotator, 0, now=shown + timedelta(seconds=42))
+    assert Judgment.objects.get().seconds == pytest.approx(42)
+    # Not shown by the server (e.g. an API client that skipped "current"): unknown, not guessed.
+    assignment.refresh_from_db()
+    record(assignment, annotator, now=shown + timedelta(seconds=99))
+    assert Judgment.objects.get(item__position=1).seconds is None
+
+
+def test_finishing_every_item_completes_the_assignment(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    for _ in range(assignment.task.size):
+        assignment.refresh_from_db()
+        result = record(assignment, annotator)
+    assert result.finished
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.DONE
+    assert assignment.items_done == assignment.task.size
+    with pytest.raises(JudgmentError) as finished:
+        annotation_screen(assignment_id=assignment.pk, annotator=annotator)
+    assert finished.value.code == "finished"
+
+
+def test_an_idle_hold_expires_and_the_task_returns_to_the_pool(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    config, assignment = setup
+    record(assignment, annotator, 0)
+    later = timezone.now() + timedelta(minutes=config.hold_minutes + 1)
+    assert assignments_expire(now=later) == 1
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.EXPIRED
+    assert Task.objects.get(pk=assignment.task_id).slots_taken == 0
+    with pytest.raises(JudgmentError) as ended:
+        record(assignment, annotator, 1)
+    assert ended.value.code == "not_active"
+    # Taking a task again resumes the same one, with the judgment made so far.
+    again = task_assign_next(config=config, annotator=annotator, now=later)
+    assert again.pk == assignment.pk
+    assert again.status == Assignment.Status.ACTIVE
+    assert again.items_done == 1
+
+
+def test_pull_gives_the_task_in_progress_then_fills_tasks_in_order(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    config, assignment = setup
+    assert task_assign_next(config=config, annotator=annotator).pk == assignment.pk
+    other = make_user("second")
+    third = make_user("third")
+    assert task_assign_next(config=config, annotator=other).task_id == assignment.task_id
+    # Two annotators per task: the third gets the next task.
+    assert task_assign_next(config=config, annotator=third).task.position == 1
+
+
+def test_a_released_task_frees_its_slot(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    assignment_release(assignment=assignment)
+    assert Task.objects.get(pk=assignment.task_id).slots_taken == 0
+
+
+def test_push_assigns_a_task_without_expiry_and_never_beyond_its_slots(setup) -> None:  # type: ignore[no-untyped-def]
+    config, assignment = setup
+    task = assignment.task
+    pushed = task_assign(task=task, annotator=make_user("pushed"))
+    assert pushed.origin == Assignment.Origin.PUSH
+    assert pushed.expires_at is None
+    from annotation.tasking import TaskError
+
+    with pytest.raises(TaskError, match="all the annotators"):
+        task_assign(task=task, annotator=make_user("too-many"))
+
+
+# transaction=True: outside the test's wrapping transaction, as in production, so the count has
+# no savepoints that only the test harness adds.
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("items_per_task", [4, 40])
+def test_the_annotation_page_and_a_submit_take_at_most_eight_queries(
+    owner,
+    annotator,
+    django_assert_max_num_queries,
+    items_per_task,  # type: ignore[no-untyped-def]
+) -> None:
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(
+        campaign,
+        "adequacy_fluency",
+        mode="monolingual",
+        items_per_task=items_per_task,
+        context_segments=2,
+    )
+    assignment = task_assign_next(config=config, annotator=annotator)
+    client = Client()
+    client.login(username=annotator.username, password=PASSWORD)
+    url = reverse("api-assignment-submit", args=[assignment.pk])
+    for position in range(3):
+        with django_assert_max_num_queries(8):
+            page = client.get(reverse("annotate", args=[assignment.pk]))
+        assert page.status_code == 200
+        item = item_at(assignment, position)
+        body = {
+            "item": item.pk,
+            "revision": 0,
+            "submission_id": str(uuid.uuid4()),
+            "answer": full_answer(item, 3),
+        }
+        with django_assert_max_num_queries(8):
+            response = client.post(url, json.dumps(body), content_type="application/json")
+        assert response.status_code == 201, response.content
+    # Revising an earlier item: the page shows the answer, the submit keeps the history.
+    with django_assert_max_num_queries(8):
+        page = client.get(reverse("annotate_item", args=[assignment.pk, 1]))
+    assert page.status_code == 200
+    item = item_at(assignment, 0)
+    body = {
+        "item": item.pk,
+        "revision": 1,
+        "submission_id": str(uuid.uuid4()),
+        "answer": full_answer(item, 4),
+    }
+    with django_assert_max_num_queries(8):
+        response = client.post(url, json.dumps(body), content_type="application/json")
+    assert response.status_code == 200
+    assert response.json()["created"] is False
+
+
+def test_the_submit_api_answers_409_with_a_message_for_a_stale_item(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    record(assignment, annotator, 0)
+    client = Client()
+    client.login(username=annotator.username, password=PASSWORD)
+    item = item_at(assignment, 0)
+    response = client.post(
+        reverse("api-assignment-submit", args=[assignment.pk]),
+        json.dumps(
+            {
+                "item": item.pk,
+                "revision": 0,
+                "submission_id": str(uuid.uuid4()),
+                "answer": full_answer(item),
+            }
+        ),
+        content_type="application/json",
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "stale"
+    assert "reload" in response.json()["detail"]
+
+
+def test_nobody_else_can_open_or_answer_an_annotators_task(setup, other_organizer) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    intruder = make_user("intruder")
+    client = Client()
+    client.login(username=intruder.username, password=PASSWORD)
+    assert client.get(reverse("annotate", args=[assignment.pk])).status_code == 404
+    item = item_at(assignment, 0)
+    response = client.post(
+        reverse("api-assignment-submit", args=[assignment.pk]),
+        json.dumps(
+            {
+                "item": item.pk,
+                "revision": 0,
+                "submission_id": str(uuid.uuid4()),
+                "answer": full_answer(item),
+            }
+        ),
+        content_type="application/json",
+    )
+    assert response.status_code == 404
+    assert not Judgment.objects.exists()
+    anonymous = Client()
+    assert anonymous.get(reverse("annotate", args=[assignment.pk])).status_code == 302
+    assert anonymous.post(reverse("api-assignment-submit", args=[assignment.pk])).status_code == 401
+
+
+def test_the_api_serves_my_tasks_the_current_item_and_taking_a_task(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    config, assignment = setup
+    client = Client()
+    client.login(username=annotator.username, password=PASSWORD)
+    mine = client.get(reverse("api-my-tasks")).json()
+    assert [a["id"] for a in mine] == [str(assignment.pk)]
+    current = client.get(reverse("api-assignment-current", args=[assignment.pk])).json()
+    assert current["position"] == 1
+    assert len(current["outputs"]) == 4
+    assert [c["key"] for c in current["criteria"]] == ["adequacy", "fluency"]
+    taken = client.post(reverse("api-config-take", args=[config.pk]))
+    assert taken.json()["id"] == str(assignment.pk)
