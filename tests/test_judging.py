@@ -168,7 +168,7 @@ def test_a_released_task_frees_its_slot(setup, annotator) -> None:  # type: igno
 
 
 def test_push_assigns_a_task_without_expiry_and_never_beyond_its_slots(setup) -> None:  # type: ignore[no-untyped-def]
-    config, assignment = setup
+    _, assignment = setup
     task = assignment.task
     pushed = task_assign(task=task, annotator=make_user("pushed"))
     assert pushed.origin == Assignment.Origin.PUSH
