@@ -1,0 +1,74 @@
+"""Services (writes) of the human-judgment analysis: organizer decisions and pseudonyms."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Max
+
+from annotation.models import AnnotatorDecision, AnnotatorPseudonym, Campaign, Judgment
+
+
+def annotator_decision_record(
+    *,
+    campaign: Campaign,
+    annotator: AbstractBaseUser,
+    included: bool,
+    reason: str,
+    decided_by: AbstractBaseUser | None,
+) -> AnnotatorDecision:
+    """Include or exclude an annotator's judgments from the campaign's aggregates, overriding
+    the QC verdict; a later decision replaces an earlier one. ``reason`` must not be empty."""
+    reason = reason.strip()
+    if not reason:
+        raise ValueError("a decision needs a reason")
+    decision, _ = AnnotatorDecision.objects.update_or_create(
+        campaign=campaign,
+        annotator=annotator,
+        defaults={"included": included, "reason": reason, "decided_by": decided_by},
+    )
+    return decision
+
+
+def annotator_decision_clear(*, campaign: Campaign, annotator: AbstractBaseUser) -> None:
+    """Remove the organizer's decision: the QC verdict applies again."""
+    AnnotatorDecision.objects.filter(campaign=campaign, annotator=annotator).delete()
+
+
+def annotator_pseudonyms_ensure(*, campaign: Campaign) -> dict[int, int]:
+    """Give every annotator with judgments in ``campaign`` a pseudonymous number (A001, …).
+
+    Numbers never change: annotators who judge for the first time get the next numbers, in the
+    order of their user ids. Returns ``{user id: number}`` for the whole campaign.
+    """
+    judged = set(
+        Judgment.objects.filter(item__task__config__campaign=campaign)
+        .values_list("annotator_id", flat=True)
+        .distinct()
+    )
+    known = dict(
+        AnnotatorPseudonym.objects.filter(campaign=campaign).values_list("annotator_id", "number")
+    )
+    if judged <= set(known):
+        return known
+    with transaction.atomic():
+        # Concurrent report downloads number new annotators one at a time.
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        known = dict(
+            AnnotatorPseudonym.objects.filter(campaign=campaign).values_list(
+                "annotator_id", "number"
+            )
+        )
+        start = (
+            AnnotatorPseudonym.objects.filter(campaign=campaign).aggregate(n=Max("number"))["n"]
+            or 0
+        )
+        new = sorted(judged - set(known))
+        AnnotatorPseudonym.objects.bulk_create(
+            [
+                AnnotatorPseudonym(campaign=campaign, annotator_id=user_id, number=start + i)
+                for i, user_id in enumerate(new, start=1)
+            ]
+        )
+        known.update({user_id: start + i for i, user_id in enumerate(new, start=1)})
+    return known
