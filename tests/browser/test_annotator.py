@@ -1,0 +1,178 @@
+"""In a real Chromium, keyboard only: an annotator opens an invite link and finishes a 10-item
+task of every protocol; a reload midway loses nothing; the progress bar moves; Arabic reads
+right-to-left; markup in an uploaded segment stays text. Screenshots at desktop and phone width."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotation.importers import UploadFile
+from annotation.models import Assignment, Item, Judgment, ProtocolConfig
+from annotation.services import campaign_data_import
+from annotation.tasking import invite_create, invite_token, task_assign, tasks_build
+from tests.factories import PASSWORD, lines, make_campaign, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SCRIPT = "خبر عاجل <script>alert(1)</script>"
+ARABIC = [
+    SCRIPT,
+    "ذهب الولد إلى المدرسة صباحا.",
+    "الطقس جميل اليوم في المدينة.",
+    "قرأت كتابا مفيدا عن التاريخ.",
+    "يعمل الفريق على مشروع جديد.",
+    "افتتح المتحف معرضا للفن الحديث.",
+    "ارتفعت أسعار الخضار هذا الأسبوع.",
+    "فاز المنتخب في المباراة الأخيرة.",
+    "سافرت العائلة إلى البحر في الصيف.",
+    "تعلم الطلاب لغة جديدة هذا العام.",
+    "أعلنت الحكومة عن خطة للنقل العام.",
+    "شارك العلماء في مؤتمر دولي.",
+]
+REF_A = [
+    "Breaking news",
+    "The boy went to school in the morning.",
+    "The weather is nice in the city today.",
+    "I read a useful book about history.",
+    "The team is working on a new project.",
+    "The museum opened an exhibition of modern art.",
+    "Vegetable prices rose this week.",
+    "The national team won the last match.",
+    "The family travelled to the sea in the summer.",
+    "The students learned a new language this year.",
+    "The government announced a plan for public transport.",
+    "Scientists took part in an international conference.",
+]
+REF_B = [r.replace("The ", "This ", 1) if r.startswith("The ") else r + " indeed" for r in REF_A]
+
+
+def campaign_with_arabic(owner):  # type: ignore[no-untyped-def]
+    campaign = make_campaign(owner=owner, name="Arabic news", source_language="ar")
+    files = [
+        UploadFile("src.ar", lines(ARABIC), "source"),
+        UploadFile("ref.A.en", lines(REF_A), "references"),
+        UploadFile("ref.B.en", lines(REF_B), "references"),
+        UploadFile("good.txt", lines(REF_A), "systems"),
+        UploadFile("fair.txt", lines([" ".join(r.split()[:-1]) + "." for r in REF_A]), "systems"),
+        UploadFile("poor.txt", lines([" ".join(reversed(r.split())) for r in REF_A]), "systems"),
+    ]
+    campaign_data_import(campaign=campaign, files=files, user=owner)
+    for name, protocol, mode, k in [
+        ("Adequacy and fluency", "adequacy_fluency", "bilingual", 3),
+        ("Ranking", "ranking", "bilingual", 3),
+        ("Direct assessment", "direct_assessment", "source", 1),
+    ]:
+        config = ProtocolConfig.objects.create(
+            campaign=campaign,
+            name=name,
+            protocol=protocol,
+            mode=mode,
+            outputs_per_screen=k,
+            items_per_task=10,
+            context_segments=1,
+        )
+        tasks_build(config=config)
+    return campaign
+
+
+# Keys that answer one screen of each protocol completely (3 outputs; DA has one).
+KEYS = {
+    "adequacy_fluency": ["5", "4", "3", "3", "1", "2"],
+    "ranking": ["1", "2", "3"],
+    "direct_assessment": ["7", "5"],
+}
+
+
+def test_an_invited_annotator_finishes_a_task_of_every_protocol_with_the_keyboard(
+    page,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    owner = make_user("organizer-a", organizer=True)
+    campaign = campaign_with_arabic(owner)
+    invite = invite_create(campaign=campaign, label="Layla", created_by=owner)
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    page.goto(f"{live_server.url}/invite/{invite_token(invite=invite)}/")
+    page.focus("#accept")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/my/tasks/")
+    page.screenshot(path=shots / "my-tasks.png", full_page=True)
+
+    for protocol in ("adequacy_fluency", "ranking", "direct_assessment"):
+        config = ProtocolConfig.objects.get(campaign=campaign, protocol=protocol)
+        page.goto(f"{live_server.url}/my/tasks/")
+        page.focus(f"form[action='/my/tasks/take/{config.pk}/'] button")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/annotate/**")
+        page.wait_for_selector("fieldset.criterion.focused")
+        for n in range(10):
+            progress = int(page.get_attribute("#progress", "value"))
+            assert progress == n, (protocol, n)
+            if n == 5:
+                # Reload midway: nothing lost, the same place in the task.
+                page.reload()
+                page.wait_for_selector("fieldset.criterion.focused")
+                assert int(page.get_attribute("#progress", "value")) == 5
+                assert "5 of 10 done" in page.inner_text("#progress-text")
+            if n == 1:
+                page.screenshot(path=shots / f"annotate-{protocol}-desktop.png", full_page=True)
+                page.set_viewport_size({"width": 375, "height": 800})
+                page.screenshot(path=shots / f"annotate-{protocol}-phone.png", full_page=True)
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= 375, f"{protocol} scrolls sideways on a phone ({width}px)"
+                page.set_viewport_size({"width": 1280, "height": 900})
+            for key in KEYS[protocol]:
+                page.keyboard.press(key)
+            with page.expect_navigation():
+                page.keyboard.press("Enter")
+        page.wait_for_url("**/my/tasks/")
+        assignment = Assignment.objects.get(task__config=config)
+        assert assignment.status == Assignment.Status.DONE
+        assert Judgment.objects.filter(item__task__config=config).count() == 10
+
+    # Every value the keys set arrived as typed.
+    da = Judgment.objects.filter(item__task__config__protocol="direct_assessment")
+    assert {v for j in da for out in j.answer.values() for v in out.values()} == {75}
+    af = Judgment.objects.filter(item__task__config__protocol="adequacy_fluency").first()
+    assert sorted(v for out in af.answer.values() for v in out.values()) == [1, 2, 3, 3, 4, 5]
+    page.screenshot(path=shots / "my-tasks-done.png", full_page=True)
+    assert not dialogs, f"uploaded markup ran as script: {dialogs}"
+
+
+def test_arabic_reads_right_to_left_and_markup_stays_text(
+    page, live_server, output_dir: Path
+) -> None:  # type: ignore[no-untyped-def]
+    owner = make_user("organizer-b", organizer=True)
+    campaign = campaign_with_arabic(owner)
+    annotator = make_user("reader")
+    campaign.annotators.add(annotator)
+    config = ProtocolConfig.objects.get(campaign=campaign, protocol="direct_assessment")
+    # The task holding the segment with markup, pushed to the annotator, opened at that item.
+    item = Item.objects.filter(task__config=config, segment__source=SCRIPT, kind="real").first()
+    assignment = task_assign(task=item.task, annotator=annotator)
+    Assignment.objects.filter(pk=assignment.pk).update(items_done=item.position)
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "reader")
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/my/tasks/")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    source = page.locator(".context .source .seg")
+    assert source.inner_text() == SCRIPT
+    assert source.evaluate("el => getComputedStyle(el).direction") == "rtl"
+    assert source.evaluate("el => el.matches(':dir(rtl)')")
+    # The only inline script is the json_script data block; the markup is text.
+    assert page.locator("script:not([src])").count() == 1
+    assert page.locator("script:not([src])").get_attribute("type") == "application/json"
+    context = page.locator(".context .ctx").first
+    assert context.evaluate("el => getComputedStyle(el).direction") == "rtl"
+    page.screenshot(path=output_dir / "screenshots" / "annotate-rtl.png", full_page=True)
+    assert not dialogs
