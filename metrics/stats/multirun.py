@@ -34,9 +34,8 @@ from .resampling import (
     ApproximateRandomization,
     ScoreFn,
     _ar_exceed_counts,
-    bootstrap_counts,
+    bootstrap_scores,
     chunk_rows,
-    resampled_scores,
     resolve_rng,
 )
 
@@ -214,9 +213,7 @@ def compare_runs(
     # s_sel: one bootstrap over all runs of all systems at once (shared resamples).
     stacked = np.concatenate(arrays, axis=0)
     boot_generator = np.random.default_rng(seed)
-    samples = resampled_scores(
-        stacked, score_fn, bootstrap_counts(boot_generator, n_bootstrap, stacked.shape[1])
-    )
+    samples = bootstrap_scores(stacked, score_fn, n_samples=n_bootstrap, rng=boot_generator)
     boot_std = samples.std(axis=0, ddof=1) if n_bootstrap > 1 else np.zeros(stacked.shape[0])
 
     tests = _tests_against_baseline(

@@ -242,3 +242,23 @@ def test_the_chunk_size_follows_the_memory_budget(monkeypatch):
     assert resampling.chunk_rows(10000) == (64 * 2**20 // 80000) // 32 * 32
     monkeypatch.setattr(resampling, "_CHUNK_BYTES", 32 * 8 * 300)
     assert resampling.chunk_rows(300) == 32
+
+
+def test_integer_statistics_resample_in_float32_with_exactly_the_float64_sums():
+    metric = make_metric("bleu")
+    hyps, refs = corpus(seed=6, n_segments=200, n_refs=2)
+    stats = metric.statistics(hyps, refs)[np.newaxis]
+    assert resampling.weight_dtype(stats, 200) == np.float32
+    fast = resampling.resampled_scores(
+        stats,
+        metric.score_from_statistics,
+        resampling.bootstrap_counts(np.random.default_rng(1), 300, 200, dtype=np.float32),
+    )
+    slow = resampling.resampled_scores(
+        stats,
+        metric.score_from_statistics,
+        resampling.bootstrap_counts(np.random.default_rng(1), 300, 200, dtype=np.float64),
+    )
+    assert np.array_equal(fast, slow)
+    assert resampling.weight_dtype(np.array([[0.5, 1.0]]), 10) == np.float64
+    assert resampling.weight_dtype(np.array([[2.0**20]]), 100) == np.float64
