@@ -269,7 +269,9 @@ def resampled_scores(
     flat_by_dtype: dict[np.dtype[Any], np.ndarray] = {}
     parts = []
     for w in weights:
-        matrix = flat_by_dtype.setdefault(w.dtype, flat.astype(w.dtype))
+        if w.dtype not in flat_by_dtype:
+            flat_by_dtype[w.dtype] = flat.astype(w.dtype)
+        matrix = flat_by_dtype[w.dtype]
         summed = (w @ matrix).astype(np.float64).reshape(w.shape[0], n_systems, n_stats)
         parts.append(np.asarray(score_fn(summed), dtype=np.float64))
     if not parts:
