@@ -19,4 +19,5 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
     path("api/", include("annotation.api_urls")),
     path("", include("annotation.urls")),
+    path("", include("annotation.analysis_urls")),
 ]

@@ -1,0 +1,357 @@
+"""REST API of the human-judgment analysis: the analysis as JSON, the reports, the judgment
+import (multipart) and include/exclude decisions. Owner and co-organizers only."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import permissions, serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import reports
+from annotation.analysis import (
+    BASES,
+    QC_SPACES,
+    QC_TESTS,
+    SIGNIFICANCE_TESTS,
+    SPACES,
+    AnalysisSettings,
+    CampaignAnalysis,
+    campaign_analysis_compute,
+)
+from annotation.analysis_forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
+from annotation.analysis_services import (
+    annotator_decision_clear,
+    annotator_decision_record,
+    annotator_pseudonyms_ensure,
+)
+from annotation.importers import UploadError, UploadFile
+from annotation.judgment_import import FORMAT_AUTO, FORMATS, ImportOptions, judgments_import
+from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
+from annotation.permissions import campaign_for_organizer, user_is_organizer
+from annotation.protocols import PROTOCOLS
+
+DEFAULTS = AnalysisSettings()
+
+
+class IsCampaignOrganizer(permissions.BasePermission):
+    message = "Only organizers can analyse campaigns."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return user_is_organizer(request.user)
+
+
+class DownloadRenderer(BaseRenderer):
+    """Lets any Accept header through to views that answer with a file of their own."""
+
+    media_type = "*/*"
+    format = "download"
+
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
+        # Only error responses reach a renderer (files are HttpResponses): send them as JSON.
+        return json.dumps(data).encode()
+
+
+class SettingsSerializer(serializers.Serializer):
+    """Analysis settings from the query string (all optional; see docs/reports.md)."""
+
+    qc_test = serializers.ChoiceField(choices=QC_TESTS, default=DEFAULTS.qc_test)
+    qc_space = serializers.ChoiceField(choices=QC_SPACES, default=DEFAULTS.qc_space)
+    threshold = serializers.FloatField(min_value=0.0001, max_value=0.5, default=DEFAULTS.threshold)
+    basis = serializers.ChoiceField(choices=BASES, default=DEFAULTS.basis)
+    include_failed = serializers.BooleanField(default=False)
+    exclude_untested = serializers.BooleanField(default=False)
+    space = serializers.ChoiceField(choices=SPACES, default=DEFAULTS.space)
+    test = serializers.ChoiceField(choices=SIGNIFICANCE_TESTS, default=DEFAULTS.test)
+    alpha = serializers.FloatField(min_value=0.0001, max_value=0.5, default=DEFAULTS.alpha)
+    confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=DEFAULTS.confidence)
+    n_bootstrap = serializers.IntegerField(
+        min_value=0, max_value=MAX_BOOTSTRAP, default=DEFAULTS.n_bootstrap
+    )
+    ranking_bootstrap = serializers.IntegerField(
+        min_value=0, max_value=MAX_RANKING_BOOTSTRAP, default=DEFAULTS.ranking_bootstrap
+    )
+    seed = serializers.IntegerField(
+        min_value=0, max_value=2**32 - 1, required=False, allow_null=True
+    )
+    names = serializers.ChoiceField(choices=["pseudonyms", "real"], default="pseudonyms")
+
+    def settings(self) -> AnalysisSettings:
+        data = {k: v for k, v in self.validated_data.items() if k != "names"}
+        return AnalysisSettings(**data)
+
+    @property
+    def real_names(self) -> bool:
+        return self.validated_data["names"] == "real"
+
+
+SETTINGS_PARAMETERS = [
+    OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.QUERY, required=False)
+    for name in SettingsSerializer().fields
+]
+
+
+class CampaignAPIView(APIView):
+    permission_classes = [permissions.IsAuthenticated, IsCampaignOrganizer]
+
+    def campaign(self, request: Request, campaign_id: Any) -> Campaign:
+        return campaign_for_organizer(request.user, campaign_id)
+
+    def read_settings(self, request: Request) -> SettingsSerializer:
+        serializer = SettingsSerializer(data=request.query_params)
+        serializer.is_valid(raise_exception=True)
+        return serializer
+
+    def analysis(self, campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
+        annotator_pseudonyms_ensure(campaign=campaign)
+        return campaign_analysis_compute(campaign=campaign, settings=settings)
+
+
+class AnalysisView(CampaignAPIView):
+    @extend_schema(
+        parameters=SETTINGS_PARAMETERS,
+        responses=OpenApiTypes.OBJECT,
+        description="Per protocol and criterion: annotator QC, system scores with t and "
+        "bootstrap intervals, ranks, clusters, the significance matrix, agreement with counts, "
+        "and the method (settings, seed, code version). Annotators by pseudonym unless "
+        "names=real.",
+    )
+    def get(self, request: Request, campaign_id: Any) -> Response:
+        campaign = self.campaign(request, campaign_id)
+        serializer = self.read_settings(request)
+        data = self.analysis(campaign, serializer.settings()).as_json()
+        if not serializer.real_names:
+            for criterion in data["criteria"]:
+                for annotator in criterion["annotators"]:
+                    annotator.pop("username")
+        return Response(data)
+
+
+class JudgmentReportView(CampaignAPIView):
+    renderer_classes = [DownloadRenderer, JSONRenderer]
+
+    @extend_schema(
+        parameters=SETTINGS_PARAMETERS,
+        responses={(200, "text/csv"): OpenApiTypes.BINARY},
+        description="The normalised judgment report, streamed: fmt is csv, tsv or jsonl.",
+    )
+    def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
+        campaign = self.campaign(request, campaign_id)
+        if fmt not in reports.JUDGMENT_FORMATS:
+            return HttpResponse("unknown format; use csv, tsv or jsonl", status=404)
+        serializer = self.read_settings(request)
+        annotator_pseudonyms_ensure(campaign=campaign)
+        response = StreamingHttpResponse(
+            reports.judgment_report_stream(
+                campaign=campaign,
+                file_format=fmt,
+                settings=serializer.settings(),
+                real_names=serializer.real_names,
+            ),
+            content_type=reports.CONTENT_TYPES[fmt],
+        )
+        filename = reports.report_filename(campaign, "judgments", fmt)
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+
+class SystemReportView(CampaignAPIView):
+    renderer_classes = [DownloadRenderer, JSONRenderer]
+
+    @extend_schema(
+        parameters=SETTINGS_PARAMETERS,
+        responses={(200, "text/csv"): OpenApiTypes.BINARY},
+        description="The system report: fmt is csv, json or tex (LaTeX tables).",
+    )
+    def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
+        campaign = self.campaign(request, campaign_id)
+        if fmt not in reports.SYSTEM_FORMATS:
+            return HttpResponse("unknown format; use csv, json or tex", status=404)
+        analysis = self.analysis(campaign, self.read_settings(request).settings())
+        if fmt == "csv":
+            body = reports.system_report_csv(analysis)
+        elif fmt == "json":
+            body = json.dumps(reports.system_report_json(analysis), indent=2, ensure_ascii=False)
+        else:
+            body = reports.system_report_latex(analysis)
+        response = HttpResponse(body, content_type=reports.CONTENT_TYPES[fmt])
+        filename = reports.report_filename(campaign, "systems", fmt)
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+
+class AnnotatorReportView(CampaignAPIView):
+    renderer_classes = [DownloadRenderer, JSONRenderer]
+
+    @extend_schema(
+        parameters=SETTINGS_PARAMETERS,
+        responses={(200, "text/csv"): OpenApiTypes.BINARY},
+        description="The annotator report (QC, repeats, time on task) as CSV.",
+    )
+    def get(self, request: Request, campaign_id: Any) -> HttpResponse:
+        campaign = self.campaign(request, campaign_id)
+        serializer = self.read_settings(request)
+        analysis = self.analysis(campaign, serializer.settings())
+        labels = reports.annotator_labels(campaign=campaign, real_names=serializer.real_names)
+        response = HttpResponse(
+            reports.annotator_report_csv(analysis, labels),
+            content_type=reports.CONTENT_TYPES["csv"],
+        )
+        filename = reports.report_filename(campaign, "annotators", "csv")
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+
+class ImportRequestSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="The judgments file.")
+    file_format = serializers.ChoiceField(choices=[FORMAT_AUTO, *FORMATS], default=FORMAT_AUTO)
+    protocol = serializers.ChoiceField(choices=list(PROTOCOLS), default="direct_assessment")
+    criterion = serializers.CharField(max_length=20, required=False, default="", allow_blank=True)
+    line_base = serializers.ChoiceField(choices=[0, 1], default=1)
+    language_pair = serializers.CharField(
+        max_length=50, required=False, default="", allow_blank=True
+    )
+    name = serializers.CharField(max_length=90, required=False, default="", allow_blank=True)
+
+    def options(self) -> ImportOptions:
+        data = self.validated_data
+        return ImportOptions(
+            file_format=data["file_format"],
+            protocol=data["protocol"],
+            criterion=data["criterion"].strip(),
+            line_base=int(data["line_base"]),
+            language_pair=data["language_pair"].strip(),
+            name=data["name"].strip(),
+        )
+
+
+class JudgmentImportView(CampaignAPIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": ImportRequestSerializer},
+        responses={
+            201: inline_serializer(
+                "JudgmentImport",
+                {
+                    "id": serializers.IntegerField(),
+                    "protocol_config": serializers.IntegerField(),
+                    "name": serializers.CharField(),
+                    "file_format": serializers.CharField(),
+                    "summary": serializers.DictField(),
+                },
+            )
+        },
+        description="Import historical judgments (EvalSite table, Appraise CSV export or WMT "
+        "DA judgments) onto a campaign that has the texts. All or nothing; errors name file "
+        "and line.",
+    )
+    def post(self, request: Request, campaign_id: Any) -> Response:
+        campaign = self.campaign(request, campaign_id)
+        serializer = ImportRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        upload = serializer.validated_data["file"]
+        try:
+            record = judgments_import(
+                campaign=campaign,
+                upload=UploadFile(name=upload.name, content=upload.read()),
+                user=request.user,
+                options=serializer.options(),
+            )
+        except UploadError as exc:
+            return Response(
+                {
+                    "detail": str(exc.problems[0]),
+                    "problems": [
+                        {"file": p.file, "line": p.line, "message": p.message} for p in exc.problems
+                    ],
+                },
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        return Response(
+            {
+                "id": record.pk,
+                "protocol_config": record.config_id,
+                "name": record.config.name,
+                "file_format": record.file_format,
+                "summary": record.summary,
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class DecisionSerializer(serializers.Serializer):
+    annotator = serializers.CharField(
+        max_length=150, help_text="The annotator's pseudonym (A001) or username."
+    )
+    action = serializers.ChoiceField(choices=["include", "exclude", "clear"])
+    reason = serializers.CharField(max_length=2000, required=False, default="", allow_blank=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["action"] != "clear" and not attrs["reason"].strip():
+            raise serializers.ValidationError({"reason": "give a reason for the decision"})
+        return attrs
+
+
+class DecisionView(CampaignAPIView):
+    @extend_schema(
+        request=DecisionSerializer,
+        responses=inline_serializer(
+            "AnnotatorDecision",
+            {
+                "annotator": serializers.CharField(),
+                "included": serializers.BooleanField(allow_null=True),
+                "reason": serializers.CharField(),
+            },
+        ),
+        description="Include or exclude an annotator's judgments (overriding QC) with a "
+        "reason, or clear the decision.",
+    )
+    def post(self, request: Request, campaign_id: Any) -> Response:
+        campaign = self.campaign(request, campaign_id)
+        serializer = DecisionSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        numbers = annotator_pseudonyms_ensure(campaign=campaign)
+        by_code = {pseudonym_code(n): user_id for user_id, n in numbers.items()}
+        given = serializer.validated_data["annotator"]
+        user_model = get_user_model()
+        user_id = by_code.get(given)
+        if user_id is None:
+            user_id = (
+                user_model.objects.filter(**{user_model.USERNAME_FIELD: given}, pk__in=numbers)
+                .values_list("pk", flat=True)
+                .first()
+            )
+        if user_id is None:
+            return Response(
+                {"annotator": [f"{given} has no judgments in this campaign"]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        annotator = user_model.objects.get(pk=user_id)
+        action = serializer.validated_data["action"]
+        if action == "clear":
+            annotator_decision_clear(campaign=campaign, annotator=annotator)
+            included = None
+            reason = ""
+        else:
+            decision = annotator_decision_record(
+                campaign=campaign,
+                annotator=annotator,
+                included=action == "include",
+                reason=serializer.validated_data["reason"],
+                decided_by=request.user,
+            )
+            included, reason = decision.included, decision.reason
+        code = AnnotatorPseudonym.objects.get(campaign=campaign, annotator=annotator).code
+        return Response({"annotator": code, "included": included, "reason": reason})

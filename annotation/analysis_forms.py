@@ -1,0 +1,207 @@
+"""Forms of the analysis pages: analysis settings, include/exclude decisions, judgment import."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from annotation.analysis import AnalysisSettings
+from annotation.judgment_import import FORMAT_AUTO, ImportOptions
+from annotation.protocols import PROTOCOL_CHOICES
+
+DEFAULTS = AnalysisSettings()
+MAX_BOOTSTRAP = 10_000
+MAX_RANKING_BOOTSTRAP = 2_000
+
+QC_TEST_CHOICES = [
+    ("paired_t", _("paired t-test (original DA scripts)")),
+    ("wilcoxon", _("Wilcoxon signed-rank")),
+    ("mannwhitney", _("Mann–Whitney U, unpaired (Appraise, WMT)")),
+]
+SIGNIFICANCE_CHOICES = [
+    ("wilcoxon", _("Wilcoxon signed-rank")),
+    ("sign", _("sign test")),
+    ("mannwhitney", _("Mann–Whitney U (WMT DA)")),
+    ("bootstrap", _("paired bootstrap")),
+    ("ar", _("approximate randomisation")),
+]
+SPACE_CHOICES = [("z", _("z-scores")), ("shifted", _("mean-shifted")), ("raw", _("raw"))]
+BASIS_CHOICES = [
+    ("real_and_repeat", _("real and repeat items")),
+    ("all", _("all items (as the original DA scripts)")),
+]
+NAME_CHOICES = [("pseudonyms", _("pseudonyms (A001, …)")), ("real", _("usernames"))]
+
+
+class AnalysisSettingsForm(forms.Form):
+    """The analysis settings, read from the query string (GET), so links carry them."""
+
+    qc_test = forms.ChoiceField(
+        label=_("QC test"), choices=QC_TEST_CHOICES, initial=DEFAULTS.qc_test, required=False
+    )
+    qc_space = forms.ChoiceField(
+        label=_("QC on"),
+        choices=[("raw", _("raw scores")), ("z", _("z-scores"))],
+        initial=DEFAULTS.qc_space,
+        required=False,
+    )
+    threshold = forms.FloatField(
+        label=_("QC threshold (p ≤)"),
+        min_value=0.0001,
+        max_value=0.5,
+        initial=DEFAULTS.threshold,
+        required=False,
+    )
+    basis = forms.ChoiceField(
+        label=_("Normalise over"), choices=BASIS_CHOICES, initial=DEFAULTS.basis, required=False
+    )
+    include_failed = forms.BooleanField(
+        label=_("Keep annotators who failed QC"), required=False, label_suffix=""
+    )
+    exclude_untested = forms.BooleanField(
+        label=_("Leave out annotators QC could not test"), required=False, label_suffix=""
+    )
+    space = forms.ChoiceField(
+        label=_("System scores in"), choices=SPACE_CHOICES, initial=DEFAULTS.space, required=False
+    )
+    test = forms.ChoiceField(
+        label=_("Significance test"),
+        choices=SIGNIFICANCE_CHOICES,
+        initial=DEFAULTS.test,
+        required=False,
+    )
+    alpha = forms.FloatField(
+        label=_("Cluster level α"),
+        min_value=0.0001,
+        max_value=0.5,
+        initial=DEFAULTS.alpha,
+        required=False,
+    )
+    confidence = forms.FloatField(
+        label=_("Confidence"),
+        min_value=0.5,
+        max_value=0.999,
+        initial=DEFAULTS.confidence,
+        required=False,
+    )
+    n_bootstrap = forms.IntegerField(
+        label=_("Bootstrap resamples"),
+        min_value=0,
+        max_value=MAX_BOOTSTRAP,
+        initial=DEFAULTS.n_bootstrap,
+        required=False,
+    )
+    ranking_bootstrap = forms.IntegerField(
+        label=_("TrueSkill runs for rank ranges"),
+        min_value=0,
+        max_value=MAX_RANKING_BOOTSTRAP,
+        initial=DEFAULTS.ranking_bootstrap,
+        required=False,
+    )
+    seed = forms.IntegerField(
+        label=_("Seed"),
+        min_value=0,
+        max_value=2**32 - 1,
+        required=False,
+        help_text=_("Empty: each protocol's own seed."),
+    )
+    names = forms.ChoiceField(
+        label=_("Annotators in reports"),
+        choices=NAME_CHOICES,
+        initial="pseudonyms",
+        required=False,
+    )
+
+    def settings(self) -> AnalysisSettings:
+        """The chosen settings; fields left empty keep their defaults. Call after is_valid()."""
+        data = {
+            key: value
+            for key, value in self.cleaned_data.items()
+            if key not in ("names",) and value not in (None, "")
+        }
+        return AnalysisSettings(**data)
+
+    @property
+    def real_names(self) -> bool:
+        return self.cleaned_data.get("names") == "real"
+
+
+class DecisionForm(forms.Form):
+    """Include or exclude an annotator (with a reason), or clear the decision."""
+
+    ACTIONS = [("include", _("Include")), ("exclude", _("Exclude")), ("clear", _("Clear"))]
+
+    annotator = forms.IntegerField(widget=forms.HiddenInput)
+    action = forms.ChoiceField(choices=ACTIONS)
+    reason = forms.CharField(label=_("Reason"), max_length=2000, required=False, strip=True)
+
+    def __init__(self, *args: Any, annotator_ids: set[int], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.annotator_ids = annotator_ids
+
+    def clean_annotator(self) -> int:
+        value = int(self.cleaned_data["annotator"])
+        if value not in self.annotator_ids:
+            raise forms.ValidationError(_("This person has no judgments in this campaign."))
+        return value
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if cleaned.get("action") in ("include", "exclude") and not cleaned.get("reason"):
+            self.add_error("reason", _("Give a reason for the decision."))
+        return cleaned
+
+
+FORMAT_CHOICES = [
+    (FORMAT_AUTO, _("Detect")),
+    ("evalsite", _("EvalSite table (TSV or CSV with a header)")),
+    ("appraise", _("Appraise CSV export (ExportSystemScoresToCSV)")),
+    ("wmt", _("WMT direct assessment (ad-good-raw.csv, ad-latest.csv)")),
+]
+
+
+class JudgmentImportForm(forms.Form):
+    """A file of historical judgments and how to read it."""
+
+    file = forms.FileField(label=_("Judgments file"))
+    file_format = forms.ChoiceField(label=_("Format"), choices=FORMAT_CHOICES, initial=FORMAT_AUTO)
+    protocol = forms.ChoiceField(
+        label=_("Protocol"), choices=PROTOCOL_CHOICES, initial="direct_assessment"
+    )
+    criterion = forms.CharField(
+        label=_("Criterion"),
+        max_length=20,
+        required=False,
+        help_text=_("For rows without a criterion column; empty: the protocol's first."),
+    )
+    line_base = forms.TypedChoiceField(
+        label=_("Segment numbers count from"),
+        choices=[(1, "1"), (0, "0")],
+        coerce=int,
+        initial=1,
+    )
+    language_pair = forms.CharField(
+        label=_("Language pair"),
+        max_length=50,
+        required=False,
+        help_text=_("Only for a file with several pairs, as the file writes it (e.g. de-en)."),
+    )
+    name = forms.CharField(
+        label=_("Name of the imported protocol"),
+        max_length=90,
+        required=False,
+        help_text=_("Empty: “Imported: <file name>”."),
+    )
+
+    def options(self) -> ImportOptions:
+        data = self.cleaned_data
+        return ImportOptions(
+            file_format=data["file_format"],
+            protocol=data["protocol"],
+            criterion=data["criterion"].strip(),
+            line_base=data["line_base"],
+            language_pair=data["language_pair"].strip(),
+            name=data["name"].strip(),
+        )

@@ -1,0 +1,70 @@
+"""URLs of the human-judgment analysis: organizer pages and the REST API."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from annotation import analysis_api, analysis_views
+
+urlpatterns = [
+    path(
+        "campaigns/<uuid:campaign_id>/analysis/",
+        analysis_views.campaign_analysis,
+        name="campaign_analysis",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/analysis/decisions/",
+        analysis_views.campaign_analysis_decision,
+        name="campaign_analysis_decision",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/analysis/import/",
+        analysis_views.campaign_judgment_import,
+        name="campaign_judgment_import",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/analysis/reports/judgments.<str:fmt>",
+        analysis_views.campaign_report_judgments,
+        name="campaign_report_judgments",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/analysis/reports/systems.<str:fmt>",
+        analysis_views.campaign_report_systems,
+        name="campaign_report_systems",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/analysis/reports/annotators.csv",
+        analysis_views.campaign_report_annotators,
+        name="campaign_report_annotators",
+    ),
+    path(
+        "api/campaigns/<uuid:campaign_id>/analysis/",
+        analysis_api.AnalysisView.as_view(),
+        name="api-campaign-analysis",
+    ),
+    path(
+        "api/campaigns/<uuid:campaign_id>/reports/judgments.<str:fmt>",
+        analysis_api.JudgmentReportView.as_view(),
+        name="api-campaign-report-judgments",
+    ),
+    path(
+        "api/campaigns/<uuid:campaign_id>/reports/systems.<str:fmt>",
+        analysis_api.SystemReportView.as_view(),
+        name="api-campaign-report-systems",
+    ),
+    path(
+        "api/campaigns/<uuid:campaign_id>/reports/annotators.csv",
+        analysis_api.AnnotatorReportView.as_view(),
+        name="api-campaign-report-annotators",
+    ),
+    path(
+        "api/campaigns/<uuid:campaign_id>/judgment-imports/",
+        analysis_api.JudgmentImportView.as_view(),
+        name="api-campaign-judgment-imports",
+    ),
+    path(
+        "api/campaigns/<uuid:campaign_id>/annotator-decisions/",
+        analysis_api.DecisionView.as_view(),
+        name="api-campaign-annotator-decisions",
+    ),
+]

@@ -1,0 +1,206 @@
+"""Organizer pages of the human-judgment analysis: the analysis page, include/exclude
+decisions, the judgment import and the report downloads. Owner and co-organizers only."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation import reports
+from annotation.analysis import (
+    AnalysisSettings,
+    CampaignAnalysis,
+    campaign_analysis_compute,
+)
+from annotation.analysis_forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
+from annotation.analysis_services import (
+    annotator_decision_clear,
+    annotator_decision_record,
+    annotator_pseudonyms_ensure,
+)
+from annotation.importers import UploadError, UploadFile, UploadProblem
+from annotation.judgment_import import judgments_import
+from annotation.models import Campaign, JudgmentImport
+from annotation.permissions import campaign_for_organizer
+from annotation.views import organizer_required
+
+
+def _settings(request: HttpRequest) -> tuple[AnalysisSettingsForm, AnalysisSettings, bool]:
+    """The settings of the query string; an invalid field falls back to the defaults (the form
+    shows its error)."""
+    form = AnalysisSettingsForm(request.GET or None)
+    if form.is_bound and form.is_valid():
+        return form, form.settings(), form.real_names
+    return form, AnalysisSettings(), False
+
+
+def _analysis(campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
+    annotator_pseudonyms_ensure(campaign=campaign)
+    return campaign_analysis_compute(campaign=campaign, settings=settings)
+
+
+@organizer_required
+@require_GET
+def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    """Annotator QC with include/exclude, system rankings with intervals and clusters,
+    agreement with counts, and the report downloads."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form, settings, _real = _settings(request)
+    analysis = _analysis(campaign, settings)
+    query = request.GET.urlencode()
+    return render(
+        request,
+        "annotation/analysis.html",
+        {
+            "campaign": campaign,
+            "form": form,
+            "analysis": analysis,
+            "query": query,
+            "imports": JudgmentImport.objects.filter(campaign=campaign).select_related(
+                "config", "imported_by"
+            ),
+        },
+    )
+
+
+@organizer_required
+@require_POST
+def campaign_analysis_decision(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    """Record an include/exclude decision with its reason, or clear one."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    judged = set(annotator_pseudonyms_ensure(campaign=campaign))
+    form = DecisionForm(request.POST, annotator_ids=judged)
+    # The form posts to a URL that carries the page's settings; go back to the same view.
+    target = reverse("campaign_analysis", args=[campaign.pk])
+    if request.GET:
+        target += "?" + request.GET.urlencode()
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return redirect(target)
+    annotator = get_user_model().objects.get(pk=form.cleaned_data["annotator"])
+    action = form.cleaned_data["action"]
+    if action == "clear":
+        annotator_decision_clear(campaign=campaign, annotator=annotator)
+        messages.success(request, _("Decision cleared: the QC verdict applies again."))
+    else:
+        annotator_decision_record(
+            campaign=campaign,
+            annotator=annotator,
+            included=action == "include",
+            reason=form.cleaned_data["reason"],
+            decided_by=request.user,
+        )
+        messages.success(
+            request,
+            _("Annotator included.") if action == "include" else _("Annotator excluded."),
+        )
+    return redirect(target)
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    """Upload historical judgments (EvalSite, Appraise or WMT layout) onto the campaign."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form = JudgmentImportForm(request.POST or None, request.FILES or None)
+    problems: list[UploadProblem] = []
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            record = judgments_import(
+                campaign=campaign,
+                upload=UploadFile(name=upload.name, content=upload.read()),
+                user=request.user,
+                options=form.options(),
+            )
+        except UploadError as exc:
+            problems = exc.problems
+            status = 400
+        else:
+            messages.success(
+                request,
+                _("Imported %(judgments)d judgments of %(annotators)d annotators as “%(name)s”.")
+                % {
+                    "judgments": record.summary["judgments"],
+                    "annotators": len(record.summary["annotators"]),
+                    "name": record.config.name,
+                },
+            )
+            return redirect("campaign_analysis", campaign_id=campaign.pk)
+    elif request.method == "POST":
+        status = 400
+    return render(
+        request,
+        "annotation/analysis_import.html",
+        {"campaign": campaign, "form": form, "problems": problems},
+        status=status,
+    )
+
+
+def _download(response: HttpResponse, filename: str) -> HttpResponse:
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@organizer_required
+@require_GET
+def campaign_report_judgments(
+    request: HttpRequest, campaign_id: uuid.UUID, fmt: str
+) -> HttpResponse:
+    """The normalised judgment report (CSV, TSV or JSONL), streamed."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    if fmt not in reports.JUDGMENT_FORMATS:
+        return HttpResponse(_("Unknown format."), status=404)
+    _form, settings, real_names = _settings(request)
+    annotator_pseudonyms_ensure(campaign=campaign)
+    response = StreamingHttpResponse(
+        reports.judgment_report_stream(
+            campaign=campaign, file_format=fmt, settings=settings, real_names=real_names
+        ),
+        content_type=reports.CONTENT_TYPES[fmt],
+    )
+    return _download(response, reports.report_filename(campaign, "judgments", fmt))
+
+
+@organizer_required
+@require_GET
+def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: str) -> HttpResponse:
+    """The system report (CSV, JSON or LaTeX)."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    if fmt not in reports.SYSTEM_FORMATS:
+        return HttpResponse(_("Unknown format."), status=404)
+    _form, settings, _real = _settings(request)
+    analysis = _analysis(campaign, settings)
+    if fmt == "csv":
+        body = reports.system_report_csv(analysis)
+    elif fmt == "json":
+        body = json.dumps(reports.system_report_json(analysis), indent=2, ensure_ascii=False)
+    else:
+        body = reports.system_report_latex(analysis)
+    response = HttpResponse(body, content_type=reports.CONTENT_TYPES[fmt])
+    return _download(response, reports.report_filename(campaign, "systems", fmt))
+
+
+@organizer_required
+@require_GET
+def campaign_report_annotators(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    """The annotator report (CSV)."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    _form, settings, real_names = _settings(request)
+    analysis = _analysis(campaign, settings)
+    labels = reports.annotator_labels(campaign=campaign, real_names=real_names)
+    response = HttpResponse(
+        reports.annotator_report_csv(analysis, labels), content_type=reports.CONTENT_TYPES["csv"]
+    )
+    return _download(response, reports.report_filename(campaign, "annotators", "csv"))

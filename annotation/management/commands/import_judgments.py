@@ -1,0 +1,82 @@
+"""Import historical judgments onto a campaign from the command line.
+
+    python manage.py import_judgments <campaign id> judgments.tsv [--format wmt] \
+        [--protocol direct_assessment] [--criterion score] [--line-base 1] \
+        [--language-pair de-en] [--name "WMT19 de-en"] [--user alice]
+
+The file formats are documented in docs/reports.md. Exit status 2 with one line per problem
+(file and line) when the file cannot be imported; nothing is stored then.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation.importers import UploadError, UploadFile
+from annotation.judgment_import import FORMAT_AUTO, FORMATS, ImportOptions, judgments_import
+from annotation.models import Campaign
+from annotation.protocols import PROTOCOLS
+
+
+class Command(BaseCommand):
+    help = "Import past judgments (EvalSite table, Appraise CSV export, WMT DA) onto a campaign."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("campaign", help="The campaign's id (UUID).")
+        parser.add_argument("file", type=Path, help="The judgments file.")
+        parser.add_argument("--format", choices=[FORMAT_AUTO, *FORMATS], default=FORMAT_AUTO)
+        parser.add_argument("--protocol", choices=list(PROTOCOLS), default="direct_assessment")
+        parser.add_argument("--criterion", default="", help="For rows without a criterion.")
+        parser.add_argument("--line-base", type=int, choices=[0, 1], default=1)
+        parser.add_argument("--language-pair", default="", help="Keep one pair, e.g. de-en.")
+        parser.add_argument("--name", default="", help="Name of the imported protocol.")
+        parser.add_argument("--user", default="", help="Username recorded as the importer.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            campaign = Campaign.objects.get(pk=options["campaign"])
+        except (Campaign.DoesNotExist, ValidationError, ValueError):
+            raise CommandError(f"no campaign with id {options['campaign']}") from None
+        path: Path = options["file"]
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        if path.stat().st_size > settings.EVALSITE_UPLOAD_MAX_BYTES:
+            raise CommandError(
+                f"{path}: {path.stat().st_size:,} bytes; the limit is "
+                f"{settings.EVALSITE_UPLOAD_MAX_BYTES:,} (EVALSITE_UPLOAD_MAX_BYTES)"
+            )
+        user = None
+        if options["user"]:
+            user = get_user_model().objects.filter(username=options["user"]).first()
+            if user is None:
+                raise CommandError(f"no user {options['user']}")
+        try:
+            record = judgments_import(
+                campaign=campaign,
+                upload=UploadFile(name=path.name, content=path.read_bytes()),
+                user=user,
+                options=ImportOptions(
+                    file_format=options["format"],
+                    protocol=options["protocol"],
+                    criterion=options["criterion"],
+                    line_base=options["line_base"],
+                    language_pair=options["language_pair"],
+                    name=options["name"],
+                ),
+            )
+        except UploadError as exc:
+            raise CommandError(
+                "nothing imported:\n" + "\n".join(str(p) for p in exc.problems), returncode=2
+            ) from None
+        summary = record.summary
+        self.stdout.write(
+            f"imported {summary['judgments']} judgments ({summary['values']} values) of "
+            f"{len(summary['annotators'])} annotators in {summary['tasks']} tasks as "
+            f"protocol {record.config.name!r} (id {record.config_id})"
+        )

@@ -1,0 +1,636 @@
+"""Import of historical judgments: each layout (EvalSite table, Appraise's CSV export, WMT's DA
+judgments) stores the same table the core would get from the rows themselves; the report of an
+imported campaign imports again to the same analysis; every malformed file is refused with the
+file and line named and leaves the database as it was."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import Client
+from django.urls import reverse
+
+from annotation.analysis import (
+    AnalysisSettings,
+    campaign_analysis_compute,
+    campaign_criteria,
+    criterion_table_load,
+)
+from annotation.importers import UploadError, UploadFile
+from annotation.judgment_import import (
+    ImportOptions,
+    judgment_file_text,
+    judgments_import,
+    judgments_parse,
+)
+from annotation.models import ItemKind, ItemOutput, JudgmentImport, Segment, System, Task
+from annotation.reports import JUDGMENT_COLUMNS, judgment_report_stream
+from annotation.stats import TOLERANCE_0_TO_100, Judgments, analyse_scores
+from tests.analysis_factories import make_text_campaign
+from tests.factories import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+SYSTEMS = ["nmt", "pbmt", "rbmt"]
+N_SEGMENTS = 20
+TYPE_NAMES = {0: "SYSTEM", 1: "REPEAT", 2: "REF", 3: "BAD_REF"}
+APPRAISE_NAMES = {0: "TGT", 1: "CHK", 2: "REF", 3: "BAD"}
+T0 = 1_500_000_000.0
+
+
+@dataclass
+class Rows:
+    """A table of judgments as a file would hold them, with the core's table of the same."""
+
+    table: Judgments
+    hit: list[str]
+
+    def segment_id(self, row: int) -> str:
+        seg = int(self.table.segment[row])
+        return f"doc{seg // 10 + 1}:{seg % 10 + 1}"
+
+    def system(self, row: int) -> str:
+        code = int(self.table.system[row])
+        return SYSTEMS[code] if code < len(SYSTEMS) else ""
+
+
+def make_rows(seed: int = 5) -> Rows:
+    """Three annotators (the last careless), each one HIT of 30 real outputs (no output twice),
+    5 bad references and 3 repeats of their first real rows, 2 references; 0–100 scores."""
+    rng = np.random.default_rng(seed)
+    quality = np.array([75.0, 60.0, 45.0])
+    names = ("annotator", "segment", "system", "score", "type", "original", "seconds")
+    columns: dict[str, list[Any]] = {k: [] for k in names}
+    hits = []
+
+    def add(
+        annotator: int, segment: int, system: int, score: float, kind: int, original: int
+    ) -> None:
+        careless = annotator == 2
+        value = rng.uniform(0, 100) if careless else score + rng.normal(0, 8)
+        row = (annotator, segment, system, float(np.clip(np.round(value), 0, 100)), kind, original)
+        for key, cell in zip(names, row, strict=False):
+            columns[key].append(cell)
+        columns["seconds"].append(float(rng.integers(5, 60)))
+        hits.append(f"hit-{annotator}")
+
+    for a in range(3):
+        outputs = rng.permutation(N_SEGMENTS * len(SYSTEMS))[:30]
+        start = len(columns["score"])
+        for output in outputs:
+            segment, system = divmod(int(output), len(SYSTEMS))
+            add(a, segment, system, quality[system], 0, -1)
+        for row in range(start, start + 5):
+            add(a, columns["segment"][row], columns["system"][row], 20.0, 3, row)
+        for row in range(start + 5, start + 8):
+            system = columns["system"][row]
+            add(a, columns["segment"][row], system, quality[system], 1, row)
+        for row in range(start + 8, start + 10):
+            add(a, columns["segment"][row], len(SYSTEMS), 90.0, 2, -1)
+    table = Judgments.from_arrays(
+        annotator=columns["annotator"],
+        segment=columns["segment"],
+        system=columns["system"],
+        score=columns["score"],
+        item_type=columns["type"],
+        original=columns["original"],
+        seconds=columns["seconds"],
+        n_systems=len(SYSTEMS) + 1,
+    )
+    return Rows(table=table, hit=hits)
+
+
+def evalsite_file(rows: Rows, *, segment_as_line: bool = False) -> bytes:
+    t = rows.table
+    return judgment_file_text(
+        [
+            {
+                "annotator": f"worker{int(t.annotator[i])}",
+                "system": rows.system(i),
+                "segment": str(int(t.segment[i]) + 1) if segment_as_line else rows.segment_id(i),
+                "type": TYPE_NAMES[int(t.item_type[i])],
+                "score": f"{t.score[i]:g}",
+                "hit": rows.hit[i],
+                "seconds": f"{t.seconds[i]:g}",
+            }
+            for i in range(len(t))
+        ]
+    )
+
+
+def appraise_file(rows: Rows) -> bytes:
+    t = rows.table
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    clock = T0
+    for i in range(len(t)):
+        start, clock = clock, clock + float(t.seconds[i])
+        writer.writerow(
+            [
+                f"worker{int(t.annotator[i])}",
+                rows.system(i) or "REF",
+                int(t.segment[i]) + 1,
+                APPRAISE_NAMES[int(t.item_type[i])],
+                "deu",
+                "eng",
+                int(t.score[i]),
+                f"{start:.3f}",
+                f"{clock:.3f}",
+                rows.hit[i],
+                i,
+            ]
+        )
+    return out.getvalue().encode()
+
+
+def wmt_file(rows: Rows) -> bytes:
+    t = rows.table
+    header = "\t".join(
+        [
+            "HITId",
+            "WorkerId",
+            "Input.src",
+            "Input.trg",
+            "Input.item",
+            "hit",
+            "sys_id",
+            "rid",
+            "type",
+            "sid",
+            "score",
+            "time",
+        ]
+    )
+    hit_time = {
+        a: float(t.seconds[t.annotator == a].sum()) for a in np.unique(t.annotator).tolist()
+    }
+    lines = [header]
+    for i in range(len(t)):
+        a = int(t.annotator[i])
+        lines.append(
+            "\t".join(
+                [
+                    rows.hit[i],
+                    f"worker{a}",
+                    "de",
+                    "en",
+                    "ad",
+                    str(a),
+                    rows.system(i) or "_ref",
+                    str(i % 100),
+                    TYPE_NAMES[int(t.item_type[i])],
+                    str(int(t.segment[i]) + 1),
+                    f"{int(t.score[i])}",
+                    f"{hit_time[a]:g}",
+                ]
+            )
+        )
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.fixture
+def texts(owner):  # type: ignore[no-untyped-def]
+    campaign, *_ = make_text_campaign(
+        owner=owner, n_segments=N_SEGMENTS, system_names=SYSTEMS, name="Past campaign"
+    )
+    return campaign
+
+
+def canonical(
+    table: Judgments, annotators: list[str], segments: list[int], systems: list[str]
+) -> list[tuple[Any, ...]]:
+    """Rows as comparable tuples, whatever their order and codes: who, which segment (by
+    position) and system (by name), type, score, and the same of the row's original."""
+
+    def key(i: int) -> tuple[Any, ...]:
+        return (
+            annotators[int(table.annotator[i])],
+            segments[int(table.segment[i])],
+            systems[int(table.system[i])],
+            int(table.item_type[i]),
+            float(table.score[i]),
+        )
+
+    return sorted(
+        (*key(i), key(int(table.original[i])) if table.original[i] >= 0 else None)
+        for i in range(len(table))
+    )
+
+
+def expected(rows: Rows) -> list[tuple[Any, ...]]:
+    return canonical(
+        rows.table, [f"worker{a}" for a in range(3)], list(range(N_SEGMENTS)), [*SYSTEMS, "REF"]
+    )
+
+
+def imported(campaign: Any) -> tuple[list[tuple[Any, ...]], Judgments, list[str]]:
+    """The campaign's one criterion as canonical rows, its table and annotator names."""
+    [(config, criterion)] = campaign_criteria(campaign=campaign)
+    table = criterion_table_load(config=config, criterion=criterion)
+    users = dict(
+        get_user_model().objects.filter(pk__in=table.annotator_ids).values_list("pk", "username")
+    )
+    # "imp-<campaign>-worker0" → "worker0"
+    names = [users[int(pk)].rsplit("-", 1)[1] for pk in table.annotator_ids]
+    positions = dict(Segment.objects.values_list("pk", "position"))
+    system_names = dict(System.objects.values_list("pk", "name"))
+    rows = canonical(
+        table.judgments,
+        names,
+        [positions[int(pk)] for pk in table.segment_ids],
+        [system_names.get(int(pk), "REF") for pk in table.system_ids],
+    )
+    return rows, table.judgments, names
+
+
+@pytest.mark.parametrize(
+    ("file_format", "make_file", "name"),
+    [
+        ("evalsite", evalsite_file, "past.tsv"),
+        ("evalsite", lambda rows: evalsite_file(rows, segment_as_line=True), "past-lines.tsv"),
+        ("appraise", appraise_file, "scores.csv"),
+        ("wmt", wmt_file, "ad-good-raw.csv"),
+    ],
+)
+def test_each_layout_stores_the_table_the_core_gets_from_the_rows(
+    texts, owner, file_format, make_file, name
+) -> None:  # type: ignore[no-untyped-def]
+    rows = make_rows()
+    record = judgments_import(campaign=texts, upload=UploadFile(name, make_file(rows)), user=owner)
+    assert record.file_format == file_format  # detected
+    assert record.summary["judgments"] == len(rows.table)
+    got, table, names = imported(texts)
+    assert got == expected(rows)
+    # One task per HIT, one account per annotator that cannot log in.
+    assert Task.objects.filter(config=record.config).count() == 3
+    for username in record.summary["annotators"].values():
+        user = get_user_model().objects.get(username=username)
+        assert not user.has_usable_password()
+        assert username.startswith(f"imp-{texts.pk.hex[:8]}-")
+        assert texts.annotators.filter(pk=user.pk).exists()
+    # QC outputs point to the same annotator's output of the same system and segment.
+    for output in ItemOutput.objects.filter(item__task__config=record.config).exclude(
+        kind__in=[ItemKind.REAL, ItemKind.REFERENCE]
+    ):
+        assert output.original.translation_id == output.translation_id
+        assert output.item.original_id == output.original.item_id
+    # Time on task: per row for our layout and Appraise; WMT's HIT time shared out equally.
+    totals = {n: float(table.seconds[table.annotator == i].sum()) for i, n in enumerate(names)}
+    for a in range(3):
+        total = float(rows.table.seconds[rows.table.annotator == a].sum())
+        assert totals[f"worker{a}"] == pytest.approx(total)
+    # The analysis of the import is the core's analysis of the rows.
+    [criterion] = campaign_analysis_compute(campaign=texts).criteria
+    core = analyse_scores(rows.table, tolerance=TOLERANCE_0_TO_100, n_bootstrap=0)
+    by_name = dict(zip(names, criterion.annotators, strict=True))
+    for a in range(3):
+        assert by_name[f"worker{a}"].qc_p == pytest.approx(core.qc.bad_reference.p_value[a])
+    assert by_name["worker2"].qc_status == "failed"
+
+
+def test_appraise_times_and_batches_are_kept(texts, owner) -> None:  # type: ignore[no-untyped-def]
+    rows = make_rows()
+    record = judgments_import(
+        campaign=texts, upload=UploadFile("scores.csv", appraise_file(rows)), user=owner
+    )
+    judgment = record.config.tasks.get(position=0).items.get(position=0).judgments.get()
+    assert judgment.shown_at.timestamp() == pytest.approx(T0)
+    assert judgment.seconds == pytest.approx(rows.table.seconds[0])
+    assert (judgment.submitted_at - judgment.shown_at).total_seconds() == pytest.approx(
+        judgment.seconds
+    )
+    assert set(record.config.tasks.values_list("position", flat=True)) == {0, 1, 2}
+    assert record.summary["tasks"] == 3
+
+
+def test_the_report_of_an_imported_campaign_imports_again_to_the_same_analysis(
+    texts, owner
+) -> None:  # type: ignore[no-untyped-def]
+    rows = make_rows()
+    judgments_import(campaign=texts, upload=UploadFile("past.tsv", evalsite_file(rows)), user=owner)
+    report = b"".join(judgment_report_stream(campaign=texts, file_format="tsv", real_names=True))
+    lines = report.decode().splitlines()
+    assert lines[0].split("\t") == list(JUDGMENT_COLUMNS)
+    records = [dict(zip(JUDGMENT_COLUMNS, line.split("\t"), strict=True)) for line in lines[1:]]
+    again = judgment_file_text(
+        [
+            {
+                "annotator": r["annotator"].rsplit("-", 1)[1],
+                "system": r["system"],
+                "segment": f"{r['document']}:{r['segment']}",
+                "type": r["item_type"],
+                "score": r["raw"],
+                "hit": r["task"],
+                "seconds": r["seconds"],
+                "criterion": r["criterion"],
+            }
+            for r in records
+        ]
+    )
+    second, *_ = make_text_campaign(
+        owner=owner, n_segments=N_SEGMENTS, system_names=SYSTEMS, name="Copy"
+    )
+    judgments_import(campaign=second, upload=UploadFile("again.tsv", again), user=owner)
+    assert imported(second)[0] == imported(texts)[0] == expected(rows)
+    settings = AnalysisSettings(n_bootstrap=100, seed=3)
+    one = campaign_analysis_compute(campaign=texts, settings=settings).criteria[0]
+    two = campaign_analysis_compute(campaign=second, settings=settings).criteria[0]
+    assert [(s.name, s.score, s.boot_low) for s in one.systems] == [
+        (s.name, s.score, s.boot_low) for s in two.systems
+    ]
+    assert [a.qc_p for a in one.annotators] == [a.qc_p for a in two.annotators]
+
+
+def test_a_second_import_reuses_the_accounts_and_gets_its_own_protocol(texts, owner) -> None:  # type: ignore[no-untyped-def]
+    rows = make_rows()
+    first = judgments_import(
+        campaign=texts, upload=UploadFile("past.tsv", evalsite_file(rows)), user=owner
+    )
+    second = judgments_import(
+        campaign=texts, upload=UploadFile("past.tsv", evalsite_file(rows)), user=owner
+    )
+    assert first.summary["annotators"] == second.summary["annotators"]
+    assert first.config.name == "Imported: past.tsv"
+    assert second.config.name == "Imported: past.tsv (2)"
+    assert len(campaign_analysis_compute(campaign=texts).criteria) == 2
+
+
+def test_ranking_judgments_need_screens_and_keep_them(texts, owner) -> None:  # type: ignore[no-untyped-def]
+    rows = [
+        {"annotator": "r1", "system": s, "segment": "doc1:1", "type": "SYSTEM", "score": rank,
+         "hit": "h", "item": "screen-1"}
+        for s, rank in (("nmt", 1), ("pbmt", 2), ("rbmt", 2))
+    ] + [
+        {"annotator": "r1", "system": s, "segment": "doc1:2", "type": "SYSTEM", "score": rank,
+         "hit": "h", "item": "screen-2"}
+        for s, rank in (("nmt", 2), ("pbmt", 1))
+    ]  # fmt: skip
+    record = judgments_import(
+        campaign=texts,
+        upload=UploadFile("ranks.tsv", judgment_file_text(rows)),
+        user=owner,
+        options=ImportOptions(protocol="ranking"),
+    )
+    assert record.config.outputs_per_screen == 3
+    [criterion] = campaign_analysis_compute(campaign=texts).criteria
+    assert criterion.kind == "ranking"
+    ew = {s.name: s.expected_wins for s in criterion.systems}
+    assert ew["nmt"] == pytest.approx((1 + 0.5) / 2)  # beat pbmt once, lost once; beat rbmt
+    without_items = [{k: v for k, v in r.items() if k != "item"} for r in rows]
+    with pytest.raises(UploadError, match="item column"):
+        judgments_import(
+            campaign=texts,
+            upload=UploadFile("ranks.tsv", judgment_file_text(without_items)),
+            user=owner,
+            options=ImportOptions(protocol="ranking"),
+        )
+
+
+def test_adequacy_and_fluency_come_as_two_criteria_of_one_screen(texts, owner) -> None:  # type: ignore[no-untyped-def]
+    rows = [
+        {"annotator": "a", "system": "nmt", "segment": "3", "type": "SYSTEM", "score": 4,
+         "criterion": "adequacy"},
+        {"annotator": "a", "system": "nmt", "segment": "3", "type": "SYSTEM", "score": 5,
+         "criterion": "fluency"},
+    ]  # fmt: skip
+    record = judgments_import(
+        campaign=texts,
+        upload=UploadFile("af.csv", judgment_file_text(rows, delimiter=",")),
+        user=owner,
+        options=ImportOptions(protocol="adequacy_fluency"),
+    )
+    assert record.summary["judgments"] == 1
+    assert record.summary["values"] == 2
+    assert record.summary["criteria"] == ["adequacy", "fluency"]
+
+
+# --------------------------------------------------------------------------------------------
+# Malformed files: a table of cases
+
+
+def database_snapshot() -> dict[str, int]:
+    counts = {
+        model.__name__: model.objects.count()
+        for model in apps.get_app_config("annotation").get_models()
+    }
+    counts["User"] = get_user_model().objects.count()
+    return counts
+
+
+GOOD = "annotator\tsystem\tsegment\ttype\tscore\n"
+
+
+def text(body: str, header: str = GOOD) -> bytes:
+    return (header + body).encode()
+
+
+MALFORMED: list[tuple[str, str, bytes, dict[str, Any], str]] = [
+    ("unknown system", "a.tsv", text("w\tnmt\t1\tSYSTEM\t50\nw\tgoogle\t2\tSYSTEM\t50\n"), {},
+     "a.tsv, line 3: unknown system 'google'"),
+    ("unknown line", "a.tsv", text("w\tnmt\t21\tSYSTEM\t50\n"), {},
+     "a.tsv, line 2: unknown segment: line 21"),
+    ("unknown doc:seg", "a.tsv", text("w\tnmt\tdoc9:1\tSYSTEM\t50\n"), {},
+     "a.tsv, line 2: unknown segment: doc doc9 seg 1"),
+    ("segment not an id", "a.tsv", text("w\tnmt\tfirst\tSYSTEM\t50\n"), {},
+     "a.tsv, line 2: segment 'first' is neither"),
+    ("score not a number", "a.tsv", text("w\tnmt\t1\tSYSTEM\tgood\n"), {},
+     "a.tsv, line 2: score 'good' is not a number"),
+    ("score out of scale", "a.tsv", text("w\tnmt\t1\tSYSTEM\t50\nw\tnmt\t2\tSYSTEM\t101\n"), {},
+     "a.tsv, line 3: score 101 is outside the score scale 0–100"),
+    ("NaN score", "a.tsv", text("w\tnmt\t1\tSYSTEM\tnan\n"), {},
+     "a.tsv, line 2: score 'nan' is not a number"),
+    ("unknown type", "a.tsv", text("w\tnmt\t1\tGOLD\t50\n"), {},
+     "a.tsv, line 2: unknown item type 'GOLD'"),
+    ("too few fields", "a.tsv", text("w\tnmt\t1\tSYSTEM\n"), {},
+     "a.tsv, line 2: 4 fields, the header has 5"),
+    ("missing column", "a.tsv", text("w\tnmt\t1\t50\n", "annotator\tsystem\tsegment\tscore\n"), {},
+     "unknown judgments format"),
+    ("unknown column", "a.tsv", text("w\tnmt\t1\tSYSTEM\t50\tx\n", GOOD.strip() + "\tcolour\n"),
+     {}, "a.tsv, line 1: unknown column(s) colour"),
+    ("duplicate judgment", "a.tsv", text("w\tnmt\t1\tSYSTEM\t50\nw\tnmt\t1\tSYSTEM\t60\n"), {},
+     "a.tsv, line 3: a second score of the same output by annotator w"),
+    ("empty annotator", "a.tsv", text("\tnmt\t1\tSYSTEM\t50\n"), {},
+     "a.tsv, line 2: empty annotator"),
+    ("negative seconds", "a.tsv",
+     text("w\tnmt\t1\tSYSTEM\t50\t-3\n", GOOD.strip() + "\tseconds\n"), {},
+     "a.tsv, line 2: seconds '-3' is not a non-negative number"),
+    ("unknown criterion", "a.tsv",
+     text("w\tnmt\t1\tSYSTEM\t3\tstyle\n", GOOD.strip() + "\tcriterion\n"),
+     {"protocol": "adequacy_fluency"}, "a.tsv, line 2: criterion 'style' is not one of"),
+    ("unknown run", "a.tsv", text("w\tnmt\t1\tSYSTEM\t50\topt9\n", GOOD.strip() + "\trun\n"), {},
+     "a.tsv, line 2: unknown run 'opt9' of system 'nmt'"),
+    ("empty file", "a.tsv", b"\n\n", {}, "a.tsv: the file is empty"),
+    ("header only", "a.tsv", GOOD.encode(), {}, "a.tsv: the file holds no judgments"),
+    ("not UTF-8", "a.tsv", GOOD.encode() + "w\tnmt\t1\tSYSTEM\t50 é\n".encode("latin-1"), {},
+     "a.tsv, line 2: not valid UTF-8"),
+    ("WMT segment scores", "ad-seg-scores-de-en.csv", b"SYS SID RAW.SCR Z.SCR N\nnmt 1 50 0.1 1\n",
+     {}, "ad-seg-scores-de-en.csv, line 1: this looks like WMT's segment scores"),
+    ("WMT z-scores", "ad-deen-good-stnd.csv",
+     b"HITId\tWorkerId\tInput.src\tInput.trg\tInput.item\thit\tsys_id\trid\ttype\tsid\tscore"
+     b"\ttime\nH1\tw\tde\ten\tad\t1\tnmt\t0\tSYSTEM\t1\t-0.52\t600\n", {},
+     "line 2: score -0.52 is outside the score scale 0–100 (a *-good-stnd* file holds z-scores"),
+    ("WMT sid not a number", "ad-good-raw.csv",
+     b"HITId\tWorkerId\tInput.src\tInput.trg\tInput.item\thit\tsys_id\trid\ttype\tsid\tscore"
+     b"\ttime\nH1\tw\tde\ten\tad\t1\tnmt\t0\tSYSTEM\tx1\t50\t600\n", {},
+     "ad-good-raw.csv, line 2: sid 'x1' is not a line number"),
+    ("several language pairs", "scores.csv",
+     b"w,nmt,1,TGT,deu,eng,50,1.0,2.0\nw,nmt,2,TGT,ces,eng,50,3.0,4.0\n", {},
+     "scores.csv: the file holds several language pairs (ces-eng (1 rows), deu-eng (1 rows))"),
+    ("chosen pair absent", "scores.csv", b"w,nmt,1,TGT,deu,eng,50,1.0,2.0\n",
+     {"language_pair": "fr-en"}, "no row is for the language pair fr-en; the file has: deu-eng"),
+    ("Appraise end before start", "scores.csv", b"w,nmt,1,TGT,deu,eng,50,9.0,2.0\n", {},
+     "scores.csv, line 1: start and end times '9.0', '2.0' are not Unix seconds"),
+    ("Appraise field count", "scores.csv",
+     b"w,nmt,1,TGT,deu,eng,50,1.0,2.0\nw,nmt,1,TGT,deu,eng,50\n", {},
+     "scores.csv, line 2: 7 fields; Appraise's export has 9"),
+    ("unknown layout", "notes.txt", b"hello world\n", {}, "notes.txt, line 1: unknown judgments"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "name", "content", "options", "message"),
+    MALFORMED,
+    ids=[case[0] for case in MALFORMED],
+)
+def test_a_malformed_file_is_refused_with_file_and_line_and_nothing_is_stored(
+    texts, owner, case, name, content, options, message
+) -> None:  # type: ignore[no-untyped-def]
+    before = database_snapshot()
+    with pytest.raises(UploadError) as raised:
+        judgments_import(
+            campaign=texts,
+            upload=UploadFile(name, content),
+            user=owner,
+            options=ImportOptions(**options),
+        )
+    assert message in str(raised.value)
+    assert database_snapshot() == before
+
+
+def test_an_error_late_in_the_store_rolls_everything_back(texts, owner) -> None:  # type: ignore[no-untyped-def]
+    # A real account already holds the name an imported annotator would get.
+    get_user_model().objects.create_user(username=f"imp-{texts.pk.hex[:8]}-w2", password=PASSWORD)
+    before = database_snapshot()
+    content = text("w1\tnmt\t1\tSYSTEM\t50\nw2\tnmt\t2\tSYSTEM\t40\n")
+    with pytest.raises(UploadError, match="belongs to an account that can log in"):
+        judgments_import(campaign=texts, upload=UploadFile("a.tsv", content), user=owner)
+    assert database_snapshot() == before
+
+
+def test_a_campaign_without_texts_cannot_take_judgments(owner) -> None:  # type: ignore[no-untyped-def]
+    from tests.factories import make_campaign
+
+    empty = make_campaign(owner=owner, name="Empty")
+    with pytest.raises(UploadError, match="has no texts yet"):
+        judgments_import(
+            campaign=empty,
+            upload=UploadFile("a.tsv", text("w\tnmt\t1\tSYSTEM\t50\n")),
+            user=owner,
+        )
+
+
+def test_qc_rows_whose_original_is_missing_get_an_unjudged_original(texts, owner) -> None:  # type: ignore[no-untyped-def]
+    content = text("w\tnmt\t1\tREPEAT\t50\nw\t\tdoc1:2\tREF\t95\n")
+    record = judgments_import(campaign=texts, upload=UploadFile("a.tsv", content), user=owner)
+    items = {i.kind: i for i in Task.objects.get(config=record.config).items.all()}
+    assert set(items) == {ItemKind.REAL, ItemKind.REPEAT, ItemKind.REFERENCE}
+    placeholders = Task.objects.get(config=record.config).items.filter(kind=ItemKind.REAL)
+    assert all(not p.judgments.exists() for p in placeholders)
+    [criterion] = campaign_analysis_compute(campaign=texts).criteria
+    assert criterion.annotators[0].repeats_n == 0  # nothing to compare the repeat with
+    assert criterion.annotators[0].references_n == 1
+
+
+def test_parsing_reads_quoted_csv_and_a_bom(owner) -> None:  # type: ignore[no-untyped-def]
+    content = '\ufeffannotator,system,segment,type,score\n"w, senior",nmt,1,SYSTEM,50\n'
+    parsed = judgments_parse(UploadFile("a.csv", content.encode()), max_bytes=10_000)
+    assert parsed.rows[0].annotator == "w, senior"
+
+
+# --------------------------------------------------------------------------------------------
+# Command, page and API
+
+
+def test_the_command_imports_and_fails_with_status_2(texts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rows = make_rows()
+    path = tmp_path / "ad-good-raw.csv"
+    path.write_bytes(wmt_file(rows))
+    out = io.StringIO()
+    call_command("import_judgments", str(texts.pk), str(path), "--name", "WMT past", stdout=out)
+    assert "imported 120 judgments" in out.getvalue()
+    assert JudgmentImport.objects.get(campaign=texts).config.name == "WMT past"
+    bad = tmp_path / "bad.tsv"
+    bad.write_bytes(text("w\tgoogle\t1\tSYSTEM\t50\n"))
+    with pytest.raises(CommandError) as raised:
+        call_command("import_judgments", str(texts.pk), str(bad))
+    assert raised.value.returncode == 2
+    assert "bad.tsv, line 2: unknown system 'google'" in str(raised.value)
+
+
+def login(user: Any) -> Client:
+    client = Client()
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+def test_the_upload_page_imports_and_shows_errors_escaped(texts, owner) -> None:  # type: ignore[no-untyped-def]
+    client = login(owner)
+    url = reverse("campaign_judgment_import", args=[texts.pk])
+    bad = io.BytesIO(text("w\t<script>x</script>\t1\tSYSTEM\t50\n"))
+    bad.name = "bad.tsv"
+    form = {"file_format": "auto", "protocol": "direct_assessment", "line_base": 1}
+    response = client.post(url, {"file": bad, **form})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "bad.tsv" in page
+    assert "line 2" in page
+    assert "<script>x</script>" not in page
+    assert "&lt;script&gt;" in page
+    good = io.BytesIO(evalsite_file(make_rows()))
+    good.name = "past.tsv"
+    response = client.post(url, {"file": good, **form})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("campaign_analysis", args=[texts.pk])
+    assert JudgmentImport.objects.filter(campaign=texts).count() == 1
+
+
+def test_the_api_imports_multipart_and_answers_problems_as_json(texts, owner) -> None:  # type: ignore[no-untyped-def]
+    client = login(owner)
+    url = reverse("api-campaign-judgment-imports", args=[texts.pk])
+    upload = io.BytesIO(appraise_file(make_rows()))
+    upload.name = "scores.csv"
+    response = client.post(url, {"file": upload, "file_format": "appraise"})
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["summary"]["judgments"] == 120
+    assert body["file_format"] == "appraise"
+    bad = io.BytesIO(text("w\tnmt\t99\tSYSTEM\t50\n"))
+    bad.name = "bad.tsv"
+    response = client.post(url, {"file": bad})
+    assert response.status_code == 400
+    problem = response.json()["problems"][0]
+    assert problem == {
+        "file": "bad.tsv",
+        "line": 2,
+        "message": "unknown segment: line 99 (counting from 1); the campaign has 20 segments",
+    }
+
+
+@pytest.mark.parametrize("make_file", [evalsite_file, appraise_file, wmt_file])
+def test_rows_of_the_careless_annotator_are_kept_but_flagged(
+    texts, owner, make_file: Callable[[Rows], bytes]
+) -> None:
+    judgments_import(campaign=texts, upload=UploadFile("f.csv", make_file(make_rows())), user=owner)
+    [criterion] = campaign_analysis_compute(campaign=texts).criteria
+    statuses = sorted(a.qc_status for a in criterion.annotators)
+    assert statuses == ["failed", "passed", "passed"]
