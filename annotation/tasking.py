@@ -23,6 +23,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from annotation.models import (
     Assignment,
@@ -416,12 +417,12 @@ def invite_from_token(*, token: str) -> Invite:
     try:
         data = signing.loads(token, salt=INVITE_SALT)
     except signing.BadSignature:
-        raise InviteError("This invite link is not valid.") from None
+        raise InviteError(_("This invite link is not valid.")) from None
     invite = Invite.objects.select_related("campaign", "user").filter(pk=data.get("invite")).first()
     if invite is None or invite.revoked:
-        raise InviteError("This invite link has been withdrawn.")
+        raise InviteError(_("This invite link has been withdrawn."))
     if invite.expires_at < timezone.now():
-        raise InviteError("This invite link has expired; ask the organizer for a new one.")
+        raise InviteError(_("This invite link has expired; ask the organizer for a new one."))
     return invite
 
 
