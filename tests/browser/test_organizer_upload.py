@@ -86,6 +86,28 @@ def test_an_organizer_creates_a_campaign_uploads_files_and_sees_counts_and_error
     assert not campaign.systems.filter(name="broken").exists()
     assert Segment.objects.filter(campaign=campaign).count() == 4
 
+    # Annotation set-up: add a protocol, build its tasks, create invite links.
+    page.goto(f"{live_server.url}{campaign.get_absolute_url()}")
+    page.click("text=Annotation")
+    page.fill("#id_name", "DA source-based")
+    page.select_option("#id_protocol", "direct_assessment")
+    page.select_option("#id_mode", "source")
+    page.fill("#id_items_per_task", "5")
+    page.click("form.stacked >> text=Add protocol")
+    page.wait_for_selector(".messages")
+    page.click("#protocols button:has-text('Build tasks')")
+    page.wait_for_selector(".messages")
+    assert "Built 2 tasks" in page.inner_text(".messages")
+    page.fill("#id_label", "Team A")
+    page.fill("#id_count", "2")
+    page.click("#invites button:has-text('Create links')")
+    page.wait_for_selector("[data-invite-url]")
+    assert page.locator("[data-invite-url]").count() == 2
+    page.screenshot(path=shots / "annotation-setup.png", full_page=True)
+    page.click("#protocols a:has-text('DA source-based')")
+    page.wait_for_selector("#tasks")
+    page.screenshot(path=shots / "config-tasks.png", full_page=True)
+
     page.set_viewport_size({"width": 375, "height": 800})
     page.goto(f"{live_server.url}{campaign.get_absolute_url()}")
     page.screenshot(path=shots / "campaign-detail-phone.png", full_page=True)
