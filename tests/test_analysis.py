@@ -40,9 +40,9 @@ def scored(owner):  # type: ignore[no-untyped-def]
         n_annotators=8,
         n_systems=4,
         n_segments=60,
-        tasks_per_annotator=3,
+        tasks_per_annotator=2,
         careless=[CARELESS],
-        seed=7,
+        seed=7,  # a careless annotator passes a 5% test 5% of the time: not with this seed
     )
     built = build_judged_campaign(owner=owner, judgments=synthetic.judgments, system_names=SYSTEMS)
     return synthetic, built

@@ -1,0 +1,417 @@
+"""Reports: the normalised judgment report of a small hand-made campaign, row for row against the
+database and against normalisation computed independently (scipy.stats.zscore with ddof=1);
+streamed in chunks; the same rows as CSV, TSV and JSONL; pseudonyms by default; the system
+report as CSV, JSON and LaTeX (balanced, escaped) and the annotator report."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+from django.http import StreamingHttpResponse
+from django.test import Client
+from django.urls import reverse
+from scipy import stats
+
+from annotation.analysis import AnalysisSettings, campaign_analysis_compute
+from annotation.analysis_services import annotator_pseudonyms_ensure
+from annotation.models import (
+    AnnotatorPseudonym,
+    Assignment,
+    Item,
+    Judgment,
+    JudgmentValue,
+)
+from annotation.reports import (
+    ANNOTATOR_COLUMNS,
+    JUDGMENT_COLUMNS,
+    SYSTEM_COLUMNS,
+    annotator_labels,
+    annotator_report_csv,
+    judgment_report_stream,
+    latex_escape,
+    system_report_csv,
+    system_report_json,
+    system_report_latex,
+)
+from annotation.stats import Judgments, synthetic_scores
+from tests.analysis_factories import START, build_judged_campaign
+from tests.factories import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db
+
+REAL, REPEAT, REF, BAD = 0, 1, 2, 3
+SYSTEMS = ["sys_A & co", "B#2 {50%}"]
+# annotator, segment, system (2 = the reference), score, type, original row, seconds
+HAND = [
+    (0, 0, 0, 70, REAL, -1, 12),
+    (0, 0, 1, 40, REAL, -1, 20),
+    (0, 1, 0, 80, REAL, -1, 9),
+    (0, 1, 1, 50, REAL, -1, 31),
+    (0, 0, 0, 30, BAD, 0, 14),
+    (0, 1, 1, 55, REPEAT, 3, 8),
+    (0, 2, 2, 95, REF, -1, 5),
+    (0, 2, 0, 60, REAL, -1, 17),
+    (1, 0, 0, 90, REAL, -1, 11),
+    (1, 0, 1, 85, REAL, -1, 10),
+    (1, 1, 0, 88, REAL, -1, 12),
+    (1, 2, 1, 70, REAL, -1, 13),
+    (1, 0, 1, 60, BAD, 9, 14),
+    (1, 1, 0, 90, REPEAT, 10, 15),
+    (1, 1, 2, 100, REF, -1, 16),
+    (2, 0, 0, 50, REAL, -1, 40),  # one score for everything: σ = 0, no z
+    (2, 1, 1, 50, REAL, -1, 41),
+]
+TYPE = {REAL: "SYSTEM", REPEAT: "REPEAT", REF: "REF", BAD: "BAD_REF"}
+
+
+def hand_table() -> Judgments:
+    columns = list(zip(*HAND, strict=True))
+    return Judgments.from_arrays(
+        annotator=columns[0],
+        segment=columns[1],
+        system=columns[2],
+        score=columns[3],
+        item_type=columns[4],
+        original=columns[5],
+        seconds=columns[6],
+        n_systems=3,
+    )
+
+
+@pytest.fixture
+def hand(owner):  # type: ignore[no-untyped-def]
+    built = build_judged_campaign(
+        owner=owner,
+        judgments=hand_table(),
+        system_names=SYSTEMS,
+        usernames=["ana", "ben", "cy"],
+        campaign_name="Hand, made",
+    )
+    annotator_pseudonyms_ensure(campaign=built.campaign)
+    return built
+
+
+def independent_normalisation() -> tuple[list[float], list[float | None]]:
+    """Shifted and z of every HAND row from scipy, over each annotator's REAL and REPEAT rows."""
+    scores = np.array([r[3] for r in HAND], dtype=float)
+    annotator = np.array([r[0] for r in HAND])
+    basis = np.isin([r[4] for r in HAND], [REAL, REPEAT])
+    global_mean = scores[basis].mean()
+    shifted: list[float] = []
+    z: list[float | None] = []
+    for i, x in enumerate(scores):
+        own = basis & (annotator == annotator[i])
+        values = scores[own]
+        shifted.append(float(x + global_mean - values.mean()))
+        sd = values.std(ddof=1)
+        if sd == 0:
+            z.append(None)
+        elif basis[i]:
+            # scipy's z of this very row among the annotator's basis rows
+            position = int(np.flatnonzero(own).tolist().index(i))
+            z.append(float(stats.zscore(values, ddof=1)[position]))
+        else:
+            z.append(float((x - values.mean()) / sd))
+    return shifted, z
+
+
+def expected_rows() -> list[dict[str, str]]:
+    """The report as the hand table says it must be, in the report's order."""
+    shifted, z = independent_normalisation()
+    rows = []
+    position: dict[int, int] = {}
+    clock: dict[int, Any] = {}
+    for i, (a, seg, system, score, kind, _, seconds) in enumerate(HAND):
+        item = position.get(a, 0)
+        position[a] = item + 1
+        shown = clock.get(a, START)
+        submitted = shown + timedelta(seconds=seconds)
+        clock[a] = submitted
+        rows.append(
+            {
+                "campaign": "Hand, made",
+                "protocol": "Main",
+                "protocol_type": "direct_assessment",
+                "task": str(a + 1),
+                "item": str(item + 1),
+                "output": "1",
+                "document": "doc1",
+                "segment": str(seg + 1),
+                "line": str(seg + 1),
+                "system": SYSTEMS[system] if system < 2 else "",
+                "run": "main" if system < 2 else "",
+                "annotator": f"A{a + 1:03d}",
+                "item_type": TYPE[kind],
+                "criterion": "score",
+                "raw": repr(float(score)),
+                "shifted": shifted[i],
+                "z": z[i],
+                "qc_status": "untested",  # one bad-reference pair each: no test
+                "included": "1",
+                "started": shown.isoformat(),
+                "submitted": submitted.isoformat(),
+                "seconds": repr(float(seconds)),
+            }
+        )
+    return sorted(rows, key=lambda r: (int(r["task"]), int(r["item"])))
+
+
+def read_csv(content: bytes, delimiter: str = ",") -> tuple[list[str], list[dict[str, str]]]:
+    reader = csv.reader(io.StringIO(content.decode()), delimiter=delimiter)
+    header = next(reader)
+    return header, [dict(zip(header, row, strict=True)) for row in reader]
+
+
+def assert_rows_match(got: list[dict[str, Any]]) -> None:
+    expected = expected_rows()
+    assert len(got) == len(expected)
+    for row, want in zip(got, expected, strict=True):
+        for key in JUDGMENT_COLUMNS:
+            if key in ("shifted", "z"):
+                if want[key] is None:
+                    assert row[key] in ("", None), (key, row)
+                else:
+                    assert float(row[key]) == pytest.approx(want[key], abs=1e-12), (key, row)
+            else:
+                assert str(row[key]) == want[key], (key, row, want)
+
+
+def test_the_judgment_report_has_every_column_and_row_as_the_database_and_scipy_say(hand) -> None:  # type: ignore[no-untyped-def]
+    content = b"".join(judgment_report_stream(campaign=hand.campaign, file_format="csv"))
+    header, rows = read_csv(content)
+    assert header == list(JUDGMENT_COLUMNS)
+    assert_rows_match(rows)
+
+
+def test_csv_tsv_and_jsonl_hold_the_same_rows_in_the_same_order(hand) -> None:  # type: ignore[no-untyped-def]
+    csv_rows = read_csv(
+        b"".join(judgment_report_stream(campaign=hand.campaign, file_format="csv"))
+    )[1]
+    tsv_header, tsv_rows = read_csv(
+        b"".join(judgment_report_stream(campaign=hand.campaign, file_format="tsv")), "\t"
+    )
+    assert tsv_header == list(JUDGMENT_COLUMNS)
+    assert tsv_rows == csv_rows
+    lines = b"".join(judgment_report_stream(campaign=hand.campaign, file_format="jsonl"))
+    records = [json.loads(line) for line in lines.decode().splitlines()]
+    assert [list(r) for r in records] == [list(JUDGMENT_COLUMNS)] * len(records)
+    assert records[0]["included"] is True
+    assert isinstance(records[0]["raw"], float)
+    as_text = [
+        {
+            k: ("" if v is None else "1" if v is True else "0" if v is False else str(v))
+            for k, v in r.items()
+        }
+        for r in records
+    ]
+    for row in as_text:
+        for key in ("raw", "shifted", "z", "seconds"):
+            row[key] = repr(float(row[key])) if row[key] else ""
+    assert as_text == csv_rows
+    assert_rows_match(as_text)
+
+
+def test_the_report_is_produced_in_chunks_and_is_the_same_every_time(hand) -> None:  # type: ignore[no-untyped-def]
+    chunks = list(judgment_report_stream(campaign=hand.campaign, file_format="csv", chunk_size=4))
+    assert len(chunks) == 1 + 5  # header, then 17 rows in chunks of 4
+    again = b"".join(judgment_report_stream(campaign=hand.campaign, file_format="csv"))
+    assert b"".join(chunks) == again
+
+
+def test_a_tab_or_newline_in_a_name_cannot_break_a_tsv_row(hand) -> None:  # type: ignore[no-untyped-def]
+    hand.campaign.name = "Tab\there\nand a line"
+    hand.campaign.save()
+    content = b"".join(judgment_report_stream(campaign=hand.campaign, file_format="tsv"))
+    lines = content.decode().splitlines()
+    assert len(lines) == 1 + len(HAND)
+    assert {len(line.split("\t")) for line in lines} == {len(JUDGMENT_COLUMNS)}
+
+
+def login(user: Any) -> Client:
+    client = Client()
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+@pytest.mark.parametrize("url_name", ["campaign_report_judgments", "api-campaign-report-judgments"])
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl"])
+def test_the_download_is_streamed(hand, owner, url_name, fmt) -> None:  # type: ignore[no-untyped-def]
+    response = login(owner).get(reverse(url_name, args=[hand.campaign.pk, fmt]))
+    assert response.status_code == 200
+    assert isinstance(response, StreamingHttpResponse)
+    assert response["Content-Disposition"] == f'attachment; filename="hand-made-judgments.{fmt}"'
+    content = b"".join(response.streaming_content)
+    assert content == b"".join(judgment_report_stream(campaign=hand.campaign, file_format=fmt))
+
+
+def test_annotators_are_pseudonymous_unless_an_organizer_asks_for_names(hand, owner) -> None:  # type: ignore[no-untyped-def]
+    client = login(owner)
+    url = reverse("campaign_report_judgments", args=[hand.campaign.pk, "csv"])
+    pseudonymous = b"".join(client.get(url).streaming_content).decode()
+    assert "A001" in pseudonymous
+    assert "ana" not in pseudonymous
+    named = b"".join(client.get(url, {"names": "real"}).streaming_content).decode()
+    assert {row["annotator"] for row in read_csv(named.encode())[1]} == {"ana", "ben", "cy"}
+    annotators = client.get(reverse("campaign_report_annotators", args=[hand.campaign.pk]))
+    assert "ben" not in annotators.content.decode()
+
+
+def test_pseudonyms_never_change_when_annotators_join(hand, owner) -> None:  # type: ignore[no-untyped-def]
+    before = annotator_labels(campaign=hand.campaign)
+    assert sorted(before.values()) == ["A001", "A002", "A003"]
+    dee = make_user("dee")
+    item = Item.objects.filter(task__config=hand.config).order_by("pk").first()
+    assert item is not None
+    output = item.outputs.get()
+    assignment = Assignment.objects.create(
+        task=item.task,
+        annotator=dee,
+        status=Assignment.Status.DONE,
+        origin=Assignment.Origin.PUSH,
+        claimed_at=START,
+    )
+    judgment = Judgment.objects.create(
+        item=item,
+        annotator=dee,
+        assignment=assignment,
+        submission_id=uuid.uuid4(),
+        answer={str(output.pk): {"score": 66.0}},
+        submitted_at=START,
+    )
+    JudgmentValue.objects.create(judgment=judgment, output=output, criterion="score", value=66)
+    numbers = annotator_pseudonyms_ensure(campaign=hand.campaign)
+    after = annotator_labels(campaign=hand.campaign)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert after[dee.pk] == "A004"
+    assert numbers[dee.pk] == 4
+    assert AnnotatorPseudonym.objects.filter(campaign=hand.campaign).count() == 4
+
+
+# --------------------------------------------------------------------------------------------
+# System and annotator reports
+
+
+@pytest.fixture
+def synthetic(owner):  # type: ignore[no-untyped-def]
+    table = synthetic_scores(
+        n_annotators=5, n_systems=3, n_segments=30, tasks_per_annotator=2, careless=[4], seed=9
+    ).judgments
+    built = build_judged_campaign(
+        owner=owner, judgments=table, system_names=["x_1 & co", "50% {y}", "z#3"]
+    )
+    annotator_pseudonyms_ensure(campaign=built.campaign)
+    return built
+
+
+def test_the_system_report_lists_scores_intervals_ranks_and_clusters(synthetic) -> None:  # type: ignore[no-untyped-def]
+    analysis = campaign_analysis_compute(
+        campaign=synthetic.campaign, settings=AnalysisSettings(n_bootstrap=200)
+    )
+    header, rows = read_csv(system_report_csv(analysis).encode())
+    assert header == list(SYSTEM_COLUMNS)
+    assert [r["system"] for r in rows] == [s.name for s in analysis.criteria[0].systems]
+    assert [r["position"] for r in rows] == ["1", "2", "3"]
+    first = rows[0]
+    assert float(first["t_low"]) < float(first["score"]) < float(first["t_high"])
+    assert first["space"] == "z"
+    assert first["significance_test"] == "wilcoxon"
+    assert first["n_bootstrap"] == "200"
+    assert first["seed"] == str(synthetic.config.seed)
+    assert first["version"].startswith("evalsite ")
+    data = system_report_json(analysis)
+    [criterion] = data["criteria"]
+    assert "annotators" not in criterion
+    assert {"systems", "significance", "agreement", "method"} <= set(criterion)
+    assert criterion["significance"]["systems"] == [r["system"] for r in rows]
+    assert data["settings"]["n_bootstrap"] == 200
+    json.dumps(data, allow_nan=False)  # strict JSON: no NaN
+
+
+def unescaped(text: str, char: str) -> int:
+    return len(re.findall(r"(?<!\\)" + re.escape(char), text))
+
+
+def test_the_latex_table_is_balanced_and_escapes_system_names(synthetic) -> None:  # type: ignore[no-untyped-def]
+    analysis = campaign_analysis_compute(campaign=synthetic.campaign)
+    latex = system_report_latex(analysis)
+    assert latex.count(r"\begin{tabular}") == latex.count(r"\end{tabular}") == 1
+    assert latex.count(r"\begin{table}") == latex.count(r"\end{table}") == 1
+    assert unescaped(latex, "{") == unescaped(latex, "}")
+    body = latex[latex.index(r"\toprule") : latex.index(r"\bottomrule")]
+    rows = [line for line in body.splitlines() if line.endswith(r"\\")]
+    assert len(rows) == 1 + 3  # header and three systems
+    assert {unescaped(row, "&") for row in rows} == {7}  # eight columns
+    spec = re.search(r"\\begin\{tabular\}\{(\w+)\}", latex)
+    assert spec is not None
+    assert len(spec.group(1)) == 8
+    assert r"x\_1 \& co" in latex
+    assert r"50\% \{y\}" in latex
+    assert r"z\#3" in latex
+    assert "x_1 & co" not in latex
+    assert latex_escape("a\\b~^") == r"a\textbackslash{}b\textasciitilde{}\textasciicircum{}"
+
+
+def test_the_annotator_report_has_qc_repeats_and_time(synthetic, hand) -> None:  # type: ignore[no-untyped-def]
+    analysis = campaign_analysis_compute(campaign=synthetic.campaign)
+    labels = annotator_labels(campaign=synthetic.campaign)
+    header, rows = read_csv(annotator_report_csv(analysis, labels).encode())
+    assert header == list(ANNOTATOR_COLUMNS)
+    assert [r["annotator"] for r in rows] == ["A001", "A002", "A003", "A004", "A005"]
+    assert rows[4]["qc_status"] == "failed"
+    assert rows[4]["included"] == "0"
+    assert {r["qc_status"] for r in rows[:4]} == {"passed"}
+    assert all(int(r["qc_pairs"]) == 20 for r in rows)
+    assert all(float(r["seconds_on_task"]) > 0 for r in rows)
+    assert rows[0]["repeat_tolerance"] == "10.0"
+    # σ = 0 is reported as degenerate, never divided by.
+    hand_analysis = campaign_analysis_compute(campaign=hand.campaign)
+    _, hand_rows = read_csv(
+        annotator_report_csv(hand_analysis, annotator_labels(campaign=hand.campaign)).encode()
+    )
+    assert [r["degenerate"] for r in hand_rows] == ["0", "0", "1"]
+    assert hand_rows[2]["sd"] == "0.0"
+
+
+@pytest.mark.parametrize(
+    ("url_name", "fmt"),
+    [
+        ("campaign_report_systems", "csv"),
+        ("campaign_report_systems", "json"),
+        ("campaign_report_systems", "tex"),
+        ("api-campaign-report-systems", "tex"),
+    ],
+)
+def test_the_system_report_downloads(synthetic, owner, url_name, fmt) -> None:  # type: ignore[no-untyped-def]
+    response = login(owner).get(
+        reverse(url_name, args=[synthetic.campaign.pk, fmt]), {"n_bootstrap": "100", "seed": "4"}
+    )
+    assert response.status_code == 200
+    analysis = campaign_analysis_compute(
+        campaign=synthetic.campaign, settings=AnalysisSettings(n_bootstrap=100, seed=4)
+    )
+    if fmt == "csv":
+        assert response.content.decode() == system_report_csv(analysis)
+    elif fmt == "json":
+        assert response.json() == json.loads(json.dumps(system_report_json(analysis)))
+    else:
+        assert response.content.decode() == system_report_latex(analysis)
+
+
+def test_bad_settings_are_refused_by_the_api_and_ignored_by_the_page(synthetic, owner) -> None:  # type: ignore[no-untyped-def]
+    client = login(owner)
+    api = client.get(
+        reverse("api-campaign-analysis", args=[synthetic.campaign.pk]), {"qc_test": "guess"}
+    )
+    assert api.status_code == 400
+    assert "qc_test" in api.json()
+    page = client.get(reverse("campaign_analysis", args=[synthetic.campaign.pk]), {"alpha": "2"})
+    assert page.status_code == 200
+    assert "errorlist" in page.content.decode()
