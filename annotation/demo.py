@@ -4,22 +4,42 @@ systems of clearly different quality with three runs each, generated determinist
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.demo_text import DEMO_DOCUMENTS
 from annotation.importers import UploadFile
-from annotation.models import Campaign
+from annotation.judging import JudgmentError, annotation_screen, judgment_record
+from annotation.models import Campaign, ItemKind, ItemOutput, ProtocolConfig
+from annotation.protocols import ADEQUACY_FLUENCY, DIRECT_ASSESSMENT, RANKING, Protocol
 from annotation.services import campaign_create, campaign_data_import, user_make_organizer
+from annotation.tasking import task_assign_next, tasks_build
 
 DEMO_CAMPAIGN_NAME = "Demo: German→English news"
 DEMO_PASSWORD = "evalsite-demo"
 DEMO_ORGANIZER = "organizer"
 DEMO_ANNOTATORS = ("annotator1", "annotator2")
 DEMO_RUNS = ("run1", "run2", "run3")
+# Protocols of the demo: (name, protocol, mode, outputs per screen, items per task).
+DEMO_PROTOCOLS = (
+    ("Adequacy and fluency", ADEQUACY_FLUENCY, "bilingual", 4, 20),
+    ("Ranking", RANKING, "bilingual", 4, 20),
+    ("Direct assessment", DIRECT_ASSESSMENT, "source", 1, 20),
+)
+DEMO_ANNOTATIONS_PER_TASK = 3
+# Simulated raters judge two tasks of every protocol, so the analysis pages have data while
+# most slots stay free for the demo annotators. The last one answers at random (and should
+# fail quality control).
+DEMO_RATERS = ("rater-a", "rater-b", "rater-c", "rater-careless")
+DEMO_RATER_TASKS = 2
+# How good each simulated system is, 0..1 (the order of DEMO_SYSTEMS).
+DEMO_QUALITY = {"nmt-large": 0.88, "nmt-base": 0.68, "smt-phrase": 0.45, "rbmt-toy": 0.22}
 
 
 @dataclass(frozen=True)
@@ -128,4 +148,88 @@ def demo_load() -> DemoResult:
         )
         campaign.annotators.set(annotators)
         campaign_data_import(campaign=campaign, files=demo_files(), user=organizer)
+        for name, protocol, mode, k, items in DEMO_PROTOCOLS:
+            config = ProtocolConfig.objects.create(
+                campaign=campaign,
+                name=name,
+                protocol=protocol,
+                mode=mode,
+                outputs_per_screen=k,
+                items_per_task=items,
+                annotations_per_task=DEMO_ANNOTATIONS_PER_TASK,
+            )
+            tasks_build(config=config)
+        demo_simulate_judgments(campaign=campaign)
     return DemoResult(campaign, created=True)
+
+
+def _quality(output: ItemOutput) -> float:
+    if output.kind == ItemKind.REFERENCE:
+        return 0.97
+    base = DEMO_QUALITY.get(output.system.name if output.system else "", 0.5)
+    return base * 0.45 if output.kind == ItemKind.BAD_REFERENCE else base
+
+
+def _simulated_answer(
+    outputs: list[ItemOutput], protocol: Protocol, rng: np.random.Generator, *, careless: bool
+) -> dict[str, dict[str, float]]:
+    criteria = protocol.criteria_for(len(outputs))
+    noisy = [
+        float(rng.random()) if careless else _quality(o) + float(rng.normal(0, 0.08))
+        for o in outputs
+    ]
+    if protocol.ranks:
+        order = np.argsort(-np.array(noisy), kind="stable")
+        ranks = np.empty(len(outputs), dtype=int)
+        ranks[order] = np.arange(1, len(outputs) + 1)
+        return {str(o.pk): {criteria[0].key: float(r)} for o, r in zip(outputs, ranks, strict=True)}
+    answer: dict[str, dict[str, float]] = {}
+    for output, q in zip(outputs, noisy, strict=True):
+        scores = {}
+        for c in criteria:
+            value = q + (0 if careless else float(rng.normal(0, 0.05)))
+            scaled = c.minimum + min(max(value, 0.0), 1.0) * (c.maximum - c.minimum)
+            scores[c.key] = float(round(scaled))
+        answer[str(output.pk)] = scores
+    return answer
+
+
+def demo_simulate_judgments(*, campaign: Campaign, seed: int = 2026) -> int:
+    """Simulated raters work through tasks with the real services (pull, show, submit), with
+    scores that follow each system's quality. Returns the number of judgments made."""
+    users = get_user_model()
+    rng = np.random.default_rng(seed)
+    made = 0
+    start = timezone.now() - timedelta(days=1)
+    for n, name in enumerate(DEMO_RATERS):
+        rater, _ = users.objects.get_or_create(username=name)
+        rater.set_unusable_password()
+        rater.save(update_fields=["password"])
+        campaign.annotators.add(rater)
+        careless = name.endswith("careless")
+        for config in ProtocolConfig.objects.filter(campaign=campaign).order_by("created"):
+            protocol = config.definition
+            for _ in range(DEMO_RATER_TASKS):
+                now = start + timedelta(hours=n)
+                assignment = task_assign_next(config=config, annotator=rater, now=now)
+                if assignment is None:
+                    break
+                while True:
+                    try:
+                        screen = annotation_screen(
+                            assignment_id=assignment.pk, annotator=rater, now=now
+                        )
+                    except JudgmentError:
+                        break  # finished
+                    now += timedelta(seconds=float(rng.uniform(8, 40)))
+                    judgment_record(
+                        assignment_id=assignment.pk,
+                        annotator=rater,
+                        item_id=screen.item.pk,
+                        revision_seen=0,
+                        submission_id=uuid.uuid4(),
+                        answer=_simulated_answer(screen.outputs, protocol, rng, careless=careless),
+                        now=now,
+                    )
+                    made += 1
+    return made

@@ -23,7 +23,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, FilteredRelation, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -68,19 +68,22 @@ def _assignment_for(
 
 def _outputs_with_context(item_filter: dict[str, Any], annotator: AbstractBaseUser, ref_index: int):  # type: ignore[no-untyped-def]
     """The shown outputs of one item, each row carrying the item, segment, document, the
-    annotator's current answer and the reference used as context — in one query."""
-    judgment = Judgment.objects.filter(item=OuterRef("item"), annotator=annotator)
+    annotator's current answer and the reference used as context — one query with LEFT JOINs."""
     return list(
         ItemOutput.objects.filter(**item_filter)
+        .annotate(
+            mine=FilteredRelation(
+                "item__judgments", condition=Q(item__judgments__annotator=annotator)
+            ),
+            ref=FilteredRelation(
+                "item__segment__references", condition=Q(item__segment__references__index=ref_index)
+            ),
+        )
         .select_related("item__segment__document")
         .annotate(
-            answer=Subquery(judgment.values("answer")[:1]),
-            answer_revision=Subquery(judgment.values("revision")[:1]),
-            context_reference=Subquery(
-                Reference.objects.filter(segment=OuterRef("item__segment"), index=ref_index).values(
-                    "text"
-                )[:1]
-            ),
+            answer=F("mine__answer"),
+            answer_revision=F("mine__revision"),
+            context_reference=F("ref__text"),
         )
         .order_by("position")
     )
@@ -208,28 +211,35 @@ def judgment_record(
     """
     now = now or timezone.now()
     with transaction.atomic():
-        judgment = Judgment.objects.filter(item=OuterRef("item"), annotator=annotator)
-        assignment = Assignment.objects.filter(pk=assignment_id, annotator=annotator)
         outputs = list(
-            ItemOutput.objects.filter(
-                item_id=item_id,
-                item__task__assignments__pk=assignment_id,
-                item__task__assignments__annotator=annotator,
+            ItemOutput.objects.filter(item_id=item_id)
+            .annotate(
+                held=FilteredRelation(
+                    "item__task__assignments",
+                    condition=Q(
+                        item__task__assignments__pk=assignment_id,
+                        item__task__assignments__annotator=annotator,
+                    ),
+                ),
+                mine=FilteredRelation(
+                    "item__judgments", condition=Q(item__judgments__annotator=annotator)
+                ),
             )
+            .filter(held__isnull=False)
             .select_related("item__task__config")
             .annotate(
-                a_status=Subquery(assignment.values("status")[:1]),
-                a_done=Subquery(assignment.values("items_done")[:1]),
-                a_origin=Subquery(assignment.values("origin")[:1]),
-                a_shown_item=Subquery(assignment.values("shown_item")[:1]),
-                a_shown_at=Subquery(assignment.values("shown_at")[:1]),
-                j_id=Subquery(judgment.values("pk")[:1]),
-                j_revision=Subquery(judgment.values("revision")[:1]),
-                j_submission=Subquery(judgment.values("submission_id")[:1]),
-                j_answer=Subquery(judgment.values("answer")[:1]),
-                j_shown_at=Subquery(judgment.values("shown_at")[:1]),
-                j_submitted_at=Subquery(judgment.values("submitted_at")[:1]),
-                j_seconds=Subquery(judgment.values("seconds")[:1]),
+                a_status=F("held__status"),
+                a_done=F("held__items_done"),
+                a_origin=F("held__origin"),
+                a_shown_item=F("held__shown_item"),
+                a_shown_at=F("held__shown_at"),
+                j_id=F("mine__id"),
+                j_revision=F("mine__revision"),
+                j_submission=F("mine__submission_id"),
+                j_answer=F("mine__answer"),
+                j_shown_at=F("mine__shown_at"),
+                j_submitted_at=F("mine__submitted_at"),
+                j_seconds=F("mine__seconds"),
             )
             .order_by("position")
         )
