@@ -182,6 +182,12 @@ CELERY_TASK_TIME_LIMIT = env.integer("CELERY_TASK_TIME_LIMIT", 35 * 60, minimum=
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must exceed CELERY_TASK_SOFT_TIME_LIMIT.")
 
+# Background analysis: segments per statistics chunk (a chunk covers every system and run), and
+# whether new judgments and uploads schedule a recomputation (at most once per minute).
+EVALSITE_CHUNK_SEGMENTS = env.integer("EVALSITE_CHUNK_SEGMENTS", 250, minimum=1)
+EVALSITE_AUTO_ANALYSIS = env.boolean("EVALSITE_AUTO_ANALYSIS", True)
+EVALSITE_ANALYSIS_DEBOUNCE_SECONDS = env.integer("EVALSITE_ANALYSIS_DEBOUNCE_SECONDS", 60, minimum=0)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

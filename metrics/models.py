@@ -1,8 +1,157 @@
-"""Stored results of background work."""
+"""Stored results of background work: analysis jobs, statistics chunks and results.
+
+Every stored number carries the method, parameters, seed and code version that produced it (in
+the result's ``params``), so it can be reproduced.
+"""
 
 from __future__ import annotations
 
+import uuid
+
+from django.conf import settings
 from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from annotation.models import Campaign, Run, System
+
+DEFAULT_METRICS = [
+    "bleu",
+    "chrf",
+    "ter",
+    "length",
+    "wer",
+    "per",
+    "fmeasure",
+    "lemma_overlap",
+    "bertr",
+]
+
+
+def default_metrics() -> list[str]:
+    return list(DEFAULT_METRICS)
+
+
+class MetricSettings(models.Model):
+    """What the background analysis computes for a campaign, and how."""
+
+    campaign = models.OneToOneField(
+        Campaign, on_delete=models.CASCADE, related_name="metric_settings"
+    )
+    metrics = models.JSONField(default=default_metrics)
+    tokenize = models.CharField(max_length=20, default="13a")
+    lowercase = models.BooleanField(default=False)
+    baseline = models.ForeignKey(
+        System, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    bootstrap_samples = models.PositiveIntegerField(default=1000)
+    ar_trials = models.PositiveIntegerField(default=10000)
+    seed = models.PositiveIntegerField(default=12345)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"metric settings of {self.campaign_id}"
+
+
+class AnalysisJob(models.Model):
+    """One run of the background analysis of a campaign, with its progress."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    class Stage(models.TextChoices):
+        WAITING = "waiting", _("Waiting for a worker")
+        STATISTICS = "statistics", _("Metric statistics")
+        FINALIZE = "finalize", _("Scores, significance and correlations")
+        FINISHED = "finished", _("Finished")
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="analysis_jobs")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    stage = models.CharField(max_length=12, choices=Stage.choices, default=Stage.WAITING)
+    fingerprint = models.CharField(max_length=64, help_text="Content hash of the inputs.")
+    params = models.JSONField(default=dict)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    # False while the broker could not be reached; pending jobs are sent again later.
+    dispatched = models.BooleanField(default=False)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["campaign", "-created"], name="job_campaign_recent")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(progress_done__lte=models.F("progress_total")) | Q(progress_total=0),
+                name="job_progress_bounded",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"analysis {self.pk} of {self.campaign_id} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        if not self.progress_total:
+            return 100 if self.status == self.Status.DONE else 0
+        return round(100 * self.progress_done / self.progress_total)
+
+
+class StatsChunk(models.Model):
+    """Per-segment sufficient statistics of one metric for a range of one run's segments
+    (``numpy.save`` bytes, ``(stop - start, n_stats)`` float64)."""
+
+    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="chunks")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+")
+    metric = models.CharField(max_length=30)
+    start = models.PositiveIntegerField()
+    stop = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["job", "run", "metric", "start"], name="statschunk_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.metric} of run {self.run_id} [{self.start}:{self.stop}]"
+
+
+class AnalysisResult(models.Model):
+    """A stored result document (``kind``: metrics, human, correlations) of a finished job."""
+
+    class Kind(models.TextChoices):
+        METRICS = "metrics", _("Metrics and significance")
+        HUMAN = "human", _("Human judgments")
+        CORRELATIONS = "correlations", _("Metric–human correlations")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="results")
+    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="results")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    fingerprint = models.CharField(max_length=64)
+    data = models.JSONField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "kind"], name="analysisresult_unique"),
+        ]
+        indexes = [models.Index(fields=["campaign", "kind", "-created"], name="result_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} result of {self.campaign_id}"
 
 
 class WiringProbe(models.Model):

@@ -1,10 +1,37 @@
-"""Celery tasks of the metrics app. Tasks take ids or small JSON values, fetch, call a service."""
+"""Celery tasks of the metrics app: thin wrappers that take ids, fetch, and call the pipeline.
+
+The statistics of a job are a group of chunk tasks; the chunk that completes the set (checked in
+the database, so a chunk delivered twice cannot fire it early or twice) starts the final step.
+This works on any broker, including the file-system one of the embedded default.
+"""
 
 from __future__ import annotations
 
-from celery import shared_task
+import logging
+from typing import Any
 
-from metrics.models import WiringProbe
+from celery import group, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_ready
+from django.db import InterfaceError, OperationalError
+from django.utils import timezone
+
+from annotation.models import Campaign
+from metrics import pipeline
+from metrics.models import AnalysisJob, WiringProbe
+from metrics.services import analysis_request, job_fail, job_progress, jobs_dispatch_pending
+
+logger = logging.getLogger(__name__)
+
+# Transient database trouble (a restart, a dropped connection): retried with backoff.
+TRANSIENT = (OperationalError, InterfaceError)
+RETRY = {
+    "autoretry_for": TRANSIENT,
+    "retry_backoff": True,
+    "retry_backoff_max": 120,
+    "retry_jitter": True,
+    "max_retries": 5,
+}
 
 
 @shared_task(bind=True, name="metrics.ping")
@@ -14,3 +41,102 @@ def ping(self, token: str) -> str:  # type: ignore[no-untyped-def]
         token=token, defaults={"worker_hostname": self.request.hostname or "unknown"}
     )
     return probe.worker_hostname
+
+
+def _job(job_id: str) -> AnalysisJob | None:
+    job = AnalysisJob.objects.select_related("campaign").filter(pk=job_id).first()
+    if job is None:
+        logger.info("analysis %s no longer exists", job_id)
+    return job
+
+
+@shared_task(name="metrics.analysis_request", **RETRY)
+def analysis_request_task(campaign_id: str) -> str | None:
+    """The debounced request after new data: reuses stored results when nothing changed."""
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        return None
+    return str(analysis_request(campaign=campaign).job.pk)
+
+
+@shared_task(name="metrics.analysis_start", **RETRY)
+def analysis_start(job_id: str) -> int:
+    """Plan the chunks of a job and send them as a group."""
+    job = _job(job_id)
+    if job is None or job.status in (AnalysisJob.Status.DONE, AnalysisJob.Status.FAILED):
+        return 0
+    chunks = pipeline.plan(campaign=job.campaign, params=job.params)
+    metrics, _ = pipeline.usable_metrics(job.params)
+    total = len(chunks) + len(metrics) + 2
+    AnalysisJob.objects.filter(pk=job.pk, status=AnalysisJob.Status.QUEUED).update(
+        status=AnalysisJob.Status.RUNNING,
+        stage=AnalysisJob.Stage.STATISTICS,
+        started=timezone.now(),
+        progress_total=total,
+        progress_done=0,
+        dispatched=True,
+    )
+    if not chunks:
+        job_fail(job_id=job.pk, error="The campaign has no segments to score.")
+        return 0
+    group(analysis_chunk.s(str(job.pk), c.start, c.stop) for c in chunks).apply_async()
+    return len(chunks)
+
+
+@shared_task(name="metrics.analysis_chunk", **RETRY)
+def analysis_chunk(job_id: str, start: int, stop: int) -> int:
+    """Statistics of one chunk; the chunk that completes the set starts the final step."""
+    job = _job(job_id)
+    if job is None or job.status != AnalysisJob.Status.RUNNING:
+        return 0
+    try:
+        pipeline.chunk_compute(job=job, start=start, stop=stop)
+    except SoftTimeLimitExceeded:
+        job_fail(job_id=job.pk, error=f"Scoring segments {start}–{stop} took too long.")
+        raise
+    done = pipeline.chunks_stored(job)
+    job_progress(job_id=job.pk, done=done)
+    n_chunks = len(pipeline.plan(campaign=job.campaign, params=job.params))
+    # Exactly one chunk wins this conditional update and sends the final step.
+    if done >= n_chunks and AnalysisJob.objects.filter(
+        pk=job.pk, stage=AnalysisJob.Stage.STATISTICS
+    ).update(stage=AnalysisJob.Stage.FINALIZE):
+        analysis_finalize.delay(str(job.pk))
+    return done
+
+
+@shared_task(name="metrics.analysis_finalize", **RETRY)
+def analysis_finalize(job_id: str) -> str:
+    """Scores, significance, the human analysis and correlations; the job is done."""
+    job = _job(job_id)
+    if job is None or job.status != AnalysisJob.Status.RUNNING:
+        return "skipped"
+    n_chunks = len(pipeline.plan(campaign=job.campaign, params=job.params))
+    try:
+        pipeline.finalize(job, progress=lambda units: job_progress(job_id=job.pk, add=units))
+    except SoftTimeLimitExceeded:
+        job_fail(job_id=job.pk, error="The final step took too long.")
+        raise
+    except TRANSIENT:
+        raise
+    except Exception as exc:
+        logger.exception("analysis %s failed", job.pk)
+        job_fail(job_id=job.pk, error=f"{type(exc).__name__}: {exc}")
+        raise
+    total = AnalysisJob.objects.get(pk=job.pk).progress_total
+    AnalysisJob.objects.filter(pk=job.pk).update(
+        status=AnalysisJob.Status.DONE,
+        stage=AnalysisJob.Stage.FINISHED,
+        progress_done=max(total, n_chunks),
+        finished=timezone.now(),
+    )
+    return "done"
+
+
+@worker_ready.connect
+def _dispatch_pending_on_start(**kwargs: Any) -> None:
+    """A worker that starts sends the jobs recorded while the broker was down."""
+    try:
+        jobs_dispatch_pending()
+    except Exception:  # a worker must start even if this fails; the next poll retries
+        logger.exception("could not send pending analyses")

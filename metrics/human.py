@@ -1,0 +1,84 @@
+"""The human side of the background analysis: the human-judgment analysis of the annotation app
+and the per-annotator histograms of raw scores (Koehn Fig. 8.3), as one JSON document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count
+
+from annotation.analysis import AnalysisSettings, campaign_analysis_compute
+from annotation.models import JudgmentValue
+from annotation.protocols import PROTOCOLS
+
+# 0–100 scales are shown in bins of 10 (the last bin holds 90–100).
+SLIDER_BIN = 10
+
+
+def histograms(*, campaign: Any) -> list[dict[str, Any]]:
+    """Raw-score counts per protocol config, criterion and annotator (real items only)."""
+    rows = (
+        JudgmentValue.objects.filter(
+            judgment__item__task__config__campaign=campaign, output__kind="real"
+        )
+        .values(
+            "judgment__item__task__config_id",
+            "judgment__item__task__config__name",
+            "judgment__item__task__config__protocol",
+            "criterion",
+            "judgment__annotator_id",
+            "judgment__annotator__username",
+            "value",
+        )
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    out: dict[tuple[int, str], dict[str, Any]] = {}
+    for row in rows:
+        protocol = PROTOCOLS[row["judgment__item__task__config__protocol"]]
+        criterion = next((c for c in protocol.criteria if c.key == row["criterion"]), None)
+        if criterion is None or protocol.ranks:
+            continue  # ranks depend on the screen; their histogram says little
+        key = (row["judgment__item__task__config_id"], row["criterion"])
+        slider = criterion.maximum - criterion.minimum > 10
+        if slider:
+            bins = list(range(criterion.minimum, criterion.maximum, SLIDER_BIN))
+        else:
+            bins = list(range(criterion.minimum, criterion.maximum + 1))
+        doc = out.setdefault(
+            key,
+            {
+                "config_id": key[0],
+                "config_name": row["judgment__item__task__config__name"],
+                "criterion": row["criterion"],
+                "label": str(criterion.label),
+                "bins": bins,
+                "bin_width": SLIDER_BIN if slider else 1,
+                "annotators": {},
+            },
+        )
+        annotator = doc["annotators"].setdefault(
+            row["judgment__annotator_id"],
+            {"username": row["judgment__annotator__username"], "counts": [0] * len(bins)},
+        )
+        value = int(row["value"])
+        index = (
+            min((value - criterion.minimum) // SLIDER_BIN, len(bins) - 1)
+            if slider
+            else value - criterion.minimum
+        )
+        annotator["counts"][index] += row["n"]
+    docs = []
+    for doc in out.values():
+        doc["annotators"] = [
+            {"id": annotator_id, **data} for annotator_id, data in sorted(doc["annotators"].items())
+        ]
+        docs.append(doc)
+    return docs
+
+
+def human_compute(*, campaign: Any, seed: int) -> dict[str, Any]:
+    """The campaign's human-judgment analysis with the analysis page's default settings and the
+    campaign's seed, plus histograms."""
+    analysis = campaign_analysis_compute(campaign=campaign, settings=AnalysisSettings(seed=seed))
+    return {"analysis": analysis.as_json(), "histograms": histograms(campaign=campaign)}

@@ -1,0 +1,430 @@
+"""The background analysis of a campaign, as plain functions the Celery tasks call.
+
+1. :func:`plan` splits the metric statistics into chunks: a range of segments for every system
+   and run (identical (hypothesis, references) pairs inside a chunk are computed once);
+2. :func:`chunk_compute` stores the statistics of one chunk for every metric (idempotent: a chunk
+   computed twice, e.g. after a worker died, overwrites itself with the same numbers);
+3. :func:`finalize` assembles the arrays and stores three result documents: metric scores with
+   bootstrap CIs, MultEval's table and the pairwise significance matrices; the human analysis;
+   and the metric–human correlations.
+
+Every random procedure is seeded from the campaign's settings, so a job run twice (or redelivered
+half-way) stores the same numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.conf import settings as django_settings
+from django.db.models import Count, Max, Sum
+from django.utils import timezone
+
+from annotation.models import (
+    AnnotatorDecision,
+    Judgment,
+    Reference,
+    Run,
+    Segment,
+    System,
+    Translation,
+    Upload,
+)
+from metrics.models import AnalysisJob, AnalysisResult, MetricSettings, StatsChunk
+from metrics.scoring import (
+    METRIC_NAMES,
+    Metric,
+    MetricOptions,
+    MetricUnavailableError,
+    make_metric,
+)
+from metrics.scoring.base import evalsite_version
+from metrics.scoring.extraction import extract_statistics
+from metrics.stats.multirun import compare_runs
+from metrics.stats.resampling import (
+    bootstrap_ci,
+    paired_approximate_randomization,
+    paired_bootstrap,
+)
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+
+
+# --------------------------------------------------------------------------------------------
+# Parameters and fingerprint
+
+
+def metric_settings(campaign_id: Any) -> MetricSettings:
+    ms, _ = MetricSettings.objects.get_or_create(campaign_id=campaign_id)
+    return ms
+
+
+def analysis_params(*, campaign: Any) -> dict[str, Any]:
+    """The settings of an analysis as plain JSON (stored with every result)."""
+    ms = metric_settings(campaign.pk)
+    baseline = ms.baseline or System.objects.filter(campaign=campaign).order_by("name").first()
+    return {
+        "metrics": [m for m in ms.metrics if m in METRIC_NAMES],
+        "tokenize": ms.tokenize,
+        "lowercase": ms.lowercase,
+        "target_language": campaign.target_language,
+        "baseline": baseline.pk if baseline else None,
+        "bootstrap_samples": ms.bootstrap_samples,
+        "ar_trials": ms.ar_trials,
+        "seed": ms.seed,
+        "chunk_segments": django_settings.EVALSITE_CHUNK_SEGMENTS,
+        "version": evalsite_version(),
+    }
+
+
+def campaign_fingerprint(*, campaign: Any, params: dict[str, Any]) -> str:
+    """A content hash of everything an analysis reads, from a few aggregate queries.
+
+    Campaign data only changes through uploads (a replaced system gets new rows), so the upload
+    records and the ids of systems and runs stand for the texts; judgments are summarised by
+    count, last id, last submit and the sum of revisions; organizer decisions by their stamps.
+    """
+    judgments = Judgment.objects.filter(item__task__config__campaign=campaign).aggregate(
+        n=Count("pk"), last=Max("pk"), submitted=Max("submitted_at"), revisions=Sum("revision")
+    )
+    decisions = AnnotatorDecision.objects.filter(campaign=campaign).aggregate(
+        n=Count("pk"), last=Max("decided_at")
+    )
+    state = {
+        "params": params,
+        "uploads": list(
+            Upload.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True)
+        ),
+        "runs": list(
+            Run.objects.filter(system__campaign=campaign)
+            .order_by("pk")
+            .values_list("pk", "system_id")
+        ),
+        "judgments": judgments,
+        "decisions": decisions,
+    }
+    return hashlib.sha256(json.dumps(state, default=str, sort_keys=True).encode()).hexdigest()
+
+
+def metric_options(params: dict[str, Any]) -> MetricOptions:
+    return MetricOptions(
+        tokenize=params["tokenize"],
+        lowercase=params["lowercase"],
+        lang=params["target_language"].split("-")[0],
+    )
+
+
+def usable_metrics(params: dict[str, Any]) -> tuple[dict[str, Metric], dict[str, str]]:
+    """The metrics that can run here, and why the others cannot (missing optional packages)."""
+    usable: dict[str, Metric] = {}
+    unavailable: dict[str, str] = {}
+    options = metric_options(params)
+    for name in params["metrics"]:
+        try:
+            usable[name] = make_metric(name, options)
+        except MetricUnavailableError as exc:
+            unavailable[name] = str(exc)
+    return usable, unavailable
+
+
+# --------------------------------------------------------------------------------------------
+# Chunks
+
+
+@dataclass(frozen=True)
+class ChunkSpec:
+    start: int
+    stop: int
+
+
+def plan(*, campaign: Any, params: dict[str, Any]) -> list[ChunkSpec]:
+    """Segment ranges; each chunk covers every system and run on its range."""
+    n = Segment.objects.filter(campaign=campaign).count()
+    size = max(1, int(params["chunk_segments"]))
+    return [ChunkSpec(start, min(start + size, n)) for start in range(0, n, size)]
+
+
+def _references(campaign: Any, start: int, stop: int) -> list[list[str | None]]:
+    rows = list(
+        Reference.objects.filter(
+            segment__campaign=campaign, segment__position__gte=start, segment__position__lt=stop
+        ).values_list("segment__position", "index", "text")
+    )
+    n_refs = max((index for _, index, _ in rows), default=-1) + 1
+    streams: list[list[str | None]] = [[None] * (stop - start) for _ in range(n_refs)]
+    for position, index, text in rows:
+        streams[index][position - start] = text
+    return streams
+
+
+def _save(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _load(data: bytes | memoryview) -> np.ndarray:
+    return np.load(io.BytesIO(bytes(data)), allow_pickle=False)
+
+
+def chunk_compute(*, job: AnalysisJob, start: int, stop: int) -> int:
+    """Statistics of every metric for segments ``[start, stop)`` of every run; rows stored."""
+    campaign = job.campaign
+    params = job.params
+    runs = list(Run.objects.filter(system__campaign=campaign).order_by("system__name", "position"))
+    texts: dict[int, list[str]] = {run.pk: [""] * (stop - start) for run in runs}
+    for run_id, position, text in Translation.objects.filter(
+        run__in=runs, segment__position__gte=start, segment__position__lt=stop
+    ).values_list("run_id", "segment__position", "text"):
+        texts[run_id][position - start] = text
+    references = _references(campaign, start, stop)
+    metrics, _ = usable_metrics(params)
+    rows = []
+    for name, metric in metrics.items():
+        stats = extract_statistics(metric, [texts[run.pk] for run in runs], references)
+        rows.extend(
+            StatsChunk(job=job, run=run, metric=name, start=start, stop=stop, data=_save(stats[k]))
+            for k, run in enumerate(runs)
+        )
+    StatsChunk.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["job", "run", "metric", "start"],
+        update_fields=["stop", "data"],
+    )
+    return len(rows)
+
+
+def chunks_stored(job: AnalysisJob) -> int:
+    """How many chunk ranges are complete (every run and metric stored)."""
+    per_range = (
+        StatsChunk.objects.filter(job=job)
+        .values("start")
+        .annotate(n=Count("pk"))
+        .values_list("n", flat=True)
+    )
+    metrics, _ = usable_metrics(job.params)
+    expected = len(metrics) * Run.objects.filter(system__campaign=job.campaign_id).count()
+    return sum(1 for n in per_range if n >= expected)
+
+
+def statistics_arrays(job: AnalysisJob, metric: str) -> dict[int, np.ndarray]:
+    """Per run: the full ``(n_segments, n_stats)`` statistics of ``metric``."""
+    parts: dict[int, list[tuple[int, np.ndarray]]] = {}
+    for run_id, start, data in (
+        StatsChunk.objects.filter(job=job, metric=metric)
+        .values_list("run_id", "start", "data")
+        .iterator()
+    ):
+        parts.setdefault(run_id, []).append((start, _load(data)))
+    return {
+        run_id: np.concatenate([a for _, a in sorted(chunks, key=lambda c: c[0])], axis=0)
+        for run_id, chunks in parts.items()
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Finalize: metric scores, significance
+
+
+def _num(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _matrix(values: np.ndarray) -> list[list[float | None]]:
+    return [[_num(v) for v in row] for row in values]
+
+
+@dataclass
+class MetricArrays:
+    """The statistics of one metric: per system ``(n_runs, n_segments, n_stats)``."""
+
+    metric: Metric
+    systems: list[System]
+    arrays: list[np.ndarray]
+
+
+def metric_arrays(
+    job: AnalysisJob, name: str, metric: Metric, systems: list[System]
+) -> MetricArrays:
+    per_run = statistics_arrays(job, name)
+    arrays = [np.stack([per_run[run.pk] for run in system.runs.all()]) for system in systems]
+    return MetricArrays(metric, systems, arrays)
+
+
+def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) -> dict[str, Any]:
+    """Corpus scores per run with bootstrap CIs, MultEval's table against the baseline, and the
+    all-pairs paired bootstrap and approximate randomisation matrices."""
+    metric = data.metric
+    score_fn = metric.score_from_statistics
+    seed = params["seed"]
+    n_boot = params["bootstrap_samples"]
+    n_trials = params["ar_trials"]
+    stacked = np.concatenate(data.arrays, axis=0)
+    ci = bootstrap_ci(stacked, score_fn, n_samples=n_boot, rng=seed)
+    multeval = compare_runs(
+        [(s.name, a) for s, a in zip(data.systems, data.arrays, strict=True)],
+        score_fn,
+        baseline=baseline.name,
+        n_bootstrap=n_boot,
+        n_trials=n_trials,
+        rng=seed,
+    )
+    by_name = {row.name: row for row in multeval.systems}
+    systems_json = []
+    offset = 0
+    for system, array in zip(data.systems, data.arrays, strict=True):
+        runs = []
+        for k, run in enumerate(system.runs.all()):
+            i = offset + k
+            runs.append(
+                {
+                    "id": run.pk,
+                    "name": run.name,
+                    "score": _num(ci.score[i]),
+                    "ci_low": _num(ci.low[i]),
+                    "ci_high": _num(ci.high[i]),
+                    "boot_std": _num(ci.std[i]),
+                }
+            )
+        offset += array.shape[0]
+        row = by_name[system.name]
+        systems_json.append(
+            {
+                "id": system.pk,
+                "name": system.name,
+                "runs": runs,
+                "mean": _num(row.mean),
+                "s_sel": _num(row.s_sel),
+                "s_opt": _num(row.s_opt),
+                "p_baseline": _num(row.p_value),
+                "delta_baseline": _num(row.observed_delta),
+            }
+        )
+
+    # All pairs: each system's runs pooled (segments × runs), as MultEval pools them; systems
+    # with fewer runs than the others are compared on their first runs only.
+    n_runs = min(a.shape[0] for a in data.arrays)
+    pooled = np.stack([a[:n_runs].transpose(1, 0, 2).reshape(-1, a.shape[2]) for a in data.arrays])
+    n = len(data.systems)
+    boot_p = np.full((n, n), np.nan)
+    ar_p = np.full((n, n), np.nan)
+    wins = np.full((n, n), np.nan)
+    delta = np.full((n, n), np.nan)
+    for i in range(n):
+        pb = paired_bootstrap(pooled[i], pooled, score_fn, n_samples=n_boot, rng=seed)
+        ar = paired_approximate_randomization(
+            pooled[i], pooled, score_fn, n_trials=n_trials, rng=seed
+        )
+        boot_p[i] = pb.p_value
+        ar_p[i] = ar.p_value
+        # Share of resamples in which system i did better than system j.
+        wins[i] = pb.wins if metric.higher_is_better else pb.losses
+        delta[i] = pb.observed_delta
+    np.fill_diagonal(boot_p, np.nan)
+    np.fill_diagonal(ar_p, np.nan)
+    np.fill_diagonal(wins, np.nan)
+    return {
+        "key": metric.name,
+        "label": metric.label,
+        "signature": metric.signature(n_refs=int(params.get("n_references", 1)))
+        .with_resampling(bootstrap=n_boot, trials=n_trials, seed=seed)
+        .format(),
+        "higher_is_better": metric.higher_is_better,
+        "systems": systems_json,
+        "pairwise": {
+            "systems": [s.pk for s in data.systems],
+            "pooled_runs": n_runs,
+            "bootstrap_p": _matrix(boot_p),
+            "ar_p": _matrix(ar_p),
+            "delta": _matrix(delta),
+            "win_share": _matrix(wins),
+        },
+    }
+
+
+def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
+    """Compute and store the three result documents of a job whose chunks are all stored."""
+    from metrics.correlations import correlations_compute
+    from metrics.human import human_compute
+
+    campaign = job.campaign
+    params = dict(job.params)
+    systems = list(
+        System.objects.filter(campaign=campaign).prefetch_related("runs").order_by("name")
+    )
+    baseline = next((s for s in systems if s.pk == params["baseline"]), systems[0])
+    params["n_references"] = (
+        Reference.objects.filter(segment__campaign=campaign).values("index").distinct().count()
+    )
+    metrics, unavailable = usable_metrics(params)
+    n_segments = Segment.objects.filter(campaign=campaign).count()
+    metric_docs = []
+    sentence: dict[str, dict[int, np.ndarray]] = {}
+    metric_stats: dict[str, list[np.ndarray]] = {}
+    for name, metric in metrics.items():
+        data = metric_arrays(job, name, metric, systems)
+        metric_docs.append(metric_scores(data, params, baseline))
+        metric_stats[name] = data.arrays
+        sentence[name] = {
+            run.pk: np.asarray(metric.sentence_score_from_statistics(array[k]), dtype=np.float64)
+            for system, array in zip(systems, data.arrays, strict=True)
+            for k, run in enumerate(system.runs.all())
+        }
+        if progress:
+            progress(1)
+    metrics_doc = {
+        "version": params["version"],
+        "params": params,
+        "n_segments": n_segments,
+        "systems": [
+            {
+                "id": s.pk,
+                "name": s.name,
+                "runs": [{"id": r.pk, "name": r.name} for r in s.runs.all()],
+            }
+            for s in systems
+        ],
+        "baseline": {"id": baseline.pk, "name": baseline.name},
+        "unavailable": unavailable,
+        "metrics": metric_docs,
+    }
+    human_doc = human_compute(campaign=campaign, seed=params["seed"])
+    if progress:
+        progress(1)
+    correlations_doc = correlations_compute(
+        campaign=campaign,
+        params=params,
+        metrics=metrics,
+        metric_docs=metric_docs,
+        metric_stats=metric_stats,
+        sentence=sentence,
+        systems=systems,
+        human_doc=human_doc,
+    )
+    if progress:
+        progress(1)
+    for kind, data in (
+        (AnalysisResult.Kind.METRICS, metrics_doc),
+        (AnalysisResult.Kind.HUMAN, human_doc),
+        (AnalysisResult.Kind.CORRELATIONS, correlations_doc),
+    ):
+        AnalysisResult.objects.update_or_create(
+            job=job,
+            kind=kind,
+            defaults={"campaign": campaign, "fingerprint": job.fingerprint, "data": data},
+        )
+    logger.info("analysis %s of %s finished at %s", job.pk, campaign.pk, timezone.now())

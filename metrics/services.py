@@ -1,0 +1,134 @@
+"""Services of the metrics app: requesting, dispatching and scheduling background analyses.
+
+Jobs are idempotent: a request whose inputs (content fingerprint) match a finished or running job
+reuses it. Jobs are created in the database first and sent to the broker after the transaction
+commits; when the broker is unreachable the job stays recorded (``dispatched = False``) and is sent
+again later (on the next request, the next status poll, or when a worker starts), so nothing that
+was asked for is lost and no web request waits for the broker.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from annotation.models import Campaign
+from metrics.models import AnalysisJob
+from metrics.pipeline import analysis_params, campaign_fingerprint
+
+logger = logging.getLogger(__name__)
+
+BROKER_ERRORS: tuple[type[BaseException], ...] = (
+    BrokerError,
+    ConnectionError,
+    OSError,
+    TimeoutError,
+)
+
+
+@dataclass(frozen=True)
+class AnalysisRequest:
+    job: AnalysisJob
+    reused: bool
+    queued: bool  # False: the broker could not be reached; the job will be sent later
+
+
+def _send(job_id: Any) -> bool:
+    """Send a job to the broker without waiting for it to come back if it is down."""
+    from metrics.tasks import analysis_start
+
+    try:
+        analysis_start.apply_async((str(job_id),), retry=False)
+    except BROKER_ERRORS as exc:
+        logger.warning("broker unreachable, analysis %s kept for later: %s", job_id, exc)
+        return False
+    AnalysisJob.objects.filter(pk=job_id).update(dispatched=True)
+    return True
+
+
+def analysis_request(
+    *, campaign: Campaign, user: AbstractBaseUser | None = None, force: bool = False
+) -> AnalysisRequest:
+    """Ask for the analysis of the campaign's current data; reuse a job with the same inputs
+    unless ``force``. The job is sent to the workers after the transaction commits."""
+    params = analysis_params(campaign=campaign)
+    fingerprint = campaign_fingerprint(campaign=campaign, params=params)
+    with transaction.atomic():
+        # One request at a time per campaign, so two clicks do not start two jobs.
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        existing = (
+            AnalysisJob.objects.filter(campaign=campaign, fingerprint=fingerprint)
+            .exclude(status=AnalysisJob.Status.FAILED)
+            .order_by("-created")
+            .first()
+        )
+        if existing is not None and not (force and existing.status == AnalysisJob.Status.DONE):
+            reused = True
+            job = existing
+        else:
+            reused = False
+            job = AnalysisJob.objects.create(
+                campaign=campaign, fingerprint=fingerprint, params=params, requested_by=user
+            )
+    queued = job.dispatched or job.status != AnalysisJob.Status.QUEUED
+    if not queued:
+        queued = _send(job.pk)
+    return AnalysisRequest(job=job, reused=reused, queued=queued)
+
+
+def jobs_dispatch_pending() -> int:
+    """Send jobs that were recorded while the broker was down; the number sent."""
+    sent = 0
+    for job_id in AnalysisJob.objects.filter(
+        status=AnalysisJob.Status.QUEUED, dispatched=False
+    ).values_list("pk", flat=True)[:50]:
+        if not _send(job_id):
+            break
+        sent += 1
+    return sent
+
+
+def analysis_schedule_debounced(*, campaign_id: Any) -> bool:
+    """After new data (judgments, uploads): schedule one analysis about a minute from now,
+    at most once a minute per campaign. Never raises: a broker or cache outage only logs."""
+    if not settings.EVALSITE_AUTO_ANALYSIS:
+        return False
+    delay = settings.EVALSITE_ANALYSIS_DEBOUNCE_SECONDS
+    from metrics.tasks import analysis_request_task
+
+    try:
+        if not cache.add(f"evalsite:analysis-scheduled:{campaign_id}", 1, timeout=max(delay, 1)):
+            return False
+        analysis_request_task.apply_async((str(campaign_id),), countdown=delay, retry=False)
+    except BROKER_ERRORS as exc:
+        logger.warning("could not schedule the analysis of %s: %s", campaign_id, exc)
+        return False
+    return True
+
+
+def job_progress(*, job_id: Any, done: int | None = None, add: int = 0, **fields: Any) -> None:
+    """Record progress of a job (absolute ``done`` or ``add`` units)."""
+    from django.db.models import F
+    from django.db.models.functions import Least
+
+    updates: dict[str, Any] = dict(fields)
+    if done is not None:
+        updates["progress_done"] = done
+    elif add:
+        # Capped: a step redelivered after a worker died must not count twice.
+        updates["progress_done"] = Least(F("progress_done") + add, F("progress_total"))
+    AnalysisJob.objects.filter(pk=job_id).update(**updates)
+
+
+def job_fail(*, job_id: Any, error: str) -> None:
+    AnalysisJob.objects.filter(pk=job_id).update(
+        status=AnalysisJob.Status.FAILED, error=error[:4000], finished=timezone.now()
+    )
