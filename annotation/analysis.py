@@ -26,7 +26,9 @@ import numpy.typing as npt
 import scipy
 import trueskill
 from django.contrib.auth import get_user_model
-from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.db import connection
+from django.db.models import Case, FloatField, IntegerField, QuerySet, Value, When
+from django.db.models.functions import Cast, Coalesce
 
 from annotation.models import (
     AnnotatorDecision,
@@ -74,8 +76,18 @@ SIGNIFICANCE_TESTS: tuple[SignificanceTest, ...] = (
     "ar",
 )
 
+
+class _Code(Case):
+    """A ``CASE`` whose integer result needs no per-row conversion: the database already
+    returns ints, and Django's default ``int()`` converter would run once per row."""
+
+    @property
+    def convert_value(self) -> Any:
+        return self._convert_value_noop
+
+
 # ItemOutput.kind → ItemType code, computed by the database so that no Python loop maps rows.
-KIND_CODE = Case(
+KIND_CODE = _Code(
     When(output__kind=ItemKind.REPEAT, then=Value(int(ItemType.REPEAT))),
     When(output__kind=ItemKind.REFERENCE, then=Value(int(ItemType.REFERENCE))),
     When(output__kind=ItemKind.BAD_REFERENCE, then=Value(int(ItemType.BAD_REF))),
@@ -205,15 +217,21 @@ _COLUMNS = (
 
 
 def campaign_criteria(*, campaign: Campaign) -> list[tuple[ProtocolConfig, str]]:
-    """The (protocol config, criterion) pairs that hold judgments, in config order."""
-    pairs = (
-        JudgmentValue.objects.filter(judgment__item__task__config__campaign=campaign)
-        .values_list("judgment__item__task__config_id", "criterion")
-        .distinct()
-    )
-    configs = {c.pk: c for c in ProtocolConfig.objects.filter(campaign=campaign)}
-    found = sorted(set(pairs), key=lambda p: (configs[p[0]].created, p[0], p[1]))
-    return [(configs[config_id], criterion) for config_id, criterion in found]
+    """The (protocol config, criterion) pairs that hold judgments, in config order.
+
+    Criteria come from the protocol registry (submits and imports are validated against it);
+    one ``EXISTS`` query per pair, which stays fast however many judgments there are.
+    """
+    found = []
+    for config in ProtocolConfig.objects.filter(campaign=campaign).order_by("created", "pk"):
+        definition = PROTOCOLS.get(config.protocol)
+        if definition is None:
+            continue
+        keys = [RANK.key] if definition.ranks else [c.key for c in definition.criteria]
+        found.extend(
+            (config, key) for key in keys if criterion_values(config=config, criterion=key).exists()
+        )
+    return found
 
 
 def criterion_values(*, config: ProtocolConfig, criterion: str) -> QuerySet[JudgmentValue]:
@@ -291,9 +309,15 @@ def criterion_table_load(*, config: ProtocolConfig, criterion: str) -> Criterion
 def values_array(
     queryset: QuerySet[Any], columns: tuple[str, ...], *, chunk_size: int = 20_000
 ) -> FloatArray:
-    """The numeric ``columns`` of a queryset as a float array (None becomes NaN), read in
-    chunks through a server-side cursor so that a million rows never exist as Python tuples
-    all at once."""
+    """The numeric ``columns`` of a queryset as a float array (None becomes NaN).
+
+    On PostgreSQL the rows come as one binary ``COPY``: every column cast to double precision
+    with NULL as NaN, so that each row has the same size and numpy reads the whole stream with
+    one ``frombuffer`` (no Python object per value). Elsewhere (SQLite) the rows are read in
+    chunks through the ORM.
+    """
+    if connection.vendor == "postgresql":
+        return _copy_array(queryset, columns)
     rows = queryset.values_list(*columns).iterator(chunk_size=chunk_size)
     parts = []
     while True:
@@ -304,6 +328,35 @@ def values_array(
     if not parts:
         return np.zeros((0, len(columns)), dtype=np.float64)
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _copy_array(queryset: QuerySet[Any], columns: tuple[str, ...]) -> FloatArray:
+    """PostgreSQL: each column aggregated into one ``bytea`` of big-endian doubles
+    (``string_agg(float8send(x))``), so a million rows cross as a few buffers. All aggregates
+    of one SELECT consume the rows in the same order, so the columns stay aligned; the rows
+    are put in the order of the first column (the id) here."""
+    names = [f"_f{i}" for i in range(len(columns))]
+    floats = (
+        queryset.order_by()
+        .annotate(
+            **{
+                name: Coalesce(Cast(column, FloatField()), Value(math.nan, FloatField()))
+                for name, column in zip(names, columns, strict=True)
+            }
+        )
+        .values_list(*names)
+    )
+    inner, params = floats.query.sql_with_params()
+    quote = connection.ops.quote_name
+    aggregates = ", ".join(f"string_agg(float8send({quote(n)}), ''::bytea)" for n in names)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {aggregates} FROM ({inner}) AS rows", params)
+        buffers = cursor.fetchone()
+    if buffers is None or buffers[0] is None:
+        return np.zeros((0, len(columns)), dtype=np.float64)
+    table = np.column_stack([np.frombuffer(bytes(b), dtype=">f8") for b in buffers])
+    table = table.astype(np.float64).reshape(-1, len(columns))
+    return table[np.argsort(table[:, 0], kind="stable")]
 
 
 def criterion_definition(protocol: str, key: str) -> Criterion:

@@ -38,7 +38,7 @@ urlpatterns = [
         name="campaign_report_annotators",
     ),
     path(
-        "api/campaigns/<uuid:campaign_id>/analysis/",
+        "api/campaigns/<uuid:campaign_id>/human-analysis/",
         analysis_api.AnalysisView.as_view(),
         name="api-campaign-analysis",
     ),

@@ -14,15 +14,20 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.models import CharField, Func, TextField
+from django.db.models.functions import Cast
 
 from annotation.analysis import (
     ITEM_TYPE_NAMES,
@@ -187,14 +192,114 @@ def judgment_row_statistics(*, campaign: Campaign, settings: AnalysisSettings) -
     return RowStatistics(*(c[order] for c in columns))
 
 
-def judgment_report_queryset(*, campaign: Campaign) -> Any:
-    """The report's rows as tuples of :data:`_QUERY_COLUMNS`, in the stable order."""
-    return (
-        JudgmentValue.objects.filter(judgment__item__task__config__campaign=campaign)
-        .annotate(kind_code=KIND_CODE)
-        .order_by(*JUDGMENT_ORDER)
-        .values_list(*_QUERY_COLUMNS)
+class _IsoUtc(Func):
+    """A timestamp as ISO 8601 text in UTC with microseconds, made by PostgreSQL (parsing a
+    million timestamps into datetimes only to print them again would dominate the report)."""
+
+    template = (
+        "to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')"
     )
+    output_field = CharField()
+
+
+def judgment_report_queryset(*, campaign: Campaign, text_numbers: bool = False) -> Any:
+    """The report's rows as tuples of :data:`_QUERY_COLUMNS`, in the stable order.
+
+    On PostgreSQL times come as ISO 8601 text and, with ``text_numbers``, the raw score and
+    the seconds as the database's shortest exact text (what :func:`float_text` writes), so
+    that the CSV and TSV reports format no timestamp and fewer floats in Python.
+    """
+    queryset = JudgmentValue.objects.filter(
+        judgment__item__task__config__campaign=campaign
+    ).annotate(kind_code=KIND_CODE)
+    columns = list(_QUERY_COLUMNS)
+    if connection.vendor == "postgresql":
+        texts: dict[str, Any] = {
+            "judgment__shown_at": _IsoUtc("judgment__shown_at"),
+            "judgment__submitted_at": _IsoUtc("judgment__submitted_at"),
+        }
+        if text_numbers:
+            texts["value"] = Cast("value", TextField())
+            texts["judgment__seconds"] = Cast("judgment__seconds", TextField())
+        names = {column: f"_text{i}" for i, column in enumerate(texts)}
+        queryset = queryset.annotate(**{names[c]: e for c, e in texts.items()})
+        columns = [names.get(c, c) for c in columns]
+    return queryset.order_by(*JUDGMENT_ORDER).values_list(*columns)
+
+
+def _iso(value: Any) -> str | None:
+    """Times as PostgreSQL's to_char above writes them (other databases give datetimes)."""
+    if value is None or isinstance(value, str):
+        return value
+    return str(value.astimezone(UTC).isoformat(timespec="microseconds"))
+
+
+def float_text(value: Any) -> str:
+    """A number as PostgreSQL prints a double: the shortest text that reads back exactly,
+    without a trailing ".0" (73, 0.1, 1e-05); empty for missing and non-finite values. Text
+    that the database already formatted passes through."""
+    if value is None:
+        return ""
+    if value.__class__ is str:
+        return value if value not in ("NaN", "Infinity", "-Infinity") else ""
+    if value != value or value in _INFINITE:  # NaN is the one value unequal to itself
+        return ""
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _report_chunks(
+    *,
+    campaign: Campaign,
+    settings: AnalysisSettings | None,
+    real_names: bool,
+    chunk_size: int,
+    text_numbers: bool = False,
+) -> Iterator[dict[str, list[Any]]]:
+    """The report column by column, one chunk of rows at a time (Python values; None where a
+    value is missing, NaN for a normalised score that does not exist)."""
+    settings = settings or AnalysisSettings()
+    statistics = judgment_row_statistics(campaign=campaign, settings=settings)
+    labels = annotator_labels(campaign=campaign, real_names=real_names)
+    configs = {c.pk: (c.name, c.protocol) for c in ProtocolConfig.objects.filter(campaign=campaign)}
+    queryset = judgment_report_queryset(campaign=campaign, text_numbers=text_numbers)
+    rows = queryset.iterator(chunk_size=chunk_size)
+    campaign_name = campaign.name
+    while True:
+        chunk = list(itertools.islice(rows, chunk_size))
+        if not chunk:
+            return
+        n = len(chunk)
+        c = list(zip(*chunk, strict=True))
+        position = statistics.lookup(np.fromiter(c[0], dtype=np.int64, count=n))
+        known = position >= 0
+        at = np.maximum(position, 0)
+        status = np.where(known, statistics.status[at], 0)
+        config = [configs[k] for k in c[1]]
+        yield {
+            "campaign": [campaign_name] * n,
+            "protocol": [name for name, _ in config],
+            "protocol_type": [protocol for _, protocol in config],
+            "task": [v + 1 for v in c[2]],
+            "item": [v + 1 for v in c[3]],
+            "output": [v + 1 for v in c[4]],
+            "document": list(c[5]),
+            "segment": list(c[6]),
+            "line": [v + 1 for v in c[7]],
+            "system": list(c[8]),
+            "run": list(c[9]),
+            "annotator": [labels.get(v) or str(v) for v in c[10]],
+            "item_type": [ITEM_TYPE_NAMES[v] for v in c[11]],
+            "criterion": list(c[12]),
+            "raw": list(c[13]),
+            "shifted": np.where(known, statistics.shifted[at], np.nan).tolist(),
+            "z": np.where(known, statistics.z[at], np.nan).tolist(),
+            "qc_status": [STATUS_CODES[v] or None for v in status.tolist()],
+            "included": (known & statistics.included[at]).tolist(),
+            "started": [_iso(v) for v in c[14]],
+            "submitted": [_iso(v) for v in c[15]],
+            "seconds": list(c[16]),
+        }
 
 
 def judgment_report_rows(
@@ -205,87 +310,57 @@ def judgment_report_rows(
     chunk_size: int = 5000,
 ) -> Iterator[list[tuple[Any, ...]]]:
     """The normalised judgment report as chunks of rows (tuples in :data:`JUDGMENT_COLUMNS`
-    order; numbers as floats, times as datetimes, missing values as None)."""
-    settings = settings or AnalysisSettings()
-    statistics = judgment_row_statistics(campaign=campaign, settings=settings)
-    labels = annotator_labels(campaign=campaign, real_names=real_names)
-    configs = {c.pk: (c.name, c.protocol) for c in ProtocolConfig.objects.filter(campaign=campaign)}
-    rows = judgment_report_queryset(campaign=campaign).iterator(chunk_size=chunk_size)
-    campaign_name = campaign.name
-    while True:
-        chunk = []
-        for _ in range(chunk_size):
-            row = next(rows, None)
-            if row is None:
-                break
-            chunk.append(row)
-        if not chunk:
-            return
-        ids = np.fromiter((r[0] for r in chunk), dtype=np.int64, count=len(chunk))
-        position = statistics.lookup(ids)
-        known = position >= 0
-        at = np.maximum(position, 0)
-        shifted = np.where(known, statistics.shifted[at], np.nan).tolist()
-        z = np.where(known, statistics.z[at], np.nan).tolist()
-        status = np.where(known, statistics.status[at], 0).tolist()
-        included = (known & statistics.included[at]).tolist()
-        out = []
-        for i, r in enumerate(chunk):
-            config_name, protocol = configs[r[1]]
-            out.append(
-                (
-                    campaign_name,
-                    config_name,
-                    protocol,
-                    r[2] + 1,
-                    r[3] + 1,
-                    r[4] + 1,
-                    r[5],
-                    r[6],
-                    r[7] + 1,
-                    r[8],
-                    r[9],
-                    labels.get(r[10], str(r[10])),
-                    ITEM_TYPE_NAMES[r[11]],
-                    r[12],
-                    r[13],
-                    shifted[i],
-                    z[i],
-                    STATUS_CODES[status[i]] or None,
-                    included[i],
-                    r[14],
-                    r[15],
-                    r[16],
-                )
-            )
-        yield out
+    order; numbers as floats, times as ISO 8601 text, missing values as None or NaN)."""
+    for columns in _report_chunks(
+        campaign=campaign, settings=settings, real_names=real_names, chunk_size=chunk_size
+    ):
+        yield list(zip(*(columns[name] for name in JUDGMENT_COLUMNS), strict=True))
+
+
+_NO_BREAKS = str.maketrans({"\t": " ", "\r": " ", "\n": " "})
+_TEXT_COLUMNS = ("campaign", "protocol", "document", "segment", "system", "run", "annotator")
+_FLOAT_COLUMNS = ("raw", "shifted", "z", "seconds")
+_INT_COLUMNS = ("task", "item", "output", "line")
+
+
+def _text_columns(columns: dict[str, list[Any]], *, tsv: bool) -> list[tuple[str, ...]]:
+    """Rows of text: empty for missing and non-finite numbers, the shortest round-trip repr
+    for floats, 1/0 for booleans; for TSV, tabs and line breaks in names become spaces (TSV
+    has no quoting, so every row stays one line of the same width)."""
+    text: dict[str, list[str]] = {}
+    for name in JUDGMENT_COLUMNS:
+        values = columns[name]
+        if name in _FLOAT_COLUMNS:
+            # x == x is False for NaN only
+            text[name] = [float_text(v) for v in values]
+        elif name in _INT_COLUMNS:
+            text[name] = [str(v) for v in values]
+        elif name == "included":
+            text[name] = ["1" if v else "0" for v in values]
+        elif tsv and name in _TEXT_COLUMNS:
+            text[name] = ["" if v is None else v.translate(_NO_BREAKS) for v in values]
+        else:
+            text[name] = ["" if v is None else v for v in values]
+    return list(zip(*(text[name] for name in JUDGMENT_COLUMNS), strict=True))
+
+
+_INFINITE = (math.inf, -math.inf)
 
 
 def _text(value: Any) -> str:
-    """A field as text: empty for missing and non-finite numbers, shortest round-trip repr for
-    floats, ISO 8601 for times, 1/0 for booleans."""
+    """One field of the small reports as text (same conventions as the judgment report)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else ""
-    if hasattr(value, "isoformat"):
-        return str(value.isoformat())
+        return float_text(value)
     return str(value)
-
-
-def _tsv_text(value: Any) -> str:
-    # TSV has no quoting: tabs and line breaks inside a field (a name from an upload) become
-    # spaces so that every row stays one line of the same width.
-    return _text(value).replace("\t", " ").replace("\r", " ").replace("\n", " ")
 
 
 def _json_value(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
     return value
 
 
@@ -301,33 +376,40 @@ def judgment_report_stream(
     per ``chunk_size`` rows. For ``StreamingHttpResponse`` and files alike."""
     if file_format not in JUDGMENT_FORMATS:
         raise ValueError(f"unknown report format {file_format!r}; use csv, tsv or jsonl")
-    chunks = judgment_report_rows(
-        campaign=campaign, settings=settings, real_names=real_names, chunk_size=chunk_size
+    chunks = _report_chunks(
+        campaign=campaign,
+        settings=settings,
+        real_names=real_names,
+        chunk_size=chunk_size,
+        text_numbers=file_format != "jsonl",
     )
     if file_format == "jsonl":
-        for chunk in chunks:
+        for columns in chunks:
+            rows = zip(*(columns[name] for name in JUDGMENT_COLUMNS), strict=True)
             yield "".join(
                 json.dumps(
                     dict(zip(JUDGMENT_COLUMNS, map(_json_value, row), strict=True)),
                     ensure_ascii=False,
                 )
                 + "\n"
-                for row in chunk
+                for row in rows
             ).encode()
         return
     if file_format == "tsv":
         yield ("\t".join(JUDGMENT_COLUMNS) + "\n").encode()
-        for chunk in chunks:
-            yield "".join("\t".join(map(_tsv_text, row)) + "\n" for row in chunk).encode()
+        for columns in chunks:
+            yield "".join(
+                "\t".join(row) + "\n" for row in _text_columns(columns, tsv=True)
+            ).encode()
         return
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(JUDGMENT_COLUMNS)
     yield buffer.getvalue().encode()
-    for chunk in chunks:
+    for columns in chunks:
         buffer.seek(0)
         buffer.truncate()
-        writer.writerows([_text(v) for v in row] for row in chunk)
+        writer.writerows(_text_columns(columns, tsv=False))
         yield buffer.getvalue().encode()
 
 
