@@ -38,6 +38,7 @@ from annotation.models import (
     Segment,
 )
 from annotation.protocols import Protocol
+from annotation.signals import campaign_data_changed
 
 # Time per item above this counts as an idle gap in totals (the per-item value is kept as is).
 IDLE_CAP_SECONDS = 300.0
@@ -319,6 +320,7 @@ def judgment_record(
                     for o, c, v in rows
                 ]
             )
+            campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
             return Recorded(created, True, False, done, task.size, finished)
 
         bumped = Judgment.objects.filter(pk=first.j_id, revision=first.j_revision).update(
@@ -349,6 +351,7 @@ def judgment_record(
             unique_fields=["judgment", "output", "criterion"],
             update_fields=["value"],
         )
+        campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
         revised = Judgment(
             pk=first.j_id,
             item=item,

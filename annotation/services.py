@@ -30,6 +30,7 @@ from annotation.models import (
     Upload,
 )
 from annotation.permissions import ORGANIZERS_GROUP
+from annotation.signals import campaign_data_changed
 
 BATCH = 2000
 
@@ -93,6 +94,7 @@ def campaign_data_import(
         locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
         keys, positions, summary = _segments_for_upload(locked, parsed)
         summary.update(_store_outputs(locked, parsed, keys, positions, replace_systems))
+        campaign_data_changed.send(sender=Upload, campaign_id=locked.pk)
         return Upload.objects.create(
             campaign=locked,
             uploaded_by=user,

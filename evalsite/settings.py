@@ -8,6 +8,7 @@ no server. ``DATABASE_URL`` switches to PostgreSQL, ``CELERY_BROKER_URL`` to Red
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -115,7 +116,13 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    # The dashboard's plots: plotly.min.js from the installed `plotly` package (never a CDN, never
+    # a copy in the repository), served as static/plotly/plotly.min.js. Located without importing
+    # plotly, which is slow to import and not needed by the web process otherwise.
+    ("plotly", Path(str(find_spec("plotly").origin)).parent / "package_data"),
+]
 STATIC_ROOT = Path(env.string("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -175,8 +182,33 @@ if CELERY_EMBEDDED_BROKER:
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     (VAR_DIR / "celery-results").mkdir(parents=True, exist_ok=True)
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    # A message not acknowledged within this time (its worker died) is delivered again; chunks
+    # of the analysis take seconds to minutes, so ten minutes is ample by default.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env.integer("CELERY_VISIBILITY_TIMEOUT", 600, minimum=1),
+        # Fail fast when Redis is down: a web request must never hang on the broker.
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+    }
     CELERY_RESULT_BACKEND = env.string("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
+# The cache holds the once-a-minute debounce of automatic recomputation, shared by all processes:
+# Redis beside the broker, or files in var/ for the embedded default.
+if CELERY_EMBEDDED_BROKER:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": env.string("CACHE_URL", CELERY_BROKER_URL),
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+
 CELERY_TASK_SOFT_TIME_LIMIT = env.integer("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60, minimum=1)
 CELERY_TASK_TIME_LIMIT = env.integer("CELERY_TASK_TIME_LIMIT", 35 * 60, minimum=1)
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
@@ -186,7 +218,9 @@ if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
 # whether new judgments and uploads schedule a recomputation (at most once per minute).
 EVALSITE_CHUNK_SEGMENTS = env.integer("EVALSITE_CHUNK_SEGMENTS", 250, minimum=1)
 EVALSITE_AUTO_ANALYSIS = env.boolean("EVALSITE_AUTO_ANALYSIS", True)
-EVALSITE_ANALYSIS_DEBOUNCE_SECONDS = env.integer("EVALSITE_ANALYSIS_DEBOUNCE_SECONDS", 60, minimum=0)
+EVALSITE_ANALYSIS_DEBOUNCE_SECONDS = env.integer(
+    "EVALSITE_ANALYSIS_DEBOUNCE_SECONDS", 60, minimum=0
+)
 
 LOGGING = {
     "version": 1,

@@ -19,6 +19,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
     path("api/", include("annotation.api_urls")),
+    path("api/", include("metrics.api_urls")),
     path("", include("annotation.urls")),
     path("", include("annotation.analysis_urls")),
+    path("", include("metrics.urls")),
 ]

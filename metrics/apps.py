@@ -1,8 +1,24 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
+from django.db import transaction
+
+
+def _schedule_after_commit(sender: Any, campaign_id: Any, **kwargs: Any) -> None:
+    from metrics.services import analysis_schedule_debounced
+
+    # After the commit, so a worker sees the data; never inside the annotator's request path
+    # in a way that could fail it: scheduling swallows broker and cache outages.
+    transaction.on_commit(lambda: analysis_schedule_debounced(campaign_id=campaign_id))
 
 
 class MetricsConfig(AppConfig):
     name = "metrics"
     verbose_name = "Metrics"
+
+    def ready(self) -> None:
+        from annotation.signals import campaign_data_changed
+
+        campaign_data_changed.connect(_schedule_after_commit, dispatch_uid="metrics-schedule")

@@ -36,6 +36,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
     # Password hashing is deliberately slow; the tests create many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # New judgments would schedule recomputations on the shared test broker; the tests that are
+    # about scheduling switch it on.
+    settings.EVALSITE_AUTO_ANALYSIS = False
 
 
 OUTPUT = ROOT / "test-output"
@@ -102,7 +105,12 @@ def redis_url() -> str:
     assert url.startswith("redis://"), (
         f"these tests need Redis: set CELERY_BROKER_URL to a redis:// URL (got {url!r})"
     )
-    redis.Redis.from_url(url, socket_connect_timeout=3).ping()
+    client = redis.Redis.from_url(url, socket_connect_timeout=3)
+    client.ping()
+    # A fresh queue: messages left by an interrupted earlier run must not reach this run's
+    # workers. Only a numbered database other than 0 is flushed (make test uses 15).
+    if client.connection_pool.connection_kwargs.get("db", 0) != 0:
+        client.flushdb()
     return url
 
 
@@ -206,12 +214,15 @@ def celery_worker_process(test_database_url: str, redis_url: str, tmp_path: Path
 
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(*extra: str, name: str = "w1") -> subprocess.Popen[bytes]:
+    def start(
+        *extra: str, name: str = "w1", env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         env = {
             "PATH": os.environ["PATH"],
             "DATABASE_URL": test_database_url,
             "CELERY_BROKER_URL": redis_url,
             "EVALSITE_VAR_DIR": str(tmp_path / "var"),
+            **(env or {}),
         }
         log = open(tmp_path / f"worker-{name}.log", "wb")  # noqa: SIM115 - closed with the process
         process = subprocess.Popen(
@@ -220,6 +231,7 @@ def celery_worker_process(test_database_url: str, redis_url: str, tmp_path: Path
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # so a test can kill the worker with all its children
         )
         started.append(process)
         deadline = time.monotonic() + 60

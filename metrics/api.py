@@ -1,0 +1,135 @@
+"""REST API of the background analysis: job status, "recompute now" and the stored results."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.http import Http404
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import permissions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api import IsOrganizer
+from annotation.permissions import campaign_for_organizer
+from metrics.models import AnalysisJob, AnalysisResult
+from metrics.services import analysis_request, jobs_dispatch_pending
+
+
+class JobSerializer(serializers.ModelSerializer):
+    percent = serializers.IntegerField(read_only=True)
+    result_kinds = serializers.SerializerMethodField()
+
+    class Meta:
+        model = AnalysisJob
+        fields = [
+            "id",
+            "status",
+            "stage",
+            "progress_done",
+            "progress_total",
+            "percent",
+            "error",
+            "dispatched",
+            "fingerprint",
+            "params",
+            "created",
+            "started",
+            "finished",
+            "result_kinds",
+        ]
+
+    def get_result_kinds(self, job: AnalysisJob) -> list[str]:
+        return sorted(job.results.values_list("kind", flat=True))
+
+
+QUEUE_DOWN = _(
+    "The background queue is unreachable right now. The recomputation is recorded and starts "
+    "as soon as the queue is back."
+)
+
+
+class AnalysisView(APIView):
+    """The campaign's latest analysis job (GET) and "recompute now" (POST)."""
+
+    permission_classes = [permissions.IsAuthenticated, IsOrganizer]
+
+    @extend_schema(responses={200: JobSerializer, 204: None})
+    def get(self, request: Request, campaign_id: uuid.UUID) -> Response:
+        campaign = campaign_for_organizer(request.user, campaign_id)
+        # A status poll also sends jobs recorded while the broker was down (never raises).
+        jobs_dispatch_pending()
+        job = AnalysisJob.objects.filter(campaign=campaign).first()
+        if job is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(JobSerializer(job).data)
+
+    @extend_schema(
+        request=None,
+        responses=inline_serializer(
+            "RecomputeResult",
+            {
+                "job": JobSerializer(),
+                "reused": serializers.BooleanField(),
+                "queued": serializers.BooleanField(),
+                "detail": serializers.CharField(),
+            },
+        ),
+    )
+    def post(self, request: Request, campaign_id: uuid.UUID) -> Response:
+        campaign = campaign_for_organizer(request.user, campaign_id)
+        result = analysis_request(campaign=campaign, user=request.user, force=True)
+        if not result.queued:
+            detail = str(QUEUE_DOWN)
+        elif result.reused and result.job.status == AnalysisJob.Status.DONE:
+            detail = _("Nothing changed since the last analysis; its results are current.")
+        elif result.reused:
+            detail = _("An analysis of the same data is already under way.")
+        else:
+            detail = _("The analysis is queued.")
+        return Response(
+            {
+                "job": JobSerializer(result.job).data,
+                "reused": result.reused,
+                "queued": result.queued,
+                "detail": detail,
+            },
+            status=status.HTTP_202_ACCEPTED,
+        )
+
+
+class ResultView(APIView):
+    """The latest stored result document of a kind: metrics, human or correlations."""
+
+    permission_classes = [permissions.IsAuthenticated, IsOrganizer]
+
+    @extend_schema(
+        responses=inline_serializer(
+            "AnalysisResultDocument",
+            {
+                "kind": serializers.CharField(),
+                "job": serializers.UUIDField(),
+                "fingerprint": serializers.CharField(),
+                "created": serializers.DateTimeField(),
+                "data": serializers.DictField(),
+            },
+        )
+    )
+    def get(self, request: Request, campaign_id: uuid.UUID, kind: str) -> Response:
+        campaign = campaign_for_organizer(request.user, campaign_id)
+        if kind not in AnalysisResult.Kind.values:
+            raise Http404(_("No such result."))
+        result = AnalysisResult.objects.filter(campaign=campaign, kind=kind).first()
+        if result is None:
+            raise Http404(_("No analysis has finished yet."))
+        body: dict[str, Any] = {
+            "kind": result.kind,
+            "job": result.job_id,
+            "fingerprint": result.fingerprint,
+            "created": result.created,
+            "data": result.data,
+        }
+        return Response(body)

@@ -1,0 +1,234 @@
+"""The background analysis on real Celery worker processes and Redis: the whole pipeline stores
+the numbers the scoring core gives when called directly; a worker killed with SIGKILL in the
+middle of a chunk does not stop the job, and the results equal an uninterrupted run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+
+from annotation.analysis import AnalysisSettings, campaign_analysis_compute
+from annotation.models import Campaign, Reference, Translation
+from metrics import pipeline
+from metrics.models import AnalysisJob, AnalysisResult, StatsChunk
+from metrics.scoring import make_metric
+from metrics.services import analysis_request
+from metrics.stats.multirun import compare_runs
+from metrics.stats.resampling import bootstrap_ci
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def wait_for(job_id: Any, timeout: float = 300) -> AnalysisJob:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = AnalysisJob.objects.get(pk=job_id)
+        if job.status in (AnalysisJob.Status.DONE, AnalysisJob.Status.FAILED):
+            return job
+        time.sleep(0.5)
+    raise AssertionError(
+        f"the job did not finish in {timeout} s: {AnalysisJob.objects.get(pk=job_id).__dict__}"
+    )
+
+
+def texts(campaign: Campaign) -> tuple[dict[int, list[str]], list[list[str]]]:
+    """Every run's hypotheses and the reference streams, in test-set order."""
+    hyps: dict[int, list[str]] = {}
+    for run_id, text in (
+        Translation.objects.filter(run__system__campaign=campaign)
+        .order_by("run_id", "segment__position")
+        .values_list("run_id", "text")
+    ):
+        hyps.setdefault(run_id, []).append(text)
+    refs: dict[int, list[str]] = {}
+    for index, text in (
+        Reference.objects.filter(segment__campaign=campaign)
+        .order_by("index", "segment__position")
+        .values_list("index", "text")
+    ):
+        refs.setdefault(index, []).append(text)
+    return hyps, [refs[i] for i in sorted(refs)]
+
+
+def tolerance(metric: str) -> dict[str, float]:
+    """Exact to 1e-9, but BERTR: its float32 embeddings depend slightly on how sentences are
+    batched (a chunk's batch differs from the whole corpus's), in the 7th digit."""
+    return {"rel": 1e-5} if metric == "bertr" else {"abs": 1e-9}
+
+
+def large_campaign(owner: Any, n_segments: int = 600) -> Campaign:
+    """Distinct synthetic sentences (no two pairs alike), so chunks take a while to score."""
+    from annotation.importers import UploadFile
+    from annotation.services import campaign_data_import
+    from tests.factories import lines, make_campaign
+
+    rng = np.random.default_rng(4)
+    vocabulary = [f"w{i}" for i in range(400)]
+    refs = [
+        " ".join(rng.choice(vocabulary, size=int(rng.integers(15, 30)))) for _ in range(n_segments)
+    ]
+
+    def noisy(rate: float, seed: int) -> list[str]:
+        g = np.random.default_rng(seed)
+        return [
+            " ".join(w if g.random() > rate else str(g.choice(vocabulary)) for w in ref.split())
+            for ref in refs
+        ]
+
+    files = [
+        UploadFile("src.xx", lines([f"source {i} " + r for i, r in enumerate(refs)]), "source"),
+        UploadFile("ref.yy", lines(refs), "references"),
+    ]
+    for s, rate in enumerate((0.1, 0.3, 0.5, 0.7)):
+        for r in range(3):
+            files.append(
+                UploadFile(f"sys{s}.run{r}.txt", lines(noisy(rate, 10 * s + r)), "systems")
+            )
+    campaign = make_campaign(owner=owner, name="large")
+    campaign_data_import(campaign=campaign, files=files, user=owner)
+    return campaign
+
+
+def settings_for(campaign: Campaign, **fields: Any) -> None:
+    ms = pipeline.metric_settings(campaign.pk)
+    for name, value in fields.items():
+        setattr(ms, name, value)
+    ms.save()
+
+
+def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
+    celery_worker_process,
+    settings,  # type: ignore[no-untyped-def]
+) -> None:
+    call_command("load_demo", stdout=StringIO())
+    campaign = Campaign.objects.get()
+    settings_for(campaign, bootstrap_samples=200, ar_trials=1000)
+    settings.EVALSITE_CHUNK_SEGMENTS = 25  # 60 segments: three chunks
+    celery_worker_process(name="pipeline")
+
+    request = analysis_request(campaign=campaign)
+    assert request.queued
+    assert not request.reused
+    job = wait_for(request.job.pk)
+    assert job.status == AnalysisJob.Status.DONE, job.error
+    assert job.progress_done == job.progress_total
+    assert StatsChunk.objects.filter(job=job).values("start").distinct().count() == 3
+
+    doc = AnalysisResult.objects.get(job=job, kind="metrics").data
+    params = job.params
+    hyps, refs = texts(campaign)
+    keys = [m["key"] for m in doc["metrics"]]
+    assert keys == list(pipeline.analysis_params(campaign=campaign)["metrics"])
+    assert "bertr" in keys  # make test installs the neural extra: every metric runs
+    for entry in doc["metrics"]:
+        metric = make_metric(entry["key"], pipeline.metric_options(params))
+        if entry["key"] == "bertr":
+            # A spot check (the model is slow on a CPU): one run, scored directly.
+            run = entry["systems"][0]["runs"][0]
+            stats = metric.statistics(hyps[run["id"]], refs)
+            direct = metric.corpus_score_from_statistics(stats, n_refs=2).score
+            assert run["score"] == pytest.approx(direct, **tolerance("bertr"))
+            continue
+        arrays = []
+        for system in entry["systems"]:
+            stats = [metric.statistics(hyps[run["id"]], refs) for run in system["runs"]]
+            arrays.append((system["name"], np.stack(stats)))
+            for run, run_stats in zip(system["runs"], stats, strict=True):
+                direct = metric.corpus_score_from_statistics(run_stats, n_refs=2).score
+                assert run["score"] == pytest.approx(direct, abs=1e-9), run
+        stacked = np.concatenate([a for _, a in arrays])
+        ci = bootstrap_ci(stacked, metric.score_from_statistics, n_samples=200, rng=params["seed"])
+        flat_runs = [run for system in entry["systems"] for run in system["runs"]]
+        assert [r["ci_low"] for r in flat_runs] == pytest.approx(ci.low.tolist(), abs=1e-9)
+        assert [r["ci_high"] for r in flat_runs] == pytest.approx(ci.high.tolist(), abs=1e-9)
+        multeval = compare_runs(
+            arrays,
+            metric.score_from_statistics,
+            baseline=doc["baseline"]["name"],
+            n_bootstrap=200,
+            n_trials=1000,
+            rng=params["seed"],
+        )
+        for system, direct in zip(entry["systems"], multeval.systems, strict=True):
+            assert system["mean"] == pytest.approx(direct.mean, abs=1e-9)
+            assert system["s_sel"] == pytest.approx(direct.s_sel, abs=1e-9)
+            assert system["s_opt"] == pytest.approx(direct.s_opt, abs=1e-9)
+            assert system["p_baseline"] == direct.p_value
+        assert entry["signature"].startswith(metric.label)
+
+    human = AnalysisResult.objects.get(job=job, kind="human").data
+    direct_human = campaign_analysis_compute(
+        campaign=campaign, settings=AnalysisSettings(seed=params["seed"])
+    ).as_json()
+    assert human["analysis"] == direct_human
+    assert human["histograms"]
+
+    correlations = AnalysisResult.objects.get(job=job, kind="correlations").data
+    adequacy = next(c for c in correlations["criteria"] if c["criterion"] == "adequacy")
+    bleu = next(m for m in adequacy["metrics"] if m["key"] == "bleu")
+    points = bleu["system"]["points"]
+    assert len(points) == 4
+    # The demo's systems differ clearly; humans and BLEU agree on their order.
+    assert bleu["system"]["pearson"]["value"] > 0.8
+
+    # Unchanged inputs: a second request reuses the finished job.
+    again = analysis_request(campaign=campaign)
+    assert again.reused
+    assert again.job.pk == job.pk
+
+
+def test_a_worker_killed_in_the_middle_of_a_chunk_does_not_stop_the_job(
+    celery_worker_process,
+    owner,
+    settings,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    campaign = large_campaign(owner)
+    # 600 distinct segments × 12 runs: scoring a chunk takes seconds, so there is a middle.
+    settings_for(campaign, metrics=["bleu", "chrf", "ter"], bootstrap_samples=100, ar_trials=500)
+    settings.EVALSITE_CHUNK_SEGMENTS = 300
+    fast_redelivery = {"CELERY_VISIBILITY_TIMEOUT": "5"}
+    first = celery_worker_process(name="doomed", env=fast_redelivery)
+    request = analysis_request(campaign=campaign)
+    job_id = request.job.pk
+    log = tmp_path / "worker-doomed.log"
+    deadline = time.monotonic() + 120
+    while "metrics.analysis_chunk" not in log.read_text(errors="replace"):
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)
+    time.sleep(0.3)
+    stored_before = StatsChunk.objects.filter(job_id=job_id).count()
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=30)
+    job = AnalysisJob.objects.get(pk=job_id)
+    assert job.status == AnalysisJob.Status.RUNNING
+    # The kill came while the first chunk was still being computed.
+    assert stored_before == 0
+
+    celery_worker_process(name="rescuer", env=fast_redelivery)
+    job = wait_for(job_id)
+    assert job.status == AnalysisJob.Status.DONE, job.error
+
+    # The same analysis without interruption, in this process, gives the same documents.
+    reference = AnalysisJob.objects.create(
+        campaign=campaign,
+        fingerprint=job.fingerprint,
+        params=job.params,
+        status=AnalysisJob.Status.RUNNING,
+    )
+    for chunk in pipeline.plan(campaign=campaign, params=job.params):
+        pipeline.chunk_compute(job=reference, start=chunk.start, stop=chunk.stop)
+    pipeline.finalize(reference)
+    for kind in ("metrics", "human", "correlations"):
+        assert (
+            AnalysisResult.objects.get(job=job, kind=kind).data
+            == AnalysisResult.objects.get(job=reference, kind=kind).data
+        ), kind
