@@ -1,0 +1,107 @@
+"""Campaigns with judgments and computed analysis results, for the dashboard's tests.
+
+The background analysis normally runs in Celery workers; here the same pipeline functions run in
+the test process, in the order the tasks call them (plan, every chunk, finalize), so the stored
+documents are exactly what a worker would store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from annotation.demo import DEMO_ANNOTATIONS_PER_TASK, DEMO_PROTOCOLS, demo_simulate_judgments
+from annotation.models import Campaign, ProtocolConfig
+from annotation.tasking import tasks_build
+from metrics import pipeline
+from metrics.models import AnalysisJob, MetricSettings
+from tests.factories import make_rich_campaign
+
+# Fast metrics and few resamples: the numbers are real, the tests stay quick.
+FAST_METRICS = ("bleu", "chrf", "ter")
+
+
+def metric_settings_fast(
+    campaign: Campaign,
+    *,
+    metrics: Sequence[str] = FAST_METRICS,
+    bootstrap_samples: int = 200,
+    ar_trials: int = 200,
+) -> MetricSettings:
+    """Limit the campaign's analysis to a few fast metrics and resamples."""
+    settings = pipeline.metric_settings(campaign.pk)
+    settings.metrics = list(metrics)
+    settings.bootstrap_samples = bootstrap_samples
+    settings.ar_trials = ar_trials
+    settings.save()
+    return settings
+
+
+def analysis_run_sync(
+    *, campaign: Campaign, user: AbstractBaseUser | None = None, **fast: Any
+) -> AnalysisJob:
+    """Run the whole background analysis of ``campaign`` in this process; the finished job.
+
+    ``fast`` goes to :func:`metric_settings_fast` (metrics, bootstrap_samples, ar_trials).
+    """
+    metric_settings_fast(campaign, **fast)
+    params = pipeline.analysis_params(campaign=campaign)
+    chunks = pipeline.plan(campaign=campaign, params=params)
+    metrics, _ = pipeline.usable_metrics(params)
+    job = AnalysisJob.objects.create(
+        campaign=campaign,
+        status=AnalysisJob.Status.RUNNING,
+        stage=AnalysisJob.Stage.STATISTICS,
+        fingerprint=pipeline.campaign_fingerprint(campaign=campaign, params=params),
+        params=params,
+        progress_total=len(chunks) + len(metrics) + 2,
+        dispatched=True,
+        requested_by=user,
+        started=timezone.now(),
+    )
+    for chunk in chunks:
+        pipeline.chunk_compute(job=job, start=chunk.start, stop=chunk.stop)
+    job.stage = AnalysisJob.Stage.FINALIZE
+    job.progress_done = len(chunks)
+    job.save(update_fields=["stage", "progress_done"])
+    pipeline.finalize(job)
+    job.status = AnalysisJob.Status.DONE
+    job.stage = AnalysisJob.Stage.FINISHED
+    job.progress_done = job.progress_total
+    job.finished = timezone.now()
+    job.save(update_fields=["status", "stage", "progress_done", "finished"])
+    return job
+
+
+def make_judged_demo_campaign(
+    *,
+    owner: AbstractBaseUser,
+    organizers: Sequence[AbstractBaseUser] = (),
+    annotators: Sequence[AbstractBaseUser] = (),
+    items_per_task: int | None = None,
+    **fields: Any,
+) -> Campaign:
+    """The demo's data and protocols (adequacy and fluency, ranking, direct assessment; tasks
+    of 20 items, or ``items_per_task``, for 3 annotators each), judged by the demo's simulated
+    raters through the real services: four raters, two tasks of every protocol each, the last
+    rater careless."""
+    fields.setdefault("name", "Demo-like de-en")
+    campaign = make_rich_campaign(owner=owner, **fields)
+    campaign.organizers.add(*organizers)
+    campaign.annotators.add(*annotators)
+    for name, protocol, mode, k, items in DEMO_PROTOCOLS:
+        config = ProtocolConfig.objects.create(
+            campaign=campaign,
+            name=name,
+            protocol=protocol,
+            mode=mode,
+            outputs_per_screen=k,
+            items_per_task=items_per_task or items,
+            annotations_per_task=DEMO_ANNOTATIONS_PER_TASK,
+        )
+        tasks_build(config=config)
+    demo_simulate_judgments(campaign=campaign)
+    return campaign
