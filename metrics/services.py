@@ -19,6 +19,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import RedisError
 
 from annotation.models import Campaign
 from metrics.models import AnalysisJob
@@ -26,8 +27,11 @@ from metrics.pipeline import analysis_params, campaign_fingerprint
 
 logger = logging.getLogger(__name__)
 
+# What an unreachable broker or cache raises: kombu's wrapper, redis-py's own errors (not
+# subclasses of the builtin ConnectionError), and plain socket errors.
 BROKER_ERRORS: tuple[type[BaseException], ...] = (
     BrokerError,
+    RedisError,
     ConnectionError,
     OSError,
     TimeoutError,

@@ -25,7 +25,11 @@ logger = logging.getLogger(__name__)
 
 # Transient database trouble (a restart, a dropped connection): retried with backoff.
 TRANSIENT = (OperationalError, InterfaceError)
+# Results live in the database, not in Celery's result store: ignoring them also keeps a web
+# process from touching the result backend when it sends a task (which fails hard while Redis
+# is down).
 RETRY = {
+    "ignore_result": True,
     "autoretry_for": TRANSIENT,
     "retry_backoff": True,
     "retry_backoff_max": 120,

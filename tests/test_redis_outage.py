@@ -1,0 +1,171 @@
+"""Redis stopped: annotators' submits are still saved, "recompute now" answers with a clear
+message, and when Redis is back the job runs. Real processes: our own redis-server, gunicorn with
+the compose web command and a Celery worker with the compose worker command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from rest_framework.authtoken.models import Token
+
+from annotation.models import Item, Judgment
+from annotation.tasking import task_assign_next
+from metrics.models import AnalysisJob
+from metrics.pipeline import metric_settings
+from tests.conftest import ROOT, compose_command, free_port, stop, wait_for_http
+from tests.factories import full_answer, make_config, make_rich_campaign
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def start_redis(port: int, folder: Path) -> subprocess.Popen[bytes]:
+    server = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    client = redis.Redis(port=port, socket_connect_timeout=1)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            client.ping()
+            return server
+        except redis.exceptions.ConnectionError:
+            time.sleep(0.1)
+    raise AssertionError("redis-server did not start")
+
+
+def call(url: str, token: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Authorization", f"Token {token}")
+    request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as exc:
+        raw = exc.read()
+        try:
+            return exc.code, json.loads(raw or b"null")
+        except json.JSONDecodeError:
+            return exc.code, raw.decode(errors="replace")
+
+
+def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
+    test_database_url: str,
+    tmp_path: Path,
+    owner,
+    annotator,  # type: ignore[no-untyped-def]
+) -> None:
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "direct_assessment", outputs_per_screen=1, items_per_task=10)
+    ms = metric_settings(campaign.pk)
+    ms.metrics, ms.bootstrap_samples, ms.ar_trials = ["bleu", "chrf"], 100, 200
+    ms.save()
+    assignment = task_assign_next(config=config, annotator=annotator)
+    annotator_token = Token.objects.create(user=annotator).key
+    owner_token = Token.objects.create(user=owner).key
+
+    redis_port, web_port = free_port(), free_port()
+    server = start_redis(redis_port, tmp_path)
+    env = {
+        "PATH": os.environ["PATH"],
+        "DATABASE_URL": test_database_url,
+        "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "EVALSITE_ENV": "production",
+        "SECRET_KEY": "outage-" + "k" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_COOKIES": "0",
+        "EVALSITE_VAR_DIR": str(tmp_path / "var"),
+        "EVALSITE_AUTO_ANALYSIS": "1",
+        "EVALSITE_ANALYSIS_DEBOUNCE_SECONDS": "1",
+    }
+    web_command = [
+        f"127.0.0.1:{web_port}" if part == "0.0.0.0:8000" else part
+        for part in compose_command("web")
+    ]
+    web_log = open(tmp_path / "web.log", "wb")  # noqa: SIM115 - closed at the end
+    web = subprocess.Popen(web_command, cwd=ROOT, env=env, stdout=web_log, stderr=subprocess.STDOUT)
+    worker_log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115 - closed at the end
+    worker = subprocess.Popen(
+        [*compose_command("worker"), "--hostname=outage@%h"],
+        cwd=ROOT,
+        env=env,
+        stdout=worker_log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{web_port}"
+    try:
+        wait_for_http(f"{base}/healthz", web)
+
+        server.terminate()
+        server.wait(timeout=10)
+
+        # An annotator's submit is saved, promptly, with the queue down.
+        item = Item.objects.get(task=assignment.task, position=0)
+        started = time.monotonic()
+        status, body = call(
+            f"{base}/api/assignments/{assignment.pk}/submit/",
+            annotator_token,
+            "POST",
+            {
+                "item": item.pk,
+                "revision": 0,
+                "submission_id": "7c6f1a52-6b1c-4e0a-9f41-2f1b0f0e3a11",
+                "answer": full_answer(item, 70),
+            },
+        )
+        assert status == 201, (tmp_path / "web.log").read_text()[-3000:]
+        assert time.monotonic() - started < 10
+        assert Judgment.objects.filter(item=item, annotator=annotator).exists()
+
+        # "Recompute now" says what happened and keeps the request.
+        status, body = call(f"{base}/api/campaigns/{campaign.pk}/analysis/", owner_token, "POST")
+        assert status == 202, body
+        assert body["queued"] is False
+        assert "unreachable" in body["detail"]
+        job = AnalysisJob.objects.get(pk=body["job"]["id"])
+        assert job.status == AnalysisJob.Status.QUEUED
+        assert not job.dispatched
+
+        # Redis returns; the worker reconnects by itself and the next status poll sends the job.
+        server = start_redis(redis_port, tmp_path)
+        deadline = time.monotonic() + 240
+        while True:
+            status, body = call(f"{base}/api/campaigns/{campaign.pk}/analysis/", owner_token)
+            assert status == 200, body
+            if body["status"] in ("done", "failed"):
+                break
+            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()
+            time.sleep(1)
+        assert body["status"] == "done", body["error"]
+        assert body["id"] == str(job.pk)
+        assert set(body["result_kinds"]) == {"metrics", "human", "correlations"}
+    finally:
+        stop(worker)
+        stop(web)
+        stop(server)
+        worker_log.close()
+        web_log.close()
