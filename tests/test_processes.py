@@ -121,6 +121,39 @@ def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: 
         assert queued.returncode == 0, queued.stderr
         assert queued.stdout.strip().startswith("celery@")
         assert (tmp_path / "var" / "db.sqlite3").exists()
+        # The whole analysis pipeline (chunks as a group, final step) on the file-system broker.
+        analysed = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import django, time; django.setup()\n"
+                "from annotation.models import Campaign\n"
+                "from metrics.models import AnalysisJob, AnalysisResult\n"
+                "from metrics.pipeline import metric_settings\n"
+                "from metrics.services import analysis_request\n"
+                "c = Campaign.objects.get()\n"
+                "ms = metric_settings(c.pk)\n"
+                "ms.metrics, ms.bootstrap_samples, ms.ar_trials = ['bleu', 'ter'], 100, 200\n"
+                "ms.save()\n"
+                "job = analysis_request(campaign=c).job\n"
+                "for _ in range(600):\n"
+                "    job.refresh_from_db()\n"
+                "    if job.status in ('done', 'failed'): break\n"
+                "    time.sleep(0.5)\n"
+                "print(job.status, job.error, sorted(job.results.values_list('kind', flat=True)))",
+            ],
+            cwd=ROOT,
+            env={
+                **env,
+                "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+                "EVALSITE_CHUNK_SEGMENTS": "20",
+            },
+            capture_output=True,
+            text=True,
+            timeout=400,
+        )
+        assert analysed.returncode == 0, analysed.stderr
+        assert analysed.stdout.split("\n")[-2] == "done  ['correlations', 'human', 'metrics']"
     finally:
         stop(server)
     # Nothing of the embedded run landed in the working tree.
