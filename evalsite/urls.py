@@ -20,6 +20,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
     path("api/", include("annotation.api_urls")),
     path("api/", include("metrics.api_urls")),
+    path("", include("metrics.settings_urls")),
     path("", include("annotation.urls")),
     path("", include("annotation.analysis_urls")),
     path("", include("metrics.urls")),

@@ -2,7 +2,43 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from metrics.models import WiringProbe
+from metrics.models import AnalysisJob, AnalysisResult, MetricSettings, StatsChunk, WiringProbe
+
+
+@admin.register(MetricSettings)
+class MetricSettingsAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "baseline", "bootstrap_samples", "ar_trials", "seed", "updated"]
+    raw_id_fields = ["campaign", "baseline"]
+
+
+@admin.register(AnalysisJob)
+class AnalysisJobAdmin(admin.ModelAdmin):
+    list_display = [
+        "pk",
+        "campaign",
+        "status",
+        "stage",
+        "progress_done",
+        "progress_total",
+        "created",
+    ]
+    list_filter = ["status", "stage"]
+    readonly_fields = ["fingerprint", "params", "created", "started", "finished"]
+    raw_id_fields = ["campaign", "requested_by"]
+
+
+@admin.register(StatsChunk)
+class StatsChunkAdmin(admin.ModelAdmin):
+    list_display = ["job", "run", "metric", "start", "stop"]
+    raw_id_fields = ["job", "run"]
+    exclude = ["data"]
+
+
+@admin.register(AnalysisResult)
+class AnalysisResultAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "kind", "job", "created"]
+    list_filter = ["kind"]
+    raw_id_fields = ["campaign", "job"]
 
 
 @admin.register(WiringProbe)

@@ -1,0 +1,61 @@
+"""Forms of the metrics app."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from annotation.models import System
+from metrics.models import MetricSettings
+from metrics.scoring import METRIC_NAMES
+
+TOKENIZERS = ["13a", "intl", "zh", "char", "none", "ja-mecab", "ko-mecab"]
+
+
+class MetricSettingsForm(forms.ModelForm):
+    metrics = forms.MultipleChoiceField(
+        label=_("Metrics"),
+        choices=[(name, name) for name in METRIC_NAMES],
+        widget=forms.CheckboxSelectMultiple,
+    )
+    tokenize = forms.ChoiceField(label=_("Tokenizer"), choices=[(t, t) for t in TOKENIZERS])
+
+    class Meta:
+        model = MetricSettings
+        fields = [
+            "metrics",
+            "baseline",
+            "tokenize",
+            "lowercase",
+            "bootstrap_samples",
+            "ar_trials",
+            "seed",
+        ]
+        labels = {
+            "baseline": _("Baseline system"),
+            "lowercase": _("Lowercase"),
+            "bootstrap_samples": _("Bootstrap resamples"),
+            "ar_trials": _("Approximate-randomisation trials"),
+            "seed": _("Seed"),
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["baseline"].queryset = System.objects.filter(
+            campaign_id=self.instance.campaign_id
+        ).order_by("name")
+        self.fields["baseline"].empty_label = _("(the first system by name)")
+
+    def clean_bootstrap_samples(self) -> int:
+        value = self.cleaned_data["bootstrap_samples"]
+        if not 10 <= value <= 100_000:
+            raise forms.ValidationError(_("Choose between 10 and 100,000 resamples."))
+        return int(value)
+
+    def clean_ar_trials(self) -> int:
+        value = self.cleaned_data["ar_trials"]
+        if not 10 <= value <= 1_000_000:
+            raise forms.ValidationError(_("Choose between 10 and 1,000,000 trials."))
+        return int(value)
