@@ -848,6 +848,10 @@ class CorrelationCriterion:
     williams_p: list[list[float | None]]
 
     @property
+    def has_system_level(self) -> bool:
+        return any(r.pearson is not None for r in self.rows)
+
+    @property
     def williams_rows(self) -> list[tuple[str, list[float | None]]]:
         return list(zip(self.williams_metrics, self.williams_p, strict=False))
 

@@ -49,19 +49,25 @@ def analysis_run_sync(
     """
     metric_settings_fast(campaign, **fast)
     params = pipeline.analysis_params(campaign=campaign)
-    chunks = pipeline.plan(campaign=campaign, params=params)
-    metrics, _ = pipeline.usable_metrics(params)
     job = AnalysisJob.objects.create(
         campaign=campaign,
-        status=AnalysisJob.Status.RUNNING,
-        stage=AnalysisJob.Stage.STATISTICS,
         fingerprint=pipeline.campaign_fingerprint(campaign=campaign, params=params),
         params=params,
-        progress_total=len(chunks) + len(metrics) + 2,
         dispatched=True,
         requested_by=user,
-        started=timezone.now(),
     )
+    return analysis_job_run_sync(job)
+
+
+def analysis_job_run_sync(job: AnalysisJob) -> AnalysisJob:
+    """Do what the workers do with a queued job (start, every chunk, finalize), here."""
+    chunks = pipeline.plan(campaign=job.campaign, params=job.params)
+    metrics, _ = pipeline.usable_metrics(job.params)
+    job.status = AnalysisJob.Status.RUNNING
+    job.stage = AnalysisJob.Stage.STATISTICS
+    job.progress_total = len(chunks) + len(metrics) + 2
+    job.started = timezone.now()
+    job.save(update_fields=["status", "stage", "progress_total", "started"])
     for chunk in chunks:
         pipeline.chunk_compute(job=job, start=chunk.start, stop=chunk.stop)
     job.stage = AnalysisJob.Stage.FINALIZE

@@ -21,7 +21,7 @@
   }
   function pval(value) {
     if (value === null || value === undefined) return "—";
-    return value < 0.001 ? value.toExponential(1) : value.toPrecision(2);
+    return value < 0.001 ? value.toExponential(1) : String(Number(value.toPrecision(2)));
   }
   function layout(extra) {
     return Object.assign({ font: FONT, margin: { l: 56, r: 12, t: 12, b: 48 }, paper_bgcolor: "#fff", plot_bgcolor: "#fff" }, extra);
@@ -86,12 +86,19 @@
   // Metric against human score, one point per system, with the least-squares line.
   function scatter(el, s, m) {
     const xs = m.points.map((p) => p.metric);
+    const ys = m.points.map((p) => p.human);
     const lo = Math.min.apply(null, xs);
     const hi = Math.max.apply(null, xs);
+    const pad = (values) => {
+      const a = Math.min.apply(null, values);
+      const b = Math.max.apply(null, values);
+      const d = (b - a) * 0.15 || Math.abs(a) * 0.1 || 1;
+      return [a - d, b + d];
+    };
     const metricLabel = (m.oriented ? "−" : "") + m.label;
     const traces = [{
       type: "scatter", mode: "markers+text", name: esc(metricLabel),
-      x: xs, y: m.points.map((p) => p.human), text: m.points.map((p) => esc(p.name)),
+      x: xs, y: ys, text: m.points.map((p) => esc(p.name)), cliponaxis: false,
       textposition: "top center", textfont: { size: 10 }, marker: { size: 9, color: COLORS[0] },
       hovertemplate: "%{text}<br>" + esc(metricLabel) + ": %{x:.2f}<br>" + esc(s.human) + ": %{y:.3f}<extra></extra>",
     }];
@@ -104,8 +111,8 @@
     }
     Plotly.newPlot(el, traces, layout({
       showlegend: false,
-      xaxis: { title: { text: esc(metricLabel) }, zeroline: false },
-      yaxis: { title: { text: esc(t("human") + " (" + s.human + ")") }, zeroline: false },
+      xaxis: { title: { text: esc(metricLabel) }, zeroline: false, range: pad(xs) },
+      yaxis: { title: { text: esc(t("human") + " (" + s.human + ")") }, zeroline: false, range: pad(ys) },
       annotations: m.pearson === null ? [] : [{
         xref: "paper", yref: "paper", x: 0.02, y: 0.98, xanchor: "left", yanchor: "top", showarrow: false,
         text: "r = " + num(m.pearson, 3), font: { size: 12, color: "#5d6678" },
@@ -119,7 +126,9 @@
     if (!grid || !s) return;
     grid.querySelectorAll(".plot").forEach((el) => Plotly.purge(el));
     grid.replaceChildren();
-    s.metrics.forEach((m) => {
+    // Every card first, then the plots: each plot takes its card's width when drawn, and the
+    // grid's columns are only settled once all cards are in.
+    const cells = s.metrics.map((m) => {
       const figure = document.createElement("figure");
       figure.className = "plot-card";
       const caption = document.createElement("figcaption");
@@ -129,8 +138,9 @@
       el.dataset.plot = "scatter";
       figure.append(caption, el);
       grid.append(figure);
-      scatter(el, s, m);
+      return el;
     });
+    cells.forEach((el, i) => scatter(el, s, s.metrics[i]));
   }
 
   function drawAll() {
@@ -170,7 +180,7 @@
     document.getElementById("fresh-flag").hidden = status.stale || !status.has_results || (status.results_job_id !== resultsJob && !!resultsJob);
     document.getElementById("reload-flag").hidden = !(status.has_results && status.results_job_id && status.results_job_id !== resultsJob);
     const p = status.progress;
-    ["judged", "needed", "remaining", "seconds_display", "remaining_display"].forEach((key) => setText('[data-live="' + key + '"]', p[key]));
+    ["judged", "needed", "percent", "remaining", "seconds_display", "remaining_display"].forEach((key) => setText('[data-live="' + key + '"]', p[key]));
     const overall = document.querySelector('[data-live-bar="overall"]');
     if (overall) overall.style.width = p.percent + "%";
     p.configs.forEach((c) => {
