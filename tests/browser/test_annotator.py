@@ -176,3 +176,43 @@ def test_arabic_reads_right_to_left_and_markup_stays_text(
     assert context.evaluate("el => getComputedStyle(el).direction") == "rtl"
     page.screenshot(path=output_dir / "screenshots" / "annotate-rtl.png", full_page=True)
     assert not dialogs
+
+
+def test_a_submit_from_a_stale_window_is_refused_on_screen(
+    browser,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    owner = make_user("organizer-c", organizer=True)
+    campaign = campaign_with_arabic(owner)
+    annotator = make_user("two-windows")
+    campaign.annotators.add(annotator)
+    config = ProtocolConfig.objects.get(campaign=campaign, protocol="direct_assessment")
+    from annotation.tasking import task_assign_next
+
+    assignment = task_assign_next(config=config, annotator=annotator)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    first, second = context.new_page(), context.new_page()
+    first.goto(f"{live_server.url}/login/")
+    first.fill("#id_username", "two-windows")
+    first.fill("#id_password", PASSWORD)
+    first.click("main button[type=submit]")
+    first.wait_for_url("**/my/tasks/")
+    url = f"{live_server.url}/annotate/{assignment.pk}/"
+    for page in (first, second):
+        page.goto(url)
+        page.wait_for_selector("fieldset.criterion.focused")
+    # The second window answers the item first; the first window's answer is now stale.
+    second.keyboard.type("80")
+    with second.expect_navigation():
+        second.keyboard.press("Enter")
+    first.keyboard.type("20")
+    first.keyboard.press("Enter")
+    error = first.locator("#annotate-error")
+    error.wait_for(state="visible")
+    assert "in another window" in error.inner_text()
+    assert "not saved" in error.inner_text()
+    first.screenshot(path=output_dir / "screenshots" / "annotate-stale.png", full_page=True)
+    judgment = Judgment.objects.get(annotator=annotator)
+    assert {v for out in judgment.answer.values() for v in out.values()} == {80}
+    context.close()
