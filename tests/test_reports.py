@@ -416,3 +416,27 @@ def test_bad_settings_are_refused_by_the_api_and_ignored_by_the_page(synthetic, 
     page = client.get(reverse("campaign_analysis", args=[synthetic.campaign.pk]), {"alpha": "2"})
     assert page.status_code == 200
     assert "errorlist" in page.content.decode()
+
+
+@pytest.mark.parametrize(("fmt", "delimiter"), [("csv", ","), ("tsv", "\t")])
+def test_the_database_writes_the_same_text_as_python_even_for_awkward_names(
+    hand, fmt, delimiter
+) -> None:  # type: ignore[no-untyped-def]
+    awkward = 'q"uo,te\nline\ttab'
+    hand.systems[0].name = awkward
+    hand.systems[0].save()
+    hand.segments[0].document.external_id = "doc, one"
+    hand.segments[0].document.save()
+    by_database = b"".join(judgment_report_stream(campaign=hand.campaign, file_format=fmt))
+    by_python = b"".join(
+        judgment_report_stream(campaign=hand.campaign, file_format=fmt, python_text=True)
+    )
+    assert by_database == by_python
+    if fmt == "csv":
+        _, rows = read_csv(by_database)
+        assert awkward in {r["system"] for r in rows}
+        assert {r["document"] for r in rows} == {"doc, one"}
+    else:
+        lines = by_database.decode().split("\n")[:-1]
+        assert {len(line.split("\t")) for line in lines} == {len(JUDGMENT_COLUMNS)}
+        assert 'q"uo,te line tab' in by_database.decode()
