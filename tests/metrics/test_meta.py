@@ -12,7 +12,24 @@ from metrics.scoring import make_metric
 from metrics.stats.meta import least_squares_line, system_correlation_bootstrap
 from metrics.stats.resampling import mean_score, mean_statistics
 
-WORDS = "the a house dog cat runs fast slow today tomorrow city river old new big small".split()
+WORDS = [
+    "the",
+    "a",
+    "house",
+    "dog",
+    "cat",
+    "runs",
+    "fast",
+    "slow",
+    "today",
+    "tomorrow",
+    "city",
+    "river",
+    "old",
+    "new",
+    "big",
+    "small",
+]
 
 
 def corpus(n_segments: int, seed: int) -> list[str]:
