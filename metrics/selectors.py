@@ -19,7 +19,6 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import (
-    Aggregate,
     Case,
     Count,
     F,
@@ -30,9 +29,10 @@ from django.db.models import (
     Value,
     When,
 )
+from django.utils.formats import get_format
 from django.utils.translation import gettext as _
 
-from annotation.models import Campaign, Judgment, ProtocolConfig
+from annotation.models import Assignment, Campaign, Judgment, ProtocolConfig, Task
 from metrics import pipeline
 from metrics.models import AnalysisJob, AnalysisResult
 
@@ -50,15 +50,6 @@ RESULT_KINDS = (
 
 # --------------------------------------------------------------------------------------------
 # Live progress
-
-
-class Median(Aggregate):
-    """PostgreSQL's ``percentile_cont(0.5)``: the median, computed by the database."""
-
-    function = "PERCENTILE_CONT"
-    name = "Median"
-    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
-    output_field = FloatField()
 
 
 @dataclass(frozen=True)
@@ -96,6 +87,10 @@ class ConfigProgress:
     @property
     def remaining_display(self) -> str:
         return duration_display(self.remaining_seconds)
+
+    @property
+    def median_text(self) -> str:
+        return number_text(self.median_seconds, 1)
 
 
 @dataclass(frozen=True)
@@ -186,6 +181,28 @@ class Progress:
         }
 
 
+def number_text(value: float | None, digits: int) -> str:
+    """A number with ``digits`` decimals and the active language's decimal separator, as the
+    template filter ``floatformat`` shows it; "—" when missing. The dashboard has thousands of
+    numbers and ``floatformat`` (through ``Decimal``) was the largest cost of rendering it."""
+    if value is None:
+        return "—"
+    text = f"{value:.{digits}f}"
+    separator = get_format("DECIMAL_SEPARATOR")
+    return text if separator == "." else text.replace(".", separator)
+
+
+def interval_text(low: float | None, high: float | None, digits: int) -> str:
+    if low is None or high is None:
+        return "—"
+    return f"[{number_text(low, digits)}, {number_text(high, digits)}]"
+
+
+def p_text(value: float | None) -> str:
+    """A p-value with two significant digits (``stringformat:".2g"``); "—" when missing."""
+    return "—" if value is None else f"{value:.2g}"
+
+
 def duration_display(seconds: float | None) -> str:
     """``42 min`` below two hours, ``3.5 h`` above; ``—`` when unknown."""
     if seconds is None:
@@ -202,27 +219,39 @@ def _percent(done: int, total: int) -> int:
 
 
 def _campaign_judgments(campaign: Campaign) -> QuerySet[Judgment]:
-    return Judgment.objects.filter(item__task__config__campaign=campaign)
+    # Through the assignment: a judgment's assignment is for its item's task (both the
+    # annotation page and the judgment import make it so), and joining the few assignments is
+    # cheaper than joining every item.
+    return Judgment.objects.filter(assignment__task__config__campaign=campaign)
 
 
 def _config_medians(campaign: Campaign) -> tuple[dict[int, float], float | None]:
-    """Median seconds per judged item, per config and over the campaign (two queries).
+    """Median seconds per judged item, per config and over the campaign.
 
-    PostgreSQL computes them; other databases (the embedded SQLite default, small campaigns)
-    get the timed values and take the median here.
+    On PostgreSQL one query computes both (``percentile_cont`` with ``ROLLUP``: the row whose
+    config is NULL is the campaign's); other databases (the embedded SQLite default, small
+    campaigns) get the timed values and take the medians here.
     """
-    timed = _campaign_judgments(campaign).filter(seconds__isnull=False)
     if connection.vendor == "postgresql":
-        per_config = {
-            row["item__task__config_id"]: float(row["median"])
-            for row in timed.values("item__task__config_id")
-            .annotate(median=Median("seconds"))
-            .order_by()
-        }
-        overall = timed.aggregate(median=Median("seconds"))["median"]
-        return per_config, None if overall is None else float(overall)
+        quote = connection.ops.quote_name
+        sql = (
+            "SELECT t.config_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY j.seconds) "
+            f"FROM {quote(Judgment._meta.db_table)} j "
+            f"JOIN {quote(Assignment._meta.db_table)} a ON a.id = j.assignment_id "
+            f"JOIN {quote(Task._meta.db_table)} t ON t.id = a.task_id "
+            f"JOIN {quote(ProtocolConfig._meta.db_table)} c ON c.id = t.config_id "
+            "WHERE c.campaign_id = %s AND j.seconds IS NOT NULL "
+            "GROUP BY ROLLUP (t.config_id)"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [campaign.pk])
+            rows = cursor.fetchall()
+        # Without any timed judgment, ROLLUP still gives its total row, with a NULL median.
+        medians = {config_id: float(m) for config_id, m in rows if m is not None}
+        return medians, medians.pop(None, None)
     values: dict[int, list[float]] = {}
-    for config_id, seconds in timed.values_list("item__task__config_id", "seconds"):
+    timed = _campaign_judgments(campaign).filter(seconds__isnull=False)
+    for config_id, seconds in timed.values_list("assignment__task__config_id", "seconds"):
         values.setdefault(config_id, []).append(seconds)
     every = [s for v in values.values() for s in v]
     return (
@@ -251,7 +280,7 @@ def campaign_progress(*, campaign: Campaign) -> Progress:
     )
     rows = list(
         _campaign_judgments(campaign)
-        .values("item__task__config_id", "annotator_id", "annotator__username")
+        .values("assignment__task__config_id", "annotator_id", "annotator__username")
         .annotate(n=Count("pk"), seconds=Sum(capped), last=Max("submitted_at"))
         .order_by()
     )
@@ -261,7 +290,7 @@ def campaign_progress(*, campaign: Campaign) -> Progress:
     seconds = [0.0] * len(configs)
     people: dict[int, dict[str, Any]] = {}
     for row in rows:
-        i = index[row["item__task__config_id"]]
+        i = index[row["assignment__task__config_id"]]
         judged[i] += row["n"]
         seconds[i] += row["seconds"] or 0.0
         person = people.setdefault(
@@ -434,6 +463,11 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _short(value: float | None, digits: int = 4) -> float | None:
+    """``value`` to ``digits`` significant digits: the plots' data stays small in the page."""
+    return None if value is None else float(f"{value:.{digits}g}")
+
+
 def _oriented(value: float | None, higher_is_better: bool) -> float:
     """A sort key where larger is better, missing values last."""
     if value is None:
@@ -447,6 +481,14 @@ class MetricRun:
     score: float | None
     ci_low: float | None
     ci_high: float | None
+
+    @property
+    def score_text(self) -> str:
+        return number_text(self.score, 2)
+
+    @property
+    def ci_text(self) -> str:
+        return interval_text(self.ci_low, self.ci_high, 2)
 
 
 @dataclass(frozen=True)
@@ -468,6 +510,18 @@ class MetricRow:
     def significant(self) -> bool:
         return self.p is not None and self.p < ALPHA
 
+    @property
+    def mean_text(self) -> str:
+        return number_text(self.mean, 2)
+
+    @property
+    def delta_text(self) -> str:
+        return number_text(self.delta, 2)
+
+    @property
+    def p_text(self) -> str:
+        return p_text(self.p)
+
 
 @dataclass(frozen=True)
 class MetricTable:
@@ -484,6 +538,16 @@ class MultEvalCell:
     s_sel: float | None
     s_opt: float | None
     p: float | None
+
+    @property
+    def mean_text(self) -> str:
+        return number_text(self.mean, 2)
+
+    @property
+    def detail_text(self) -> str:
+        """MultEval's ``(s_sel/s_opt/p)``; the baseline has no p ("-")."""
+        p = "-" if self.p is None else p_text(self.p)
+        return f"({number_text(self.s_sel, 2)}/{number_text(self.s_opt, 2)}/{p})"
 
 
 @dataclass(frozen=True)
@@ -590,6 +654,9 @@ def significance_heatmaps(doc: dict[str, Any]) -> list[dict[str, Any]]:
             matrix = pairwise.get(key) or []
             return [[_finite(matrix[i][j]) if matrix else None for j in order] for i in order]
 
+        def short(matrix: list[list[float | None]]) -> list[list[float | None]]:
+            return [[_short(v) for v in row] for row in matrix]
+
         boot_p = pick("bootstrap_p")
         ar_p = pick("ar_p")
         wins = pick("win_share")
@@ -611,10 +678,10 @@ def significance_heatmaps(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "label": metric.get("label", metric["key"]),
                 "systems": [names.get(ids[i], str(ids[i])) for i in order],
                 "outcome": outcome,
-                "bootstrap_p": boot_p,
-                "ar_p": ar_p,
-                "delta": delta,
-                "win_share": wins,
+                "bootstrap_p": short(boot_p),
+                "ar_p": short(ar_p),
+                "delta": short(delta),
+                "win_share": short(wins),
                 "pooled_runs": pairwise.get("pooled_runs"),
             }
         )
@@ -647,6 +714,22 @@ class HumanSystemRow:
     dot: float | None
     cluster_start: bool
 
+    @property
+    def score_text(self) -> str:
+        return number_text(self.score, 3)
+
+    @property
+    def t_text(self) -> str:
+        return interval_text(self.t_low, self.t_high, 3)
+
+    @property
+    def boot_text(self) -> str:
+        return interval_text(self.boot_low, self.boot_high, 3)
+
+    @property
+    def raw_text(self) -> str:
+        return number_text(self.mean_raw, 2)
+
 
 @dataclass(frozen=True)
 class QCRow:
@@ -663,6 +746,26 @@ class QCRow:
     minutes: float
     included: bool
     by_decision: bool
+
+    @property
+    def p_text(self) -> str:
+        return p_text(self.qc_p)
+
+    @property
+    def delta_text(self) -> str:
+        return number_text(self.qc_mean_difference, 1)
+
+    @property
+    def within_text(self) -> str:
+        return number_text(self.repeats_share_within, 2)
+
+    @property
+    def reference_text(self) -> str:
+        return number_text(self.references_mean, 1)
+
+    @property
+    def minutes_text(self) -> str:
+        return number_text(self.minutes, 0)
 
 
 @dataclass(frozen=True)
@@ -820,6 +923,14 @@ class Interval:
     low: float | None
     high: float | None
 
+    @property
+    def value_text(self) -> str:
+        return number_text(self.value, 3)
+
+    @property
+    def range_text(self) -> str:
+        return interval_text(self.low, self.high, 2)
+
 
 @dataclass(frozen=True)
 class CorrelationRow:
@@ -837,6 +948,18 @@ class CorrelationRow:
     darr_pairs: int | None
     darr_from: str
 
+    @property
+    def pairwise_text(self) -> str:
+        return number_text(self.pairwise_accuracy, 3)
+
+    @property
+    def segment_text(self) -> str:
+        return number_text(self.segment_pearson_z, 3)
+
+    @property
+    def darr_text(self) -> str:
+        return number_text(self.darr_tau, 3)
+
 
 @dataclass(frozen=True)
 class CorrelationCriterion:
@@ -852,8 +975,12 @@ class CorrelationCriterion:
         return any(r.pearson is not None for r in self.rows)
 
     @property
-    def williams_rows(self) -> list[tuple[str, list[float | None]]]:
-        return list(zip(self.williams_metrics, self.williams_p, strict=False))
+    def williams_rows(self) -> list[tuple[str, list[tuple[str, bool]]]]:
+        """(metric, [(p-value text, p < α) per column metric])."""
+        return [
+            (label, [(p_text(p), p is not None and p < ALPHA) for p in row])
+            for label, row in zip(self.williams_metrics, self.williams_p, strict=False)
+        ]
 
 
 def _interval(entry: dict[str, Any] | None) -> Interval | None:
@@ -924,7 +1051,11 @@ def scatter_plots(doc: dict[str, Any]) -> list[dict[str, Any]]:
                     "label": m.get("label", m["key"]),
                     "oriented": bool(m.get("oriented")),
                     "points": [
-                        {"name": p["name"], "metric": p["metric"], "human": p["human"]}
+                        {
+                            "name": p["name"],
+                            "metric": _short(_finite(p["metric"]), 6),
+                            "human": _short(_finite(p["human"]), 6),
+                        }
                         for p in system["points"]
                     ],
                     "fit": system.get("fit") or {},
