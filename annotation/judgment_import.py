@@ -1116,6 +1116,7 @@ def _store(
         ItemOutput.objects.bulk_create(outputs, batch_size=BATCH)
 
     times: dict[tuple[str, str], list[datetime]] = {}
+    done = Counter((j.annotator, j.task) for j in plan.judgments.values())
     for judgment in plan.judgments.values():
         stamps = [t for t in (_when(judgment.started), _when(judgment.submitted)) if t]
         times.setdefault((judgment.annotator, judgment.task), []).extend(stamps or [now])
@@ -1127,7 +1128,7 @@ def _store(
             origin=Assignment.Origin.PUSH,
             claimed_at=min(stamps),
             completed_at=max(stamps),
-            items_done=sum(1 for j in plan.judgments.values() if (j.annotator, j.task) == key),
+            items_done=done[key],
         )
         for key, stamps in times.items()
     }
