@@ -222,7 +222,7 @@ def campaign_criteria(*, campaign: Campaign) -> list[tuple[ProtocolConfig, str]]
     Criteria come from the protocol registry (submits and imports are validated against it);
     one ``EXISTS`` query per pair, which stays fast however many judgments there are.
     """
-    found = []
+    found: list[tuple[ProtocolConfig, str]] = []
     for config in ProtocolConfig.objects.filter(campaign=campaign).order_by("created", "pk"):
         definition = PROTOCOLS.get(config.protocol)
         if definition is None:

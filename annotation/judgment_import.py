@@ -1133,8 +1133,8 @@ def _store(
         for key, stamps in times.items()
     }
     Assignment.objects.bulk_create(assignments.values(), batch_size=BATCH)
-    judgment_rows = []
-    value_rows = []
+    judgment_rows: list[Judgment] = []
+    value_rows: list[JudgmentValue] = []
     for planned in plan.judgments.values():
         item_key = (planned.task, planned.item)
         answer: dict[str, dict[str, float]] = {}

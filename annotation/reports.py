@@ -607,8 +607,8 @@ def judgment_report_stream(
             yield lines.encode()
         return
     for columns in chunks:
-        rows = _text_columns(columns, tsv=file_format == "tsv")
-        yield "".join(separator.join(row) + "\n" for row in rows).encode()
+        lines = _text_columns(columns, tsv=file_format == "tsv")
+        yield "".join(separator.join(line) + "\n" for line in lines).encode()
 
 
 # --------------------------------------------------------------------------------------------
