@@ -351,13 +351,17 @@ def analysis_job_latest(*, campaign: Campaign) -> AnalysisJob | None:
     )
 
 
-def analysis_results_latest(*, campaign: Campaign) -> dict[str, AnalysisResult]:
-    """The newest stored result of each kind (one indexed query per kind)."""
+def analysis_results_latest(
+    *, campaign: Campaign, with_data: bool = True
+) -> dict[str, AnalysisResult]:
+    """The newest stored result of each kind (one indexed query per kind); without their
+    documents when ``with_data`` is false (the status polls need only ids and fingerprints)."""
     found = {}
     for kind in RESULT_KINDS:
-        result = (
-            AnalysisResult.objects.filter(campaign=campaign, kind=kind).order_by("-created").first()
-        )
+        results = AnalysisResult.objects.filter(campaign=campaign, kind=kind)
+        if not with_data:
+            results = results.defer("data")
+        result = results.order_by("-created").first()
         if result is not None:
             found[str(kind)] = result
     return found
@@ -427,10 +431,12 @@ class AnalysisState:
         return self.active and self.job is not None and self.job.fingerprint == self.fingerprint
 
 
-def analysis_state(*, campaign: Campaign) -> AnalysisState:
+def analysis_state(*, campaign: Campaign, with_data: bool = True) -> AnalysisState:
+    """The latest job, the latest results (see :func:`analysis_results_latest`) and the
+    campaign's current fingerprint."""
     return AnalysisState(
         job=analysis_job_latest(campaign=campaign),
-        results=analysis_results_latest(campaign=campaign),
+        results=analysis_results_latest(campaign=campaign, with_data=with_data),
         fingerprint=campaign_fingerprint_current(campaign=campaign),
     )
 
@@ -449,7 +455,9 @@ def _status_json(state: AnalysisState, progress: Progress) -> dict[str, Any]:
 def dashboard_status(*, campaign: Campaign) -> dict[str, Any]:
     """What the dashboard polls: the latest job with its progress, the results on show, the
     stale flag and the annotation progress (JSON types only)."""
-    return _status_json(analysis_state(campaign=campaign), campaign_progress(campaign=campaign))
+    return _status_json(
+        analysis_state(campaign=campaign, with_data=False), campaign_progress(campaign=campaign)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -530,6 +538,10 @@ class MetricTable:
     signature: str
     higher_is_better: bool
     rows: list[MetricRow]  # best first
+
+    @property
+    def several_runs(self) -> bool:
+        return any(len(r.runs) > 1 for r in self.rows)
 
 
 @dataclass(frozen=True)
@@ -766,6 +778,15 @@ class QCRow:
     @property
     def minutes_text(self) -> str:
         return number_text(self.minutes, 0)
+
+    @property
+    def row_class(self) -> str:
+        return "" if self.included else "excluded"
+
+    @property
+    def included_text(self) -> str:
+        text = _("yes") if self.included else _("no")
+        return f"{text} ({_('by decision')})" if self.by_decision else text
 
 
 @dataclass(frozen=True)

@@ -36,13 +36,17 @@
       const total = a.counts.reduce((x, y) => x + y, 0) || 1;
       return a.counts.map((c) => (100 * c) / total);
     });
+    const xaxis = { title: { text: esc(t("score")) }, type: "category", automargin: true, tickangle: labels.length > 6 ? -45 : 0 };
     if (h.annotators.length > 12) {
+      // One row per annotator; past ~60 rows plotly thins the labels and hover names them.
+      const height = Math.min(900, Math.max(320, 60 + 14 * h.annotators.length));
+      el.style.height = height + "px";
       Plotly.newPlot(el, [{
         type: "heatmap", x: labels, y: h.annotators.map((a) => esc(a.username)), z: shares,
-        colorscale: "Blues", colorbar: { title: { text: "%" }, thickness: 10 },
+        colorscale: [[0, "#f4f6fb"], [1, "#1f47a8"]], colorbar: { title: { text: "%" }, thickness: 10 },
         customdata: h.annotators.map((a) => a.counts),
-        hovertemplate: "%{y}<br>%{x}: %{z:.1f}% (%{customdata})<extra></extra>",
-      }], layout({ height: Math.max(320, 40 + 16 * h.annotators.length), margin: { l: 100, r: 12, t: 12, b: 40 } }), PLOT_CONFIG);
+        hovertemplate: "%{y}<br>%{x}: %{z:.1f}% (%{customdata} " + esc(t("judgments")) + ")<extra></extra>",
+      }], layout({ height: height, xaxis: xaxis, yaxis: { automargin: true, autorange: "reversed" }, margin: { l: 60, r: 12, t: 12, b: 48 } }), PLOT_CONFIG);
       return;
     }
     const traces = h.annotators.map((a, i) => ({
@@ -51,8 +55,7 @@
       hovertemplate: esc(a.username) + "<br>%{x}: %{y:.1f}% (%{customdata} " + esc(t("judgments")) + ")<extra></extra>",
     }));
     Plotly.newPlot(el, traces, layout({
-      barmode: "group", bargap: 0.2,
-      xaxis: { title: { text: esc(t("score")) }, type: "category" },
+      barmode: "group", bargap: 0.2, xaxis: xaxis,
       yaxis: { title: { text: esc(t("share")) }, rangemode: "tozero" },
       legend: { orientation: "h", y: -0.25 },
       margin: { l: 56, r: 12, t: 12, b: 90 },
@@ -70,16 +73,19 @@
       "<br>" + esc(t("wins")) + ": " + num(h.win_share[i][j], 2))));
     const z = h.outcome.map((row, i) => row.map((v, j) => (i === j ? null : v)));
     const n = names.length;
+    const height = Math.max(320, 110 + 26 * n);
+    el.style.height = height + "px";
+    const ticks = { tickmode: "array", tickvals: names, ticktext: names, tickfont: { size: n > 12 ? 9 : 11 }, automargin: true };
     Plotly.newPlot(el, [{
       type: "heatmap", x: names, y: names, z: z, zmin: -1, zmax: 1, showscale: false, xgap: 1, ygap: 1,
       colorscale: [[0, "#e4877f"], [0.5, "#e9ecf2"], [1, "#6cc08e"]],
       text: text, texttemplate: n <= 14 ? "%{text}" : "", textfont: { size: n <= 8 ? 11 : 9 },
       customdata: hover, hovertemplate: "%{customdata}<extra></extra>",
     }], layout({
-      height: Math.max(320, 110 + 26 * n),
-      margin: { l: 110, r: 12, t: 12, b: 100 },
-      xaxis: { side: "bottom", tickangle: -40, automargin: true },
-      yaxis: { autorange: "reversed", automargin: true },
+      height: height,
+      margin: { l: 60, r: 12, t: 12, b: 60 },
+      xaxis: Object.assign({ side: "bottom", tickangle: -45 }, ticks),
+      yaxis: Object.assign({ autorange: "reversed" }, ticks),
     }), PLOT_CONFIG);
   }
 
@@ -97,7 +103,8 @@
     };
     const metricLabel = (m.oriented ? "−" : "") + m.label;
     const traces = [{
-      type: "scatter", mode: "markers+text", name: esc(metricLabel),
+      // Names beside the points while they can be read; with many systems, on hover only.
+      type: "scatter", mode: m.points.length <= 8 ? "markers+text" : "markers", name: esc(metricLabel),
       x: xs, y: ys, text: m.points.map((p) => esc(p.name)), cliponaxis: false,
       textposition: "top center", textfont: { size: 10 }, marker: { size: 9, color: COLORS[0] },
       hovertemplate: "%{text}<br>" + esc(metricLabel) + ": %{x:.2f}<br>" + esc(s.human) + ": %{y:.3f}<extra></extra>",
