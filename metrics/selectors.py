@@ -111,7 +111,7 @@ class AnnotatorProgress:
 
 @dataclass(frozen=True)
 class Progress:
-    """The campaign's annotation progress, from four aggregate queries."""
+    """The campaign's annotation progress, from three aggregate queries."""
 
     configs: list[ConfigProgress]
     annotators: list[AnnotatorProgress]

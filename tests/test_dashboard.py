@@ -47,8 +47,8 @@ STATUS = {
 MARKUP_NAME = "<b>rbmt</b>"
 # The dashboard's queries: session, user, two permission lookups, the campaign, the metric
 # settings and baseline, the fingerprint's four aggregates, the latest job, one per result kind
-# and the four progress aggregates; messages and CSRF need none.
-MAX_QUERIES = 20
+# and the three progress aggregates; messages and CSRF need none.
+MAX_QUERIES = 18
 
 
 @dataclass
