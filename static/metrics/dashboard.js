@@ -160,8 +160,8 @@
     }
   }
 
-  // Live status: the latest job and the annotation progress, polled every few seconds while a
-  // job is queued or running, less often otherwise.
+  // Live status: the latest job and the annotation progress, polled every 2 s while a job is
+  // queued or running, every 15 s otherwise.
   const resultsJob = root.dataset.resultsJob;
   let failures = 0;
 
@@ -197,7 +197,10 @@
       const bar = row.querySelector("[data-live-bar]");
       if (bar) bar.style.width = c.percent + "%";
     });
-    return job && (job.status === "queued" || job.status === "running");
+    // Quick polls while a job is under way; a job still waiting for the queue to come back
+    // is retried by every poll on the server, so those come slowly.
+    if (!job || !(job.status === "queued" || job.status === "running")) return false;
+    return job.status === "running" || job.dispatched;
   }
 
   function poll() {
