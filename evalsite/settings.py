@@ -8,7 +8,6 @@ no server. ``DATABASE_URL`` switches to PostgreSQL, ``CELERY_BROKER_URL`` to Red
 
 from __future__ import annotations
 
-from importlib.util import find_spec
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -116,13 +115,15 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [
-    BASE_DIR / "static",
-    # The dashboard's plots: plotly.min.js from the installed `plotly` package (never a CDN, never
-    # a copy in the repository), served as static/plotly/plotly.min.js. Located without importing
-    # plotly, which is slow to import and not needed by the web process otherwise.
-    ("plotly", Path(str(find_spec("plotly").origin)).parent / "package_data"),
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "evalsite.staticfinders.PackageFileFinder",
 ]
+# Single files served from installed packages (never a CDN, never a copy in the repository):
+# the dashboard's plots use plotly's bundled JavaScript.
+EVALSITE_PACKAGE_STATIC = {"plotly/plotly.min.js": ("plotly", "package_data/plotly.min.js")}
 STATIC_ROOT = Path(env.string("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
