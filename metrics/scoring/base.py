@@ -161,6 +161,16 @@ class Metric(ABC):
         streams: Any = [[ref] * len(hypotheses) for ref in references]
         return self.statistics(hypotheses, streams)
 
+    def statistics_for_segments(
+        self, work: Sequence[tuple[Sequence[str | None], Sequence[str]]]
+    ) -> np.ndarray:
+        """Rows for many segments at once: for each (references, hypotheses) of one segment, the
+        statistics of its hypotheses, stacked segment after segment."""
+        parts = [self.statistics_for_segment(refs, hyps) for refs, hyps in work]
+        if not parts:
+            return np.zeros((0, len(self.stat_names)))
+        return np.concatenate(parts, axis=0)
+
     @property
     def label(self) -> str:
         """The score's name in tables and signatures (``chrF2++`` for chrF with word order 2)."""

@@ -146,6 +146,14 @@ class BERTR(Metric):
         refs = [r for r in references if r is not None]
         return self._rows(hypotheses, [refs] * len(hypotheses))
 
+    def statistics_for_segments(
+        self, work: Sequence[tuple[Sequence[str | None], Sequence[str]]]
+    ) -> np.ndarray:
+        """All segments in one pass, so that the model sees full batches."""
+        hypotheses = [h for _, hyps in work for h in hyps]
+        refs = [[r for r in refs if r is not None] for refs, hyps in work for _ in hyps]
+        return self._rows(hypotheses, refs)
+
     def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
         summed = np.asarray(summed, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -18,35 +18,44 @@ from .base import Metric, References, check_corpus
 
 _SegmentWork = tuple[tuple[str | None, ...], list[str]]
 
-# The metric of a worker process, set once by the pool initializer instead of pickled per task.
+# What a worker process computes from, set once by the pool initializer. With the fork start
+# method the initializer's arguments are inherited, not pickled, so the texts are never copied
+# through a pipe; tasks are then just ranges of segments, and each returns one array.
 _WORKER_METRIC: Metric | None = None
+_WORKER_WORK: list[_SegmentWork] = []
 
 
-def _init_worker(metric: Metric) -> None:
-    global _WORKER_METRIC  # one metric per worker process, set by the pool initializer
+def _init_worker(metric: Metric, work: list[_SegmentWork]) -> None:
+    global _WORKER_METRIC, _WORKER_WORK  # one metric per worker process, set by the initializer
     _WORKER_METRIC = metric
+    _WORKER_WORK = work
 
 
-def _work(chunk: list[_SegmentWork]) -> list[np.ndarray]:
+def _segment_rows(metric: Metric, work: Sequence[_SegmentWork]) -> np.ndarray:
+    """Statistics of every distinct hypothesis of the given segments, stacked in order."""
+    return metric.statistics_for_segments(work)
+
+
+def _work(bounds: tuple[int, int]) -> np.ndarray:
     metric = _WORKER_METRIC
     if metric is None:
         raise RuntimeError("worker started without a metric")
-    return [metric.statistics_for_segment(refs, hyps) for refs, hyps in chunk]
+    return _segment_rows(metric, _WORKER_WORK[bounds[0] : bounds[1]])
 
 
-def _chunks(work: list[_SegmentWork], n_chunks: int) -> list[list[_SegmentWork]]:
-    """Contiguous chunks with about the same number of hypotheses each."""
+def _chunks(work: list[_SegmentWork], n_chunks: int) -> list[tuple[int, int]]:
+    """Contiguous ranges of segments with about the same number of hypotheses each."""
     total = sum(len(hyps) for _, hyps in work)
     target = max(1, -(-total // max(1, n_chunks)))
-    chunks: list[list[_SegmentWork]] = [[]]
-    size = 0
-    for item in work:
+    bounds: list[tuple[int, int]] = []
+    start = size = 0
+    for i, (_, hyps) in enumerate(work):
         if size >= target:
-            chunks.append([])
-            size = 0
-        chunks[-1].append(item)
-        size += len(item[1])
-    return [c for c in chunks if c]
+            bounds.append((start, i))
+            start, size = i, 0
+        size += len(hyps)
+    bounds.append((start, len(work)))
+    return [b for b in bounds if b[1] > b[0]]
 
 
 def extract_statistics(
@@ -80,21 +89,19 @@ def extract_statistics(
         work.append((refs, list(index)))
 
     if workers > 1 and n_segments > 1:
-        chunks = _chunks(work, workers * 4)
         with ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("fork"),
             initializer=_init_worker,
-            initargs=(metric,),
+            initargs=(metric, work),
         ) as pool:
-            per_segment = [rows for part in pool.map(_work, chunks) for rows in part]
+            rows = np.concatenate(list(pool.map(_work, _chunks(work, workers * 4))), axis=0)
     else:
-        per_segment = [metric.statistics_for_segment(refs, hyps) for refs, hyps in work]
+        rows = _segment_rows(metric, work)
 
-    result = np.empty((len(outputs), n_segments, n_stats), dtype=np.float64)
-    for i, rows in enumerate(per_segment):
-        result[:, i, :] = rows[position[:, i]]
-    return result
+    # rows holds the distinct hypotheses segment after segment; map every output back to them.
+    first = np.cumsum([0] + [len(hyps) for _, hyps in work[:-1]])
+    return rows[first[np.newaxis, :] + position].reshape(len(outputs), n_segments, n_stats)
 
 
 def distinct_pairs(outputs: Sequence[Sequence[str]]) -> int:
