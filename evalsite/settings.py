@@ -187,9 +187,15 @@ else:
     # of the analysis take seconds to minutes, so ten minutes is ample by default.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": env.integer("CELERY_VISIBILITY_TIMEOUT", 600, minimum=1),
-        # Fail fast when Redis is down: a web request must never hang on the broker.
+        # Fail fast when Redis is down: a web request must never hang on the broker. kombu
+        # otherwise retries a publishing connection with sleeps adding up to seconds; workers keep
+        # their own, patient reconnection for consuming.
         "socket_connect_timeout": 2,
         "socket_timeout": 5,
+        "max_retries": 2,
+        "interval_start": 0,
+        "interval_step": 0.2,
+        "interval_max": 0.5,
     }
     CELERY_RESULT_BACKEND = env.string("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
 # The cache holds the once-a-minute debounce of automatic recomputation, shared by all processes:
