@@ -297,13 +297,19 @@ def trueskill_ranking(
                 parameters, flat_mu[w], flat_sigma[w], flat_mu[lo], flat_sigma[lo], drawn[chosen]
             )
             flat_mu[w], flat_sigma[w], flat_mu[lo], flat_sigma[lo] = new
-    rank = _ranks(mu[0:1])[0]
-    boot_ranks = _ranks(mu[1:]) if n_bootstrap else rank[np.newaxis]
+    # Codes without a single comparison (e.g. references shown as outputs, which only meet QC
+    # screens) have no rating: they are left out of the ranks (rank 0) instead of sitting at the
+    # prior mean between the real systems.
+    present = np.zeros(y, dtype=bool)
+    present[comparisons.system_a] = True
+    present[comparisons.system_b] = True
+    rank = _ranks(mu[0:1], present)[0]
+    boot_ranks = _ranks(mu[1:], present) if n_bootstrap else rank[np.newaxis]
     low = np.quantile(boot_ranks, (1 - confidence) / 2, axis=0, method="lower")
     high = np.quantile(boot_ranks, (1 + confidence) / 2, axis=0, method="higher")
     return TrueSkillRanking(
-        mu=mu[0].copy(),
-        sigma=sigma[0].copy(),
+        mu=np.where(present, mu[0], np.nan),
+        sigma=np.where(present, sigma[0], np.nan),
         rank=rank,
         rank_low=np.asarray(low, dtype=np.int64),
         rank_high=np.asarray(high, dtype=np.int64),
@@ -321,12 +327,15 @@ def trueskill_ranking(
     )
 
 
-def _ranks(mu: FloatArray) -> IntArray:
-    """Rank of every system per row (1 = highest μ; equal μ broken by system code)."""
-    order = np.argsort(-mu, axis=1, kind="stable")
+def _ranks(mu: FloatArray, present: BoolArray) -> IntArray:
+    """Rank of every present system per row (1 = highest μ; equal μ broken by system code);
+    0 for systems that are not present."""
+    keyed = np.where(present[np.newaxis], -mu, np.inf)
+    order = np.argsort(keyed, axis=1, kind="stable")
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.arange(1, mu.shape[1] + 1)[np.newaxis], axis=1)
-    return ranks.astype(np.int64)
+    out: IntArray = np.where(present[np.newaxis], ranks, 0).astype(np.int64)
+    return out
 
 
 def rate_1vs1(

@@ -178,3 +178,21 @@ def test_trueskill_gives_the_same_numbers_for_the_same_seed() -> None:
     np.testing.assert_array_equal(first.rank_low, second.rank_low)
     np.testing.assert_array_equal(first.rank_high, second.rank_high)
     assert not np.array_equal(first.mu, other.mu)
+
+
+def test_a_code_without_comparisons_is_left_out_of_the_trueskill_ranks() -> None:
+    # Systems 0–2 meet each other; code 3 (a reference shown only on QC screens) never does.
+    screens = [{0: 1, 1: 2, 2: 3}] * 30 + [{0: 2, 1: 1, 2: 3}] * 10
+    judgments = Judgments.from_arrays(
+        annotator=[0] * 120,
+        segment=[n for n in range(40) for _ in range(3)],
+        system=[s for shown in screens for s in shown],
+        score=[r for shown in screens for r in shown.values()],
+        screen=[n for n in range(40) for _ in range(3)],
+        n_systems=4,
+    )
+    result = trueskill_ranking(pairwise_comparisons(judgments), n_bootstrap=50, rng=1)
+    assert result.rank.tolist() == [1, 2, 3, 0]
+    assert np.isnan(result.mu[3])
+    assert result.rank_low[3] == result.rank_high[3] == 0
+    assert set(result.rank_high[:3].tolist()) <= {1, 2, 3}
