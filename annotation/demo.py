@@ -33,6 +33,7 @@ DEMO_PROTOCOLS = (
     ("Direct assessment", DIRECT_ASSESSMENT, "source", 1, 20),
 )
 DEMO_ANNOTATIONS_PER_TASK = 3
+DEMO_BAD_REFERENCES = 25
 # Simulated raters judge two tasks of every protocol, so the analysis pages have data while
 # most slots stay free for the demo annotators. The last one answers at random (and should
 # fail quality control).
@@ -157,6 +158,9 @@ def demo_load() -> DemoResult:
                 outputs_per_screen=k,
                 items_per_task=items,
                 annotations_per_task=DEMO_ANNOTATIONS_PER_TASK,
+                # More bad references than the default 10 per 100, so that two tasks per rater
+                # give the quality-control test enough pairs.
+                qc_bad_reference=DEMO_BAD_REFERENCES,
             )
             tasks_build(config=config)
         demo_simulate_judgments(campaign=campaign)
