@@ -67,3 +67,21 @@ def test_the_demo_systems_differ_clearly_in_quality_in_every_run() -> None:
         assert min(scores[better]) > max(scores[worse]) + 5, (better, worse, scores)
     # Runs of one system differ a little, as optimizer replicas do.
     assert len(set(scores["nmt-base"])) == 3
+
+
+def test_the_demo_raters_judged_through_the_services_and_the_careless_one_fails_qc() -> None:
+    from annotation.analysis import campaign_analysis_compute
+    from annotation.models import Judgment
+
+    call_command("load_demo", stdout=StringIO())
+    campaign = Campaign.objects.get()
+    assert Judgment.objects.filter(item__task__config__campaign=campaign).count() > 400
+    analysis = campaign_analysis_compute(campaign=campaign)
+    for criterion in analysis.criteria:
+        if criterion.kind != "scores":
+            continue
+        status = {a.username: a.qc_status for a in criterion.annotators}
+        assert status["rater-careless"] == "failed", criterion.criterion
+        assert {status[n] for n in ("rater-a", "rater-b", "rater-c")} == {"passed"}
+        best = criterion.ranked_systems[0]
+        assert best.name == "nmt-large"
