@@ -95,7 +95,8 @@ def extract_statistics(
             initializer=_init_worker,
             initargs=(metric, work),
         ) as pool:
-            rows = np.concatenate(list(pool.map(_work, _chunks(work, workers * 4))), axis=0)
+            # Many small ranges, so that a worker that drew long segments does not finish last.
+            rows = np.concatenate(list(pool.map(_work, _chunks(work, workers * 16))), axis=0)
     else:
         rows = _segment_rows(metric, work)
 
