@@ -197,13 +197,19 @@ def wait_for_http(url: str, process: subprocess.Popen[bytes], timeout: float = 6
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    """Stop a process we started, with its own children when it leads a process group."""
+    if process.poll() is not None:
+        return
+    try:
+        group = os.getpgid(process.pid) == process.pid
+    except ProcessLookupError:
+        return
+    (os.killpg if group else os.kill)(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        (os.killpg if group else os.kill)(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import urllib.request
 import uuid
 from pathlib import Path
@@ -71,6 +72,12 @@ def test_gunicorn_serves_the_app_with_the_compose_web_command(
             assert b"--accent" in response.read()
     finally:
         stop(server)
+
+
+def child_pids(pid: int) -> list[int]:
+    """The direct children of a process (Linux /proc)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(c) for c in children]
 
 
 def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: Path) -> None:
@@ -154,7 +161,14 @@ def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: 
         )
         assert analysed.returncode == 0, analysed.stderr
         assert analysed.stdout.split("\n")[-2] == "done  ['correlations', 'human', 'metrics']"
+        workers = child_pids(server.pid)
+        assert workers, "serve started no worker"
     finally:
         stop(server)
+    # Stopping serve stops its worker too: no process of this run is left behind.
+    deadline = time.monotonic() + 30
+    while any(Path(f"/proc/{pid}").exists() for pid in workers):
+        assert time.monotonic() < deadline, f"serve's worker {workers} outlived it"
+        time.sleep(0.2)
     # Nothing of the embedded run landed in the working tree.
     assert not (ROOT / "control").exists()

@@ -6,6 +6,7 @@ reads a file-system queue under ``var/``, so no Redis or other server is needed.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -33,15 +34,25 @@ class Command(BaseCommand):
                 "worker",
                 "--loglevel=INFO",
                 f"--concurrency={concurrency}",
-            ]
+            ],
+            # Its own process group, so that stopping it reaches its pool processes too.
+            start_new_session=True,
         )
         self.stdout.write(f"Background worker started (pid {worker.pid}).")
+
+        def stop(signum: int, frame: Any) -> None:
+            # Python's default SIGTERM handling skips ``finally``; exit properly instead so the
+            # worker is stopped with the server.
+            raise SystemExit(0)
+
+        signal.signal(signal.SIGTERM, stop)
         try:
             # No autoreload: the reloader would re-run this command and start a second worker.
             call_command("runserver", addrport, use_reloader=False)
         finally:
-            worker.send_signal(signal.SIGTERM)
+            os.killpg(worker.pid, signal.SIGTERM)
             try:
                 worker.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                worker.kill()
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
