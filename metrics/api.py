@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import csv
 import uuid
 from typing import Any
 
-from django.http import Http404
+import numpy as np
+from django.http import Http404, StreamingHttpResponse
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api import IsOrganizer
+from annotation.models import Segment
 from annotation.permissions import campaign_for_organizer
-from metrics.models import AnalysisJob, AnalysisResult
+from metrics.models import AnalysisJob, AnalysisResult, SegmentScores
+from metrics.pipeline import load_array
 from metrics.services import analysis_request, jobs_dispatch_pending
 
 
@@ -133,3 +137,93 @@ class ResultView(APIView):
             "data": result.data,
         }
         return Response(body)
+
+
+class SegmentScoresView(APIView):
+    """Sentence-level scores of one metric for every run, from the latest finished analysis:
+    JSON, or CSV (``?output=csv``, one row per segment and run, streamed; ``format`` is DRF's)."""
+
+    permission_classes = [permissions.IsAuthenticated, IsOrganizer]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("metric", str, required=True, description="e.g. bleu"),
+            OpenApiParameter("output", str, required=False, enum=["json", "csv"]),
+        ],
+        responses=inline_serializer(
+            "SegmentScores",
+            {
+                "metric": serializers.CharField(),
+                "job": serializers.UUIDField(),
+                "segments": serializers.ListField(child=serializers.DictField()),
+                "runs": serializers.ListField(child=serializers.DictField()),
+            },
+        ),
+    )
+    def get(self, request: Request, campaign_id: uuid.UUID) -> Any:
+        campaign = campaign_for_organizer(request.user, campaign_id)
+        metric = request.query_params.get("metric", "")
+        result = AnalysisResult.objects.filter(campaign=campaign, kind="metrics").first()
+        if result is None:
+            raise Http404(_("No analysis has finished yet."))
+        rows = list(
+            SegmentScores.objects.filter(job_id=result.job_id, metric=metric)
+            .select_related("run__system")
+            .order_by("run__system__name", "run__position")
+        )
+        if not rows:
+            known = sorted(
+                SegmentScores.objects.filter(job_id=result.job_id)
+                .values_list("metric", flat=True)
+                .distinct()
+            )
+            return Response(
+                {"detail": _("Choose a metric: %(known)s.") % {"known": ", ".join(known)}},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        segments = list(
+            Segment.objects.filter(campaign=campaign)
+            .order_by("position")
+            .values_list("position", "document__external_id", "external_id")
+        )
+        runs = [(row.run, load_array(row.data)) for row in rows]
+        if request.query_params.get("output") == "csv":
+            return _segment_csv(campaign.pk, metric, segments, runs)
+        return Response(
+            {
+                "metric": metric,
+                "job": result.job_id,
+                "segments": [{"position": p, "document": d, "seg_id": s} for p, d, s in segments],
+                "runs": [
+                    {
+                        "id": run.pk,
+                        "system": run.system.name,
+                        "run": run.name,
+                        "scores": [None if not np.isfinite(v) else float(v) for v in scores],
+                    }
+                    for run, scores in runs
+                ],
+            }
+        )
+
+
+def _segment_csv(campaign_id: Any, metric: str, segments: list[Any], runs: list[Any]) -> Any:
+    class Echo:
+        def write(self, value: str) -> str:
+            return value
+
+    writer = csv.writer(Echo())
+
+    def rows() -> Any:
+        yield writer.writerow(["position", "doc_id", "seg_id", "system", "run", "metric", "score"])
+        for run, scores in runs:
+            for (position, doc, seg), value in zip(segments, scores, strict=True):
+                yield writer.writerow(
+                    [position, doc, seg, run.system.name, run.name, metric, repr(float(value))]
+                )
+
+    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="segment-scores-{metric}-{campaign_id}.csv"'
+    )
+    return response

@@ -7,6 +7,11 @@ from metrics import api
 urlpatterns = [
     path("campaigns/<uuid:campaign_id>/analysis/", api.AnalysisView.as_view(), name="api-analysis"),
     path(
+        "campaigns/<uuid:campaign_id>/results/segments/",
+        api.SegmentScoresView.as_view(),
+        name="api-segment-scores",
+    ),
+    path(
         "campaigns/<uuid:campaign_id>/results/<str:kind>/",
         api.ResultView.as_view(),
         name="api-analysis-result",

@@ -128,6 +128,24 @@ class StatsChunk(models.Model):
         return f"{self.metric} of run {self.run_id} [{self.start}:{self.stop}]"
 
 
+class SegmentScores(models.Model):
+    """Sentence-level scores of one metric for one run of a finished job, in test-set order
+    (``numpy.save`` bytes of a float64 array): the segment scores behind the corpus scores."""
+
+    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="segment_scores")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+")
+    metric = models.CharField(max_length=30)
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["job", "run", "metric"], name="segmentscores_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.metric} segment scores of run {self.run_id}"
+
+
 class AnalysisResult(models.Model):
     """A stored result document (``kind``: metrics, human, correlations) of a finished job."""
 

@@ -38,7 +38,13 @@ from annotation.models import (
     Translation,
     Upload,
 )
-from metrics.models import AnalysisJob, AnalysisResult, MetricSettings, StatsChunk
+from metrics.models import (
+    AnalysisJob,
+    AnalysisResult,
+    MetricSettings,
+    SegmentScores,
+    StatsChunk,
+)
 from metrics.scoring import (
     METRIC_NAMES,
     Metric,
@@ -171,6 +177,11 @@ def _save(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     return buffer.getvalue()
+
+
+def load_array(data: bytes | memoryview) -> np.ndarray:
+    """An array stored by this module (statistics chunks, segment scores)."""
+    return _load(data)
 
 
 def _load(data: bytes | memoryview) -> np.ndarray:
@@ -384,6 +395,15 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
             for system, array in zip(systems, data.arrays, strict=True)
             for k, run in enumerate(system.runs.all())
         }
+        SegmentScores.objects.bulk_create(
+            [
+                SegmentScores(job=job, run_id=run_id, metric=name, data=_save(scores))
+                for run_id, scores in sentence[name].items()
+            ],
+            update_conflicts=True,
+            unique_fields=["job", "run", "metric"],
+            update_fields=["data"],
+        )
         if progress:
             progress(1)
     metrics_doc = {

@@ -68,8 +68,12 @@ def test_only_the_campaigns_organizers_see_its_analysis(as_role, campaign, role,
     client = as_role(role)
     status = client.get(reverse("api-analysis", args=[campaign.pk])).status_code
     result = client.get(reverse("api-analysis-result", args=[campaign.pk, "metrics"])).status_code
+    segments = client.get(
+        reverse("api-segment-scores", args=[campaign.pk]), {"metric": "bleu"}
+    ).status_code
     assert status == STATUS[role]
     assert result == STATUS[role]
+    assert segments == STATUS[role]
     page = client.get(reverse("analysis_settings", args=[campaign.pk])).status_code
     assert page == {"annotator": 403, "other_organizer": 404, "anonymous": 302}.get(role, 200)
 
@@ -150,3 +154,40 @@ def test_the_settings_page_saves_the_baseline_and_refuses_silly_numbers(as_role,
     )
     assert bad.status_code == 400
     assert "between 10 and 100,000" in bad.content.decode()
+
+
+def test_segment_scores_are_stored_and_served_as_sacrebleus_sentence_scores(
+    as_role, campaign
+) -> None:  # type: ignore[no-untyped-def]
+    import csv
+    import io
+
+    import sacrebleu
+
+    from tests.factories import REF_A, REF_B, SYSTEMS
+
+    client = as_role("owner")
+    run_pipeline(campaign)
+    url = reverse("api-segment-scores", args=[campaign.pk])
+    body = client.get(url, {"metric": "bleu"}).json()
+    assert [s["seg_id"] for s in body["segments"]] == ["1", "2", "1", "2"]
+    assert len(body["runs"]) == 4
+    for run in body["runs"]:
+        hyps = SYSTEMS[(run["system"], run["run"])]
+        expected = [
+            sacrebleu.sentence_bleu(h, [a, b]).score
+            for h, a, b in zip(hyps, REF_A, REF_B, strict=True)
+        ]
+        assert run["scores"] == pytest.approx(expected, abs=1e-9)
+    response = client.get(url, {"metric": "chrf", "output": "csv"})
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert rows[0] == ["position", "doc_id", "seg_id", "system", "run", "metric", "score"]
+    assert len(rows) == 1 + 4 * 4
+    first = rows[1]
+    hyp = SYSTEMS[(first[3], first[4])][int(first[0])]
+    assert float(first[6]) == pytest.approx(
+        sacrebleu.sentence_chrf(hyp, [REF_A[0], REF_B[0]]).score, abs=1e-9
+    )
+    unknown = client.get(url, {"metric": "nonsense"})
+    assert unknown.status_code == 400
+    assert "bleu, chrf" in unknown.json()["detail"]
