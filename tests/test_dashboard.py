@@ -259,6 +259,9 @@ def test_every_panel_shows_the_stored_results(judged) -> None:  # type: ignore[n
         ("campaign_dashboard_result", ["correlations"]),
     ]:
         assert f'href="{reverse(name, args=[campaign.pk, *args])}"' in downloads
+    segments = reverse("api-segment-scores", args=[campaign.pk])
+    for metric in AnalysisResult.objects.get(job=judged.job, kind="metrics").data["metrics"]:
+        assert f'href="{segments}?metric={metric["key"]}&amp;output=csv"' in downloads
     assert "/static/plotly/plotly.min.js" in html
 
 
