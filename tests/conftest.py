@@ -71,6 +71,31 @@ def campaign(owner, co_organizer, annotator):  # type: ignore[no-untyped-def]
     return campaign
 
 
+@pytest.fixture
+def as_role(owner, co_organizer, annotator, other_organizer):  # type: ignore[no-untyped-def]
+    """A logged-in test client per role: owner, co_organizer, annotator, other_organizer, or
+    anonymous — the five roles every permission test goes through."""
+    from django.test import Client
+
+    from tests.factories import PASSWORD
+
+    users = {
+        "owner": owner,
+        "co_organizer": co_organizer,
+        "annotator": annotator,
+        "other_organizer": other_organizer,
+        "anonymous": None,
+    }
+
+    def client_for(role: str) -> Client:
+        client = Client()
+        if users[role] is not None:
+            assert client.login(username=users[role].username, password=PASSWORD)
+        return client
+
+    return client_for
+
+
 @pytest.fixture(scope="session")
 def output_dir() -> Path:
     """Where tests leave artefacts to look at (screenshots); git-ignored."""

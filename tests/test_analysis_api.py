@@ -4,35 +4,14 @@ the next analysis takes."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from metrics import pipeline
 from metrics.models import AnalysisJob, AnalysisResult
-from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
 ROLES = ["owner", "co_organizer", "annotator", "other_organizer", "anonymous"]
-
-
-@pytest.fixture
-def as_role(campaign, owner, co_organizer, annotator, other_organizer):  # type: ignore[no-untyped-def]
-    users = {
-        "owner": owner,
-        "co_organizer": co_organizer,
-        "annotator": annotator,
-        "other_organizer": other_organizer,
-        "anonymous": None,
-    }
-
-    def client_for(role: str) -> Client:
-        client = Client()
-        if users[role] is not None:
-            client.login(username=users[role].username, password=PASSWORD)
-        return client
-
-    return client_for
 
 
 def run_pipeline(campaign) -> AnalysisJob:  # type: ignore[no-untyped-def]

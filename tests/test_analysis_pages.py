@@ -45,25 +45,6 @@ def judged(owner, co_organizer, annotator):  # type: ignore[no-untyped-def]
     return built
 
 
-@pytest.fixture
-def as_role(owner, co_organizer, annotator, other_organizer):  # type: ignore[no-untyped-def]
-    users = {
-        "owner": owner,
-        "co_organizer": co_organizer,
-        "annotator": annotator,
-        "other_organizer": other_organizer,
-        "anonymous": None,
-    }
-
-    def client_for(role: str) -> Client:
-        client = Client()
-        if users[role] is not None:
-            assert client.login(username=users[role].username, password=PASSWORD)
-        return client
-
-    return client_for
-
-
 PAGES = [
     ("campaign_analysis", []),
     ("campaign_judgment_import", []),

@@ -4,33 +4,11 @@ page and API endpoint that exists."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from django.urls import reverse
-
-from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
 ROLES = ["owner", "co_organizer", "annotator", "other_organizer", "anonymous"]
-
-
-@pytest.fixture
-def as_role(request, campaign, owner, co_organizer, annotator, other_organizer):  # type: ignore[no-untyped-def]
-    users = {
-        "owner": owner,
-        "co_organizer": co_organizer,
-        "annotator": annotator,
-        "other_organizer": other_organizer,
-        "anonymous": None,
-    }
-
-    def client_for(role: str) -> Client:
-        client = Client()
-        if users[role] is not None:
-            assert client.login(username=users[role].username, password=PASSWORD)
-        return client
-
-    return client_for
 
 
 # Expected status per role for organizer pages of one campaign: outsiders get 404 (no leak).
