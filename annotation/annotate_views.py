@@ -133,11 +133,14 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
     except InviteError as exc:
         return render(request, "annotation/invite.html", {"error": str(exc)}, status=410)
     if request.method == "POST":
+        # A logged-in user joins as themselves; only an anonymous visitor is logged in, and
+        # only as the annotator account the link created (invite_accept checks it).
         current = request.user if request.user.is_authenticated else None
-        if current is not None and invitation.user_id not in (None, current.pk):
-            current = None  # someone else's link: log in as its own annotator
-        user = invite_accept(invite=invitation, current_user=current)
-        if request.user != user:
+        try:
+            user = invite_accept(invite=invitation, current_user=current)
+        except InviteError as exc:
+            return render(request, "annotation/invite.html", {"error": str(exc)}, status=403)
+        if current is None:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(
             request,

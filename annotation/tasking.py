@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core import signing
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 from django.utils.text import slugify
@@ -426,24 +426,52 @@ def invite_from_token(*, token: str) -> Invite:
     return invite
 
 
+def invite_login_allowed(*, user: AbstractBaseUser) -> bool:
+    """Whether an invite link may log someone in as ``user``: only an annotator account that a
+    link created itself (no usable password, no staff rights, organizes nothing). Anything else
+    would let whoever holds the link become that person."""
+    if user.has_usable_password() or not user.is_active:
+        return False
+    if getattr(user, "is_staff", False) or getattr(user, "is_superuser", False):
+        return False
+    if user.has_perm("annotation.add_campaign"):
+        return False
+    return not Campaign.objects.filter(Q(owner=user) | Q(organizers=user)).exists()
+
+
 def invite_accept(*, invite: Invite, current_user: AbstractBaseUser | None) -> AbstractBaseUser:
-    """The annotator account of an invite: its bound user, the current user (if not bound yet),
-    or a new account created now. The user becomes an annotator of the campaign."""
+    """Make someone an annotator of the invite's campaign and return the account to use.
+
+    A logged-in user stays themselves: they join the campaign, the use is recorded, but the link
+    is not bound to them (it never becomes a way to log in as them). Without a login, the link
+    logs in the annotator account it created on its first anonymous use, creating it now if
+    needed. ``invite.user`` is only ever that account.
+    """
     users = get_user_model()
     with transaction.atomic():
-        invite = Invite.objects.select_for_update().get(pk=invite.pk)
-        if invite.user is not None:
-            user = invite.user
-        elif current_user is not None and current_user.is_authenticated:
+        invite = (
+            Invite.objects.select_for_update(of=("self",)).select_related("user").get(pk=invite.pk)
+        )
+        if invite.used_at is None:
+            invite.used_at = timezone.now()
+            invite.save(update_fields=["used_at"])
+        if current_user is not None and current_user.is_authenticated:
             user = current_user
+        elif invite.user is not None:
+            if not invite_login_allowed(user=invite.user):
+                raise InviteError(
+                    _(
+                        "This invite link belongs to an account that must log in with its "
+                        "password; ask the organizer for a new link."
+                    )
+                )
+            user = invite.user
         else:
             base = slugify(invite.label)[:40] or "annotator"
             user = users.objects.create_user(username=f"{base}-{get_random_string(6).lower()}")
             user.set_unusable_password()
             user.save(update_fields=["password"])
-        if invite.user is None:
             invite.user = user
-            invite.used_at = timezone.now()
-            invite.save(update_fields=["user", "used_at"])
+            invite.save(update_fields=["user"])
         invite.campaign.annotators.add(user)
     return user

@@ -1,5 +1,6 @@
 """Invite links: signed, expiring; opening one creates or logs in the annotator account of the
-campaign, and the same link brings the same person back."""
+campaign, and the same link brings the same person back. A logged-in user who opens a link joins as
+themselves, and a link never logs anyone in as an account with a password or organizer rights."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.utils import timezone
 
 from annotation.models import Invite
 from annotation.tasking import invite_create, invite_token
-from tests.factories import PASSWORD
+from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -52,15 +53,72 @@ def test_the_same_link_logs_the_same_annotator_in_again(invite) -> None:  # type
     assert Invite.objects.get().user == invite.user
 
 
-def test_a_logged_in_user_who_opens_a_fresh_link_becomes_its_annotator(
+def test_an_organizer_who_opens_a_link_stays_themselves_and_becomes_an_annotator(
     invite, campaign, other_organizer
 ) -> None:  # type: ignore[no-untyped-def]
     client = Client()
     client.login(username=other_organizer.username, password=PASSWORD)
-    client.post(url(invite))
-    invite.refresh_from_db()
-    assert invite.user == other_organizer
+    response = client.post(url(invite))
+    assert response.status_code == 302
+    assert client.get(reverse("my_tasks")).context["user"] == other_organizer
     assert campaign.annotators.filter(pk=other_organizer.pk).exists()
+    invite.refresh_from_db()
+    assert invite.user is None  # the link is not a way to log in as the organizer
+    assert invite.used_at is not None
+
+
+def test_after_an_organizer_used_a_link_an_anonymous_visitor_gets_the_links_own_account(
+    invite, campaign, owner
+) -> None:  # type: ignore[no-untyped-def]
+    organizer = Client()
+    organizer.login(username=owner.username, password=PASSWORD)
+    organizer.post(url(invite))
+    stranger = Client()
+    response = stranger.post(url(invite))
+    assert response.status_code == 302
+    user = stranger.get(reverse("my_tasks")).context["user"]
+    assert user != owner
+    assert user.username.startswith("maria-garcia-")
+    assert not user.has_usable_password()
+    invite.refresh_from_db()
+    assert invite.user == user
+    # The organizer's session is untouched and theirs alone.
+    assert organizer.get(reverse("my_tasks")).context["user"] == owner
+
+
+def test_a_logged_in_annotator_opening_someone_elses_used_link_stays_themselves(
+    invite, annotator
+) -> None:  # type: ignore[no-untyped-def]
+    Client().post(url(invite))
+    invite.refresh_from_db()
+    link_account = invite.user
+    client = Client()
+    client.login(username=annotator.username, password=PASSWORD)
+    client.post(url(invite))
+    assert client.get(reverse("my_tasks")).context["user"] == annotator
+    invite.refresh_from_db()
+    assert invite.user == link_account
+
+
+@pytest.mark.parametrize("kind", ["password", "staff", "organizer"])
+def test_a_link_bound_to_an_account_with_rights_never_logs_anyone_in(
+    invite, campaign, owner, kind
+) -> None:  # type: ignore[no-untyped-def]
+    """Links bound before the fix (or by hand in the admin) to a real account are refused."""
+    if kind == "password":
+        target = make_user("has-password")
+    elif kind == "staff":
+        target = make_user("staff-member", is_staff=True)
+        target.set_unusable_password()
+        target.save()
+    else:
+        target = owner
+    Invite.objects.filter(pk=invite.pk).update(user=target)
+    client = Client()
+    response = client.post(url(invite))
+    assert response.status_code == 403
+    assert "_auth_user_id" not in client.session
+    assert "ask the organizer for a new link" in response.content.decode()
 
 
 @pytest.mark.parametrize("spoil", ["expired", "revoked", "tampered"])
