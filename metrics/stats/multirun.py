@@ -36,6 +36,7 @@ from .resampling import (
     _ar_exceed_counts,
     bootstrap_scores,
     chunk_rows,
+    comparison_tolerance,
     resolve_rng,
 )
 
@@ -123,12 +124,19 @@ def _mean_of_runs_exceed(
     n_trials: int,
     generator: np.random.Generator,
 ) -> int:
-    """Trials whose |mean over pseudo-runs of b − of a| exceeds ``threshold``.
+    """Trials whose |mean over pseudo-runs of b − of a| exceeds ``threshold`` (the observed one)
+    by more than :func:`~metrics.stats.resampling.comparison_tolerance`, so rounding cannot
+    break a tie.
 
     Per trial and segment: a random permutation π of the runs and a random swap bit per run slot;
     pseudo-a's run r takes (swap ? b : a)[π(r)] at that segment, pseudo-b the other one.
     """
     n_runs, n_segments, n_stats = a.shape
+    limit = threshold + float(
+        comparison_tolerance(
+            threshold, run_scores(a, score_fn).mean(), run_scores(b, score_fn).mean()
+        )
+    )
     pooled = np.stack([a, b])  # (2, runs, segments, k)
     segment_index = np.arange(n_segments)
     # Gathered arrays are (rows, segments, runs, k); keep them within the chunk budget.
@@ -149,7 +157,7 @@ def _mean_of_runs_exceed(
             np.asarray(score_fn(runs_b), dtype=np.float64).mean(axis=-1)
             - np.asarray(score_fn(runs_a), dtype=np.float64).mean(axis=-1)
         )
-        count += int((diff > threshold).sum())
+        count += int((diff > limit).sum())
     return count
 
 

@@ -33,6 +33,16 @@ ScoreFn = Callable[[np.ndarray], np.ndarray]
 
 FloatArray = NDArray[np.float64]
 
+# Relative tolerance of every "greater than" / "equal" between resampled and observed scores.
+# Observed and resampled sums are added in different orders (``stats.sum`` versus matrix
+# products and ``totals - kept``), so with fractional statistics (human-score means, BERTR, TER
+# with several references) two differences that are equal in exact arithmetic differ by rounding
+# noise, of the order of 1e-15 of the scores' magnitude. Without a tolerance that noise, not the
+# data, decides ties — and in approximate randomisation every trial can be a tie (two systems
+# that differ in one segment). 1e-9 of the magnitude is a million times that noise and far below
+# any difference a score can show (BLEU on 10,000 segments moves by ~1e-5 per n-gram).
+RELATIVE_TOLERANCE = 1e-9
+
 # Bytes allowed for one chunk's (samples × segments) weight matrix. The count/mask matrix and the
 # index matrix it is built from dominate memory; 64 MB keeps the peak far below 1 GB even for
 # 10,000 segments × 20 systems.
@@ -148,7 +158,8 @@ class ApproximateRandomization:
     """Paired approximate randomisation test (two-sided), p = (c + 1) / (R + 1).
 
     c counts the trials whose absolute score difference is *strictly* greater than the observed
-    one, so two identical systems get p = 1 / (R + 1), as in MultEval.
+    one (by more than :func:`comparison_tolerance`, so that rounding cannot break a tie), so two
+    identical systems get p = 1 / (R + 1), as in MultEval.
     """
 
     p_value: np.ndarray
@@ -158,6 +169,22 @@ class ApproximateRandomization:
     seed: int | None
     exceed_count: np.ndarray
     """c: trials whose |difference| was strictly greater than the observed |difference|."""
+
+
+# --------------------------------------------------------------------------------------------
+# Comparisons robust to rounding
+
+
+def comparison_tolerance(*magnitudes: ArrayLike) -> FloatArray:
+    """Absolute tolerance for comparing scores of the given magnitudes (elementwise).
+
+    ``RELATIVE_TOLERANCE · max(1, |m₁|, |m₂|, ...)``: two scores, or two differences of scores,
+    closer than this are equal. Pass the observed scores and difference being compared.
+    """
+    scale: FloatArray = np.ones(())
+    for magnitude in magnitudes:
+        scale = np.maximum(scale, np.abs(np.asarray(magnitude, dtype=np.float64)))
+    return RELATIVE_TOLERANCE * scale
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,6 +421,7 @@ def paired_bootstrap(
     Both systems are scored on the same resampled segments. Returns the win/loss/tie shares of a
     over b (Neubig Algorithm 5) and sacreBLEU's p-value: with d_i = |score_b − score_a| on
     resample i and d the observed difference, p = (#{d_i − mean(d_·) > d} + 1) / (n + 1).
+    Scores closer than :func:`comparison_tolerance` count as equal (a tie; not "greater").
 
     Either argument may hold several systems ``(n_systems, n_segments, n_stats)``; a single
     system is compared with each of them (all comparisons share the same resamples, as in
@@ -413,12 +441,15 @@ def paired_bootstrap(
     score_b = np.broadcast_to(full[n_a:], (m,))
     observed = score_b - score_a
 
-    wins = (sa > sb).mean(axis=0)
-    losses = (sa < sb).mean(axis=0)
-    ties = (sa == sb).mean(axis=0)
+    # Comparisons with a tolerance (see RELATIVE_TOLERANCE): resamples in which a and b have
+    # the same summed statistics must tie even when BLAS rounds the two columns differently.
+    tol = comparison_tolerance(score_a, score_b, observed)
+    wins = (sa - sb > tol).mean(axis=0)
+    losses = (sb - sa > tol).mean(axis=0)
+    ties = 1.0 - wins - losses
     sample_diffs = np.abs(sb - sa)
     centred = sample_diffs - sample_diffs.mean(axis=0)
-    exceed = (centred > np.abs(observed)).sum(axis=0)
+    exceed = (centred > np.abs(observed) + tol).sum(axis=0)
     p_value = (exceed + 1.0) / (n_samples + 1.0)
     low, high = percentile_interval(sb, 0.95, axis=0)
 
@@ -456,8 +487,10 @@ def paired_approximate_randomization(
 
     Each trial swaps the two systems' statistics on a random half of the segments and scores both
     pseudo-systems; c counts the trials whose |difference| is strictly greater than the observed
-    one; p = (c + 1) / (n_trials + 1). Several systems may be passed in either argument, as for
-    :func:`paired_bootstrap`; all comparisons share the same swap masks.
+    one; p = (c + 1) / (n_trials + 1). "Strictly greater" means by more than
+    :func:`comparison_tolerance` of the scores, so a trial whose difference equals the observed
+    one in exact arithmetic is never counted because of rounding. Several systems may be passed
+    in either argument, as for :func:`paired_bootstrap`; all comparisons share the same masks.
     """
     if n_trials < 1:
         raise ValueError("n_trials must be positive")
@@ -493,10 +526,17 @@ def _ar_exceed_counts(
 ) -> NDArray[np.int64]:
     """Count AR trials whose |score difference| exceeds ``threshold`` (per compared pair).
 
+    ``threshold`` is the observed |difference|. A trial counts only if it exceeds it by more than
+    :func:`comparison_tolerance` of the observed scores: the trials' sums are computed by matrix
+    products and subtraction, the observed ones by ``sum``, so for fractional statistics (means
+    of human scores, BERTR, TER over several references) an exact tie comes out a few ulps
+    either side, and a strict ``>`` would count about half of the ties.
+
     ``a`` and ``b`` are (systems, segments, k) with 1 or m systems each. With mask M (True keeps a
     segment in place), pseudo-a = M·a + (1−M)·b and pseudo-b = (1−M)·a + M·b, as sacreBLEU
     builds them. One product ``M @ [a | b]`` gives M·a and M·b; (1−M)·x = Σx − M·x needs no
-    second product (exact for integer-valued statistics, which all our metrics produce).
+    second product (exact for integer-valued statistics such as BLEU's and chrF's; within
+    rounding, which the tolerance absorbs, for fractional ones).
     """
     n_a, n_b = a.shape[0], b.shape[0]
     m = max(n_a, n_b)
@@ -504,6 +544,10 @@ def _ar_exceed_counts(
     both = np.concatenate([a, b], axis=0)
     flat = _flatten_systems(both)
     totals = both.sum(axis=1)
+    full = np.asarray(score_fn(totals), dtype=np.float64)
+    limit = threshold + comparison_tolerance(
+        threshold, np.broadcast_to(full[:n_a], (m,)), np.broadcast_to(full[n_a:], (m,))
+    )
     dtype = weight_dtype(flat, a.shape[1])
     flat_typed = flat.astype(dtype)
     exceed = np.zeros(m, dtype=np.int64)
@@ -519,5 +563,5 @@ def _ar_exceed_counts(
             np.asarray(score_fn(pseudo_a), dtype=np.float64)
             - np.asarray(score_fn(pseudo_b), dtype=np.float64)
         )
-        exceed += (diff > threshold).sum(axis=0)
+        exceed += (diff > limit).sum(axis=0)
     return exceed
