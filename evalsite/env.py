@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,27 @@ class Env:
             )
         return value
 
+    def time_zone(self, name: str, default: str) -> str:
+        """An IANA time-zone name (``Europe/Berlin``, ``UTC``)."""
+        value = self.string(name, default)
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ImproperlyConfigured(
+                f"{name} must be an IANA time-zone name such as UTC or Europe/Berlin, "
+                f"got {value!r}."
+            ) from None
+        return value
+
+    def url(self, name: str, default: str, *, schemes: tuple[str, ...]) -> str:
+        """A URL whose scheme is one of ``schemes`` (e.g. ``redis://host:6379/0``)."""
+        value = self.string(name, default)
+        scheme = urlsplit(value).scheme.lower() if "://" in value else ""
+        if scheme not in schemes:
+            wanted = ", ".join(f"{s}://" for s in schemes)
+            raise ImproperlyConfigured(f"{name} must start with {wanted}; got {value!r}.")
+        return value
+
     def database(self, name: str, default_sqlite_path: Path) -> dict[str, Any]:
         """Django ``DATABASES['default']`` from a URL (``postgres://user:pw@host:port/db`` or
         ``sqlite:////abs/path``); SQLite at ``default_sqlite_path`` when unset."""
@@ -112,6 +134,12 @@ def parse_database_url(url: str, *, variable: str) -> dict[str, Any]:
                 f"{variable}: the port in {url!r} is not a number."
             ) from None
         options = dict(parse_qsl(parts.query))
+        try:
+            conn_max_age = int(options.pop("conn_max_age", "0"))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{variable}: conn_max_age must be a whole number of seconds."
+            ) from None
         config: dict[str, Any] = {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": name,
@@ -119,7 +147,7 @@ def parse_database_url(url: str, *, variable: str) -> dict[str, Any]:
             "PASSWORD": unquote(parts.password or ""),
             "HOST": parts.hostname or "",
             "PORT": str(port or ""),
-            "CONN_MAX_AGE": int(options.pop("conn_max_age", "0")),
+            "CONN_MAX_AGE": conn_max_age,
         }
         if options:
             config["OPTIONS"] = options

@@ -56,6 +56,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: /healthz answers before the Host check, so a container healthcheck on 127.0.0.1
+    # works whatever ALLOWED_HOSTS says.
+    "evalsite.middleware.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -68,7 +71,7 @@ MIDDLEWARE = [
 
 if PRODUCTION:
     # gunicorn serves the collected static files itself (runserver does it in development).
-    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+    MIDDLEWARE.insert(2, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "evalsite.urls"
 WSGI_APPLICATION = "evalsite.wsgi.application"
@@ -110,7 +113,7 @@ LOGOUT_REDIRECT_URL = "login"
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("de", "Deutsch")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
-TIME_ZONE = env.string("TIME_ZONE", "UTC")
+TIME_ZONE = env.time_zone("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
@@ -164,7 +167,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Celery. Unset broker: a file-system transport under var/, so `make run` needs no server.
-CELERY_BROKER_URL = env.string("CELERY_BROKER_URL", "filesystem://")
+CELERY_BROKER_URL = env.url("CELERY_BROKER_URL", "filesystem://", schemes=("redis", "filesystem"))
 CELERY_EMBEDDED_BROKER = CELERY_BROKER_URL.startswith("filesystem://")
 if CELERY_EMBEDDED_BROKER:
     _broker_dir = VAR_DIR / "broker"
@@ -234,5 +237,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env.string("LOG_LEVEL", "INFO").upper()},
+    "root": {
+        "handlers": ["console"],
+        "level": env.choice(
+            "LOG_LEVEL", ("debug", "info", "warning", "error", "critical"), "info"
+        ).upper(),
+    },
 }

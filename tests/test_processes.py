@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
@@ -30,20 +31,45 @@ def test_a_real_worker_on_redis_runs_a_task_that_writes_to_the_database(
     assert hostname.startswith("wiring@")
 
 
+def production_environment(**overrides: str) -> dict[str, str]:
+    """What the compose file gives its app containers: `.env` (copied from `.env.example` as the
+    README says), then the compose `environment:` block, then the Dockerfile's ENV where `.env`
+    leaves it unset; `overrides` stand for this machine's services and folders."""
+    import yaml
+
+    env: dict[str, str] = {"PATH": os.environ["PATH"]}
+    for line in (ROOT / ".env.example").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            key, _, value = line.partition("=")
+            env[key.strip()] = value.strip()
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    env.update({k: str(v) for k, v in compose["x-app"]["environment"].items()})
+    for line in (ROOT / "Dockerfile").read_text().splitlines():
+        if line.startswith("ENV "):
+            for pair in line[4:].split():
+                key, _, value = pair.partition("=")
+                env.setdefault(key, value)
+    env.update(overrides)
+    return env
+
+
 @pytest.mark.django_db(transaction=True)
 def test_gunicorn_serves_the_app_with_the_compose_web_command(
-    test_database_url: str, tmp_path: Path
+    test_database_url: str, redis_url: str, tmp_path: Path
 ) -> None:
-    env = {
-        "PATH": os.environ["PATH"],
-        "EVALSITE_ENV": "production",
-        "SECRET_KEY": "test-" + "k" * 50,
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_COOKIES": "0",
-        "DATABASE_URL": test_database_url,
-        "STATIC_ROOT": str(tmp_path / "static"),
-        "EVALSITE_VAR_DIR": str(tmp_path / "var"),
-    }
+    """The README's production steps: `.env.example` changed in nothing but the services' and
+    folders' addresses of this machine; the compose healthcheck passes; pages work behind a TLS
+    proxy for the configured host."""
+    env = production_environment(
+        DATABASE_URL=test_database_url,
+        CELERY_BROKER_URL=redis_url,
+        CELERY_RESULT_BACKEND=redis_url,
+        CACHE_URL=redis_url,
+        STATIC_ROOT=str(tmp_path / "static"),  # the Dockerfile's /app/staticfiles
+        EVALSITE_VAR_DIR=str(tmp_path / "var"),  # the compose volume at /app/var
+    )
+    assert env["EVALSITE_ENV"] == "production"
+    host = env["ALLOWED_HOSTS"].split(",")[0]
     # The compose file's one-shot migrate service, then collectstatic as the Dockerfile does.
     for command in (
         compose_command("migrate"),
@@ -61,15 +87,41 @@ def test_gunicorn_serves_the_app_with_the_compose_web_command(
     server = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     try:
         wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/login/") as response:
+        # The compose healthcheck, run as written but on this test's port.
+        import yaml
+
+        compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+        check = [
+            part.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+            for part in compose["services"]["web"]["healthcheck"]["test"][1:]
+        ]
+        check[0] = sys.executable if check[0] == "python" else check[0]
+        done = subprocess.run(check, env=env, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        # A page for the configured host, as the TLS proxy in front forwards it.
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/login/",
+            headers={"Host": host, "X-Forwarded-Proto": "https"},
+        )
+        with urllib.request.urlopen(request) as response:
             html = response.read().decode()
+            cookies = response.headers.get_all("Set-Cookie") or []
         assert "Log in" in html
+        assert any("csrftoken" in c and "Secure" in c for c in cookies), cookies
         css = html.split('rel="stylesheet" href="')[1].split('"')[0]
         assert css.startswith("/static/css/evalsite."), css
         assert css.endswith(".css"), css  # whitenoise's hashed name
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{css}") as response:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{css}", headers={"Host": host})
+        with urllib.request.urlopen(request) as response:
             assert response.status == 200
             assert b"--accent" in response.read()
+        # Any other host is refused, health check or not.
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/login/", headers={"Host": "attacker.example"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request)
+        assert refused.value.code == 400
     finally:
         stop(server)
 

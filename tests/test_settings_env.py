@@ -37,6 +37,28 @@ ROOT = Path(__file__).resolve().parent.parent
             "postgres://h:notaport/db",
         ),
         (lambda e: e.database("DATABASE_URL", Path("x")), "DATABASE_URL", "postgres://host/"),
+        (
+            lambda e: e.database("DATABASE_URL", Path("x")),
+            "DATABASE_URL",
+            "postgres://h/db?conn_max_age=ten",
+        ),
+        (lambda e: e.time_zone("TIME_ZONE", "UTC"), "TIME_ZONE", "Mars/Base"),
+        (lambda e: e.time_zone("TIME_ZONE", "UTC"), "TIME_ZONE", "../etc/passwd"),
+        (
+            lambda e: e.url("CELERY_BROKER_URL", "x://", schemes=("redis", "filesystem")),
+            "CELERY_BROKER_URL",
+            "localhost:6379",
+        ),
+        (
+            lambda e: e.url("CELERY_BROKER_URL", "x://", schemes=("redis", "filesystem")),
+            "CELERY_BROKER_URL",
+            "amqp://guest@localhost//",
+        ),
+        (
+            lambda e: e.choice("LOG_LEVEL", ("debug", "info", "warning", "error"), "info"),
+            "LOG_LEVEL",
+            "verbose",
+        ),
     ],
 )
 def test_a_bad_value_raises_naming_the_variable(getter, name: str, value: str) -> None:  # type: ignore[no-untyped-def]
@@ -138,7 +160,34 @@ def test_production_turns_debug_off(tmp_path: Path) -> None:
     assert not (tmp_path / "secret_key").exists()
 
 
-def test_a_bad_variable_stops_the_settings_with_its_name(tmp_path: Path) -> None:
-    result = settings_in_subprocess({"EVALSITE_VAR_DIR": str(tmp_path), "DEBUG": "sometimes"}, "")
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("DEBUG", "sometimes", "DEBUG must be a boolean"),
+        ("LOG_LEVEL", "verbose", "LOG_LEVEL must be one of"),
+        ("TIME_ZONE", "Mars/Base", "TIME_ZONE must be an IANA time-zone name"),
+        ("CELERY_BROKER_URL", "localhost:6379", "CELERY_BROKER_URL must start with redis://"),
+        ("DATABASE_URL", "postgres://h/db?conn_max_age=ten", "DATABASE_URL: conn_max_age"),
+    ],
+)
+def test_a_bad_variable_stops_the_settings_with_its_name(
+    tmp_path: Path, name: str, value: str, message: str
+) -> None:
+    result = settings_in_subprocess({"EVALSITE_VAR_DIR": str(tmp_path), name: value}, "")
     assert result.returncode != 0
-    assert "DEBUG must be a boolean" in result.stderr
+    assert "ImproperlyConfigured" in result.stderr
+    assert message in result.stderr
+
+
+def test_good_time_zone_log_level_and_conn_max_age_are_taken(tmp_path: Path) -> None:
+    result = settings_in_subprocess(
+        {
+            "EVALSITE_VAR_DIR": str(tmp_path),
+            "TIME_ZONE": "Europe/Berlin",
+            "LOG_LEVEL": "warning",
+            "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/test?conn_max_age=60",
+        },
+        "print(s.TIME_ZONE, s.LOGGING['root']['level'], s.DATABASES['default']['CONN_MAX_AGE'])",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["Europe/Berlin", "WARNING", "60"]
