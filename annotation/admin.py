@@ -4,6 +4,7 @@ from django.contrib import admin
 
 from annotation.models import (
     AnnotatorDecision,
+    AnnotatorPseudonym,
     Assignment,
     Campaign,
     Document,
@@ -11,6 +12,7 @@ from annotation.models import (
     Item,
     ItemOutput,
     Judgment,
+    JudgmentImport,
     JudgmentRevision,
     JudgmentValue,
     ProtocolConfig,
@@ -172,3 +174,17 @@ class InviteAdmin(admin.ModelAdmin):
 class AnnotatorDecisionAdmin(admin.ModelAdmin):
     list_display = ["campaign", "annotator", "included", "reason", "decided_by", "decided_at"]
     raw_id_fields = ["campaign", "annotator", "decided_by"]
+
+
+@admin.register(JudgmentImport)
+class JudgmentImportAdmin(admin.ModelAdmin):
+    list_display = ["file_name", "file_format", "campaign", "imported_by", "created"]
+    list_filter = ["file_format"]
+    raw_id_fields = ["campaign", "config", "imported_by"]
+    readonly_fields = ["created"]
+
+
+@admin.register(AnnotatorPseudonym)
+class AnnotatorPseudonymAdmin(admin.ModelAdmin):
+    list_display = ["code", "campaign", "annotator"]
+    raw_id_fields = ["campaign", "annotator"]

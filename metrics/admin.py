@@ -2,7 +2,14 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from metrics.models import AnalysisJob, AnalysisResult, MetricSettings, StatsChunk, WiringProbe
+from metrics.models import (
+    AnalysisJob,
+    AnalysisResult,
+    MetricSettings,
+    SegmentScores,
+    StatsChunk,
+    WiringProbe,
+)
 
 
 @admin.register(MetricSettings)
@@ -30,6 +37,13 @@ class AnalysisJobAdmin(admin.ModelAdmin):
 @admin.register(StatsChunk)
 class StatsChunkAdmin(admin.ModelAdmin):
     list_display = ["job", "run", "metric", "start", "stop"]
+    raw_id_fields = ["job", "run"]
+    exclude = ["data"]
+
+
+@admin.register(SegmentScores)
+class SegmentScoresAdmin(admin.ModelAdmin):
+    list_display = ["job", "run", "metric"]
     raw_id_fields = ["job", "run"]
     exclude = ["data"]
 
