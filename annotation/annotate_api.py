@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from annotation.judging import JudgmentError, annotation_screen, judgment_record
 from annotation.models import Assignment, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
-from annotation.tasking import task_assign_next
+from annotation.tasking import assignments_expire, task_assign_next
 
 
 class AssignmentSerializer(serializers.ModelSerializer):
@@ -80,6 +80,7 @@ def _error(exc: JudgmentError) -> Response:
 @api_view(["GET"])
 def my_tasks(request: Request) -> Response:
     """The caller's tasks with their progress."""
+    assignments_expire()
     assignments = (
         Assignment.objects.filter(annotator=request.user)
         .select_related("task__config__campaign")

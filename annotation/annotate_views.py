@@ -19,6 +19,7 @@ from annotation.models import Assignment, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking import (
     InviteError,
+    assignments_expire,
     configs_for_annotator,
     invite_accept,
     invite_from_token,
@@ -29,6 +30,8 @@ from annotation.tasking import (
 @login_required
 def my_tasks(request: HttpRequest) -> HttpResponse:
     """An annotator's home: their tasks with progress, and the protocols they can take tasks of."""
+    # Holds that ran out go back to the pool first, so statuses and free counts are current.
+    assignments_expire()
     assignments = (
         Assignment.objects.filter(annotator=request.user)
         .select_related("task__config__campaign")

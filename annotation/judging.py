@@ -39,6 +39,7 @@ from annotation.models import (
 )
 from annotation.protocols import Protocol
 from annotation.signals import campaign_data_changed
+from annotation.tasking import TaskError, assignment_resume
 
 # Time per item above this counts as an idle gap in totals (the per-item value is kept as is).
 IDLE_CAP_SECONDS = 300.0
@@ -122,6 +123,17 @@ def annotation_screen(
     that it is shown now (for the server-side time per item)."""
     now = now or timezone.now()
     assignment = _assignment_for(assignment_id, annotator)
+    if assignment.status == Assignment.Status.EXPIRED or (
+        assignment.status == Assignment.Status.ACTIVE
+        and assignment.expires_at is not None
+        and assignment.expires_at < now
+    ):
+        # Back after the hold ran out: return it to the pool and re-claim a slot if one is free
+        # (extra queries only on this rare path).
+        try:
+            assignment = assignment_resume(assignment=assignment, now=now)
+        except TaskError as exc:
+            raise JudgmentError("not_active", str(exc), 409) from None
     task = assignment.task
     config = task.config
     if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):

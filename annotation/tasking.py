@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core import signing
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 from django.utils.text import slugify
@@ -338,17 +338,63 @@ def task_assign_next(
 def task_assign(
     *, task: Task, annotator: AbstractBaseUser, now: datetime | None = None
 ) -> Assignment:
-    """Push: an organizer gives a task to an annotator (no expiry)."""
+    """Push: an organizer gives a task to an annotator (no expiry). Holds that have expired
+    are returned to the pool first, so their slots can be given; an annotator whose own hold on
+    the task expired (or who released it) gets that assignment back, with their answers."""
     now = now or timezone.now()
+    assignments_expire(now=now)
     with transaction.atomic():
-        if Assignment.objects.filter(task=task, annotator=annotator).exists():
+        existing = (
+            Assignment.objects.select_for_update().filter(task=task, annotator=annotator).first()
+        )
+        if existing is not None and existing.status in (
+            Assignment.Status.ACTIVE,
+            Assignment.Status.DONE,
+        ):
             raise TaskError(f"{annotator} already has this task.")
         if not _claim_slot(task.pk):
             raise TaskError("This task already has all the annotators it needs.")
         task.config.campaign.annotators.add(annotator)
+        if existing is not None:
+            existing.status = Assignment.Status.ACTIVE
+            existing.origin = Assignment.Origin.PUSH
+            existing.claimed_at = now
+            existing.expires_at = None
+            existing.save(update_fields=["status", "origin", "claimed_at", "expires_at"])
+            return existing
         return Assignment.objects.create(
             task=task, annotator=annotator, origin=Assignment.Origin.PUSH, claimed_at=now
         )
+
+
+def assignment_resume(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
+    """An annotator comes back to a task whose hold expired (or is past its time): they get it
+    back if the task still has a free slot, with a fresh hold; otherwise a ``TaskError`` that
+    says why. The judgments made so far are kept either way."""
+    now = now or timezone.now()
+    assignments_expire(now=now)
+    with transaction.atomic():
+        row = (
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("task__config__campaign")
+            .get(pk=assignment.pk)
+        )
+        if row.status in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
+            return row
+        if row.status != Assignment.Status.EXPIRED:
+            raise TaskError(_("You gave this task back; take a task again from My tasks."))
+        if not _claim_slot(row.task_id):
+            raise TaskError(
+                _(
+                    "Your hold on this task expired and other annotators have taken all its "
+                    "places. Your answers so far are kept; take another task from My tasks."
+                )
+            )
+        row.status = Assignment.Status.ACTIVE
+        row.expires_at = _hold_until(row.task.config, now)
+        row.save(update_fields=["status", "expires_at"])
+    logger.info("assignment %s resumed after its hold expired", row.pk)
+    return row
 
 
 def assignment_release(*, assignment: Assignment) -> None:
@@ -369,7 +415,8 @@ class OpenConfig:
 
 def configs_for_annotator(*, annotator: AbstractBaseUser) -> list[OpenConfig]:
     """Protocol configs of the active campaigns the user annotates, with how many tasks they
-    could still take (a free slot and no assignment of theirs)."""
+    could still take: a free slot, and no assignment of theirs or only one whose hold expired
+    (``task_assign_next`` resumes those). Call ``assignments_expire`` first for fresh counts."""
     configs = list(
         ProtocolConfig.objects.filter(
             campaign__annotators=annotator, campaign__status=Campaign.Status.ACTIVE
@@ -379,9 +426,12 @@ def configs_for_annotator(*, annotator: AbstractBaseUser) -> list[OpenConfig]:
     )
     result = []
     for config in configs:
+        taken = Assignment.objects.filter(task=OuterRef("pk"), annotator=annotator).exclude(
+            status=Assignment.Status.EXPIRED
+        )
         free = (
             Task.objects.filter(config=config, slots_taken__lt=F("annotations_needed"))
-            .exclude(assignments__annotator=annotator)
+            .exclude(Exists(taken))
             .count()
         )
         result.append(OpenConfig(config, free))
