@@ -8,6 +8,10 @@ tables with a handful of ``values_list`` queries and numpy, then analysed by
 database ids to codes and back, applies the organizer's include/exclude decisions, and turns the
 core's arrays into small dataclasses for templates, reports and JSON.
 
+Annotator QC runs on both kinds: the bad-reference test on scores for 1–5 and 0–100 criteria,
+on ranks for rankings (a degraded output ranked worse than its original); annotators who fail
+are left out of the aggregates by default, with the same settings and organizer decisions.
+
 Item types come from ``ItemOutput.kind``: a system output on a real item is REAL, ``repeat`` is
 REPEAT, ``bad_ref`` is BAD_REF, ``reference`` is REFERENCE. A QC row's original is the same
 annotator's value, on the same criterion, of the output that ``ItemOutput.original`` names.
@@ -49,16 +53,18 @@ from annotation.stats import (
     Judgments,
     Normalised,
     RankingAnalysis,
+    RankingQC,
     ScoreAnalysis,
     analyse_rankings,
     analyse_scores,
     annotator_qc,
     link_originals,
     normalise,
-    time_on_task,
+    pairwise_comparisons,
+    ranking_qc,
 )
 from annotation.stats.normalisation import Basis, Space
-from annotation.stats.qc import QCSpace, QCTest
+from annotation.stats.qc import QCSpace, QCTest, RankSpace
 from annotation.stats.systems import SignificanceTest
 
 IntArray = npt.NDArray[np.int64]
@@ -66,6 +72,7 @@ FloatArray = npt.NDArray[np.float64]
 
 QC_TESTS: tuple[QCTest, ...] = ("paired_t", "wilcoxon", "mannwhitney")
 QC_SPACES: tuple[QCSpace, ...] = ("raw", "z")
+RANK_SPACES: tuple[RankSpace, ...] = ("rank", "normalised_rank")
 BASES: tuple[Basis, ...] = ("real_and_repeat", "all")
 SPACES: tuple[Space, ...] = ("raw", "shifted", "z")
 SIGNIFICANCE_TESTS: tuple[SignificanceTest, ...] = (
@@ -124,14 +131,18 @@ class AnalysisSettings:
     """What an organizer can choose; every field is reported beside the results.
 
     Attributes:
-        qc_test: the bad-reference test: "paired_t" (default), "wilcoxon" or "mannwhitney".
-        qc_space: the scores the test runs on: "raw" or "z".
+        qc_test: the bad-reference test: "paired_t" (default), "wilcoxon" or "mannwhitney"
+            (score and ranking criteria alike).
+        qc_space: the scores the test runs on: "raw" or "z" (score criteria).
+        ranking_qc_space: what the test compares on ranking criteria: the "rank" (default) or
+            the "normalised_rank" (r − 1)/(k − 1) on a screen of k outputs.
         threshold: an annotator passes when p ≤ threshold.
         basis: the rows annotator means and SDs come from: "real_and_repeat" or "all".
         idle_cap: the most seconds one screen counts for in time on task.
         include_failed: keep annotators who failed QC in the system scores.
         exclude_untested: leave out annotators the test could not judge (fewer than two
-            bad-reference pairs); by default they stay in, flagged "untested".
+            bad-reference pairs; on rankings, bad references on screens where every output was
+            degraded do not count); by default they stay in, flagged "untested".
         space: the score space of system scores, intervals and significance: raw, shifted, z.
         test: pairwise significance between systems (score protocols).
         alpha: significance level of the clusters.
@@ -144,6 +155,7 @@ class AnalysisSettings:
 
     qc_test: QCTest = "paired_t"
     qc_space: QCSpace = "raw"
+    ranking_qc_space: RankSpace = "rank"
     threshold: float = 0.05
     basis: Basis = "real_and_repeat"
     idle_cap: float = 300.0
@@ -408,6 +420,10 @@ class AnnotatorResult:
     mean: float | None
     sd: float | None
     degenerate: bool
+    # Rankings only: bad references left out of the test because every output of their screen
+    # was degraded, and the mean Kendall τ_b between repeated and original screens.
+    qc_uninformative: int = 0
+    repeats_kendall_tau: float | None = None
 
 
 @dataclass(frozen=True)
@@ -627,18 +643,18 @@ class CriterionQC:
     """Who passed QC on one criterion and whose judgments enter the aggregates.
 
     Attributes:
-        statuses: "passed", "failed" or "untested" per annotator code (always "untested" for
-            ranking criteria: the bad-reference test needs scores).
+        statuses: "passed", "failed" or "untested" per annotator code (the bad-reference test
+            on scores, or on ranks for ranking criteria).
         included: per annotator code: the QC verdict (failed annotators out unless
             ``include_failed``, untested ones in unless ``exclude_untested``), overridden by
             the organizer's decision where there is one.
-        qc: the core's QC result (None for rankings).
+        qc: the core's QC result (:class:`AnnotatorQC`, or :class:`RankingQC` for rankings).
         normalised: mean-shifted and z-scores of every row (None for rankings).
     """
 
     statuses: list[str]
     included: npt.NDArray[np.bool_]
-    qc: AnnotatorQC | None
+    qc: AnnotatorQC | RankingQC
     normalised: Normalised | None
 
 
@@ -650,10 +666,17 @@ def criterion_qc(
 ) -> CriterionQC:
     """QC verdicts, the include mask and the normalised scores of one criterion."""
     judgments = table.judgments
+    qc: AnnotatorQC | RankingQC
+    normalised: Normalised | None
     if table.is_ranking:
-        statuses = [QC_UNTESTED] * judgments.n_annotators
-        default = np.ones(judgments.n_annotators, dtype=bool)
-        qc = None
+        qc = ranking_qc(
+            judgments,
+            comparisons=pairwise_comparisons(judgments),
+            test=settings.qc_test,
+            space=settings.ranking_qc_space,
+            threshold=settings.threshold,
+            idle_cap=settings.idle_cap,
+        )
         normalised = None
     else:
         qc = annotator_qc(
@@ -666,17 +689,16 @@ def criterion_qc(
             idle_cap=settings.idle_cap,
         )
         normalised = normalise(judgments, basis=settings.basis)
-        statuses = qc_statuses(qc.bad_reference.p_value, qc.passed)
-        default = np.array(
-            [
-                status == QC_PASSED
-                or (status == QC_FAILED and settings.include_failed)
-                or (status == QC_UNTESTED and not settings.exclude_untested)
-                for status in statuses
-            ],
-            dtype=bool,
-        )
-    included = default.copy()
+    statuses = qc_statuses(qc.bad_reference.p_value, qc.passed)
+    included = np.array(
+        [
+            status == QC_PASSED
+            or (status == QC_FAILED and settings.include_failed)
+            or (status == QC_UNTESTED and not settings.exclude_untested)
+            for status in statuses
+        ],
+        dtype=bool,
+    )
     for code, annotator_id in enumerate(table.annotator_ids.tolist()):
         decision = decisions.get(annotator_id)
         if decision is not None:
@@ -899,9 +921,16 @@ def _ranking_analysis(
 ) -> CriterionAnalysis:
     judgments = table.judgments
     definition = table.definition
-    include = criterion_qc(table=table, settings=settings, decisions=names.decisions).included
+    # As for scores: the include mask (QC verdicts and decisions) goes to the whole analysis,
+    # which runs the same QC again inside so that its result is self-contained.
+    verdicts = criterion_qc(table=table, settings=settings, decisions=names.decisions)
+    include = verdicts.included
     result = analyse_rankings(
         judgments,
+        qc_test=settings.qc_test,
+        qc_space=settings.ranking_qc_space,
+        threshold=settings.threshold,
+        idle_cap=settings.idle_cap,
         include=include,
         alpha=settings.alpha,
         n_bootstrap=settings.ranking_bootstrap,
@@ -919,7 +948,7 @@ def _ranking_analysis(
         n_rows=len(judgments),
         n_annotators=judgments.n_annotators,
         n_segments=judgments.n_segments,
-        annotators=_ranking_annotators(table, result, include, names),
+        annotators=_ranking_annotators(table, result, verdicts.statuses, names),
         systems=_ranking_systems(table, result, include, names),
         agreement=[
             _kappa("inter-annotator κ", result.inter_kappa),
@@ -928,6 +957,13 @@ def _ranking_analysis(
         significance=_significance(table, result.significance, result.clusters, names, settings),
         method={
             "analysis": "annotation.stats.analyse_rankings",
+            "qc_test": settings.qc_test,
+            "qc_space": settings.ranking_qc_space,
+            "threshold": settings.threshold,
+            "idle_cap": settings.idle_cap,
+            "include_failed": settings.include_failed,
+            "exclude_untested": settings.exclude_untested,
+            "repeat_agreement": "identical order share; mean Kendall tau-b",
             "order": "expected_wins",
             "significance_test": "sign",
             "alpha": settings.alpha,
@@ -942,10 +978,13 @@ def _ranking_analysis(
 
 
 def _ranking_annotators(
-    table: CriterionTable, result: RankingAnalysis, include: Any, names: Names
+    table: CriterionTable, result: RankingAnalysis, statuses: list[str], names: Names
 ) -> list[AnnotatorResult]:
     judgments = table.judgments
-    time = time_on_task(judgments)
+    qc = result.qc
+    bad = qc.bad_reference
+    repeats = qc.repeats
+    time = qc.time
     rows = np.bincount(judgments.annotator, minlength=judgments.n_annotators)
     annotators = []
     for code, annotator_id in enumerate(table.annotator_ids.tolist()):
@@ -956,19 +995,20 @@ def _ranking_annotators(
                 username=names.usernames.get(annotator_id, ""),
                 pseudonym=names.pseudonyms.get(annotator_id, ""),
                 n_rows=int(rows[code]),
-                qc_status=QC_UNTESTED,
-                qc_n=0,
-                qc_statistic=None,
-                qc_p=None,
-                qc_mean_difference=None,
+                qc_status=statuses[code],
+                qc_n=int(bad.n[code]),
+                qc_statistic=_number(bad.statistic[code]),
+                qc_p=_number(bad.p_value[code]),
+                qc_mean_difference=_number(bad.mean_difference[code]),
                 decision=None if decision is None else decision.included,
                 decision_reason="" if decision is None else decision.reason,
-                included=bool(include[code]),
-                repeats_n=int(result.repeats.n[code]),
-                repeats_share_within=_number(result.repeats.share_same[code]),
+                included=bool(result.included[code]),
+                # Rankings: repeated screens, and the share ranked in exactly the same order.
+                repeats_n=int(repeats.n_screens[code]),
+                repeats_share_within=_number(repeats.share_identical[code]),
                 repeats_pearson=None,
-                references_n=0,
-                references_mean=None,
+                references_n=int(qc.references.n[code]),
+                references_mean=_number(qc.references.mean[code]),
                 time_seconds=float(time.seconds[code]),
                 n_screens=int(time.n_screens[code]),
                 n_unknown_time=int(time.n_unknown[code]),
@@ -976,6 +1016,8 @@ def _ranking_annotators(
                 mean=None,
                 sd=None,
                 degenerate=False,
+                qc_uninformative=int(bad.n_uninformative[code]),
+                repeats_kendall_tau=_number(repeats.kendall_tau[code]),
             )
         )
     return annotators

@@ -8,7 +8,8 @@ frozen dataclasses of arrays indexed by annotator code or system code. See
 Modules:
     judgments      the input table, item types, ``link_originals``
     normalisation  mean shift, z-scores, segment scores
-    qc             bad-reference tests, repeat consistency, reference means, time on task
+    qc             bad-reference tests (scores and ranks), repeat consistency, reference means,
+                   time on task
     agreement      Krippendorff's α (interval, ordinal), Cohen's κ on ranking comparisons
     rankings       pairwise comparisons, "no worse than others", Expected Wins, TrueSkill
     systems        system scores with t and bootstrap CIs, pairwise significance, WMT clusters
@@ -39,12 +40,16 @@ from annotation.stats.qc import (
     TOLERANCE_1_TO_5,
     AnnotatorQC,
     BadReferenceTest,
+    RankingBadReferenceTest,
+    RankingQC,
     RankingRepeatConsistency,
     ReferenceScores,
     RepeatConsistency,
     TimeOnTask,
     annotator_qc,
     bad_reference_test,
+    ranking_bad_reference_test,
+    ranking_qc,
     ranking_repeat_consistency,
     reference_scores,
     repeat_consistency,
@@ -90,6 +95,8 @@ __all__ = [
     "PairwiseCounts",
     "PairwiseSignificance",
     "RankingAnalysis",
+    "RankingBadReferenceTest",
+    "RankingQC",
     "RankingRepeatConsistency",
     "ReferenceScores",
     "RepeatConsistency",
@@ -114,7 +121,9 @@ __all__ = [
     "pairwise_comparisons",
     "pairwise_counts",
     "pairwise_significance",
+    "ranking_bad_reference_test",
     "ranking_kappa",
+    "ranking_qc",
     "ranking_repeat_consistency",
     "reference_scores",
     "repeat_consistency",

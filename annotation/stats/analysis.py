@@ -2,8 +2,8 @@
 
 Scores (1–5, 0–100): QC → normalisation → system scores of the annotators who passed →
 pairwise significance → clusters, plus inter- and intra-annotator α.
-Rankings: comparisons → "no worse than others", Expected Wins, TrueSkill, sign-test clusters,
-plus inter- and intra-annotator κ.
+Rankings: QC on ranks → comparisons of the annotators who were not caught → "no worse than
+others", Expected Wins, TrueSkill, sign-test clusters, plus inter- and intra-annotator κ.
 
 Each step is a public function of its own module; these two only fix the order and the defaults,
 so that the web app, the Celery task and the benchmark run the same analysis.
@@ -32,9 +32,11 @@ from annotation.stats.qc import (
     AnnotatorQC,
     QCSpace,
     QCTest,
+    RankingQC,
     RankingRepeatConsistency,
+    RankSpace,
     annotator_qc,
-    ranking_repeat_consistency,
+    ranking_qc,
 )
 from annotation.stats.rankings import (
     Comparisons,
@@ -149,8 +151,11 @@ def analyse_scores(
 
 @dataclass(frozen=True)
 class RankingAnalysis:
-    """Everything :func:`analyse_rankings` computed (REAL comparisons for the rankings)."""
+    """Everything :func:`analyse_rankings` computed (REAL comparisons for the rankings);
+    ``included`` marks the annotators whose judgments entered the rankings."""
 
+    qc: RankingQC
+    included: BoolArray
     comparisons: Comparisons
     no_worse: NoWorseShares
     expected_wins: ExpectedWins
@@ -166,6 +171,12 @@ class RankingAnalysis:
 def analyse_rankings(
     judgments: Judgments,
     *,
+    qc_test: QCTest = "paired_t",
+    qc_space: RankSpace = "rank",
+    threshold: float = DEFAULT_THRESHOLD,
+    idle_cap: float = DEFAULT_IDLE_CAP,
+    include_failed: bool = False,
+    include_untested: bool = True,
     include: BoolArray | None = None,
     alpha: float = DEFAULT_ALPHA,
     chance: Chance = "tie_rate",
@@ -176,22 +187,37 @@ def analyse_rankings(
 ) -> RankingAnalysis:
     """Analyse the judgments of a ranking protocol (``score`` = rank, 1 = best).
 
-    Systems are ordered by Expected Wins; clusters use the one-sided sign test on the pairwise
-    wins and losses. ``include`` (per annotator code) restricts the annotators for the rankings;
-    agreement always uses everyone.
+    QC first (:func:`~annotation.stats.qc.ranking_qc`: degraded outputs ranked worse than their
+    originals, ``qc_test`` on ``qc_space`` at ``threshold``). Annotators who failed the test
+    are left out of the rankings unless ``include_failed``; annotators the test could not judge
+    (no informative bad reference, as in campaigns without them) stay in unless
+    ``include_untested`` is False; an explicit ``include`` mask per annotator code (an
+    organizer's decision) overrides both. Systems are ordered by Expected Wins; clusters use
+    the one-sided sign test on the pairwise wins and losses. Agreement always uses everyone.
     """
     generator, seed = resolve_rng(rng)
     comparisons = pairwise_comparisons(judgments)
-    real = comparisons.item_type == ItemType.REAL
+    qc = ranking_qc(
+        judgments,
+        comparisons=comparisons,
+        test=qc_test,
+        space=qc_space,
+        threshold=threshold,
+        idle_cap=idle_cap,
+    )
     if include is not None:
-        real &= np.asarray(include, dtype=bool)[comparisons.annotator]
-        ranked = judgments.select(np.asarray(include, dtype=bool)[judgments.annotator])
+        included = np.asarray(include, dtype=bool)
     else:
-        ranked = judgments
+        untested = ~np.isfinite(qc.bad_reference.p_value)
+        included = qc.passed | (untested & include_untested) | (~untested & include_failed)
+    real = (comparisons.item_type == ItemType.REAL) & included[comparisons.annotator]
+    ranked = judgments.select(included[judgments.annotator])
     used = comparisons.select(real)
     wins = expected_wins(used)
     significance = comparison_significance(wins.counts)
     return RankingAnalysis(
+        qc=qc,
+        included=included,
         comparisons=comparisons,
         no_worse=no_worse_than_others(ranked),
         expected_wins=wins,
@@ -206,6 +232,6 @@ def analyse_rankings(
         clusters=wmt_clusters(wins.score, significance, alpha=alpha),
         inter_kappa=ranking_kappa(comparisons, kind="inter", chance=chance),
         intra_kappa=ranking_kappa(comparisons, kind="intra", chance=chance),
-        repeats=ranking_repeat_consistency(comparisons, n_annotators=judgments.n_annotators),
+        repeats=qc.repeats,
         seed=seed,
     )

@@ -4,7 +4,9 @@
   (Graham et al. 2013/2017 and the WMT direct-assessment campaigns; Mathur et al. 2019 §4 filter
   annotators this way);
 - repeats: the same output judged twice should get (almost) the same score, the same ranking
-  screen the same order;
+  screen the same order (Kendall τ_b between the two rankings, the share of identical orders);
+- for ranking protocols the bad-reference test compares ranks: a degraded output should be
+  ranked worse than the same annotator ranked its original;
 - references shown as outputs: their mean should be high;
 - time on task: the sum of the screens' durations with idle time capped.
 
@@ -36,6 +38,9 @@ from annotation.stats.rankings import Comparisons
 
 QCTest = Literal["paired_t", "wilcoxon", "mannwhitney"]
 QCSpace = Literal["raw", "z"]
+#: What the ranking bad-reference test compares: the rank r (1 = best) or the rank normalised
+#: by the screen's size, (r − 1)/(k − 1) ∈ [0, 1].
+RankSpace = Literal["rank", "normalised_rank"]
 
 DEFAULT_THRESHOLD = 0.05
 DEFAULT_IDLE_CAP = 300.0
@@ -58,12 +63,22 @@ class QCPairs:
     copy: FloatArray
 
 
-def qc_pairs(judgments: Judgments, item_type: ItemType, values: FloatArray) -> QCPairs:
+def qc_pairs(
+    judgments: Judgments,
+    item_type: ItemType,
+    values: FloatArray,
+    *,
+    where: BoolArray | None = None,
+) -> QCPairs:
     """The (original, copy) pairs of ``item_type`` rows that have an original, in ``values`` space.
 
-    Pairs where either value is not finite (z of a degenerate annotator) are dropped.
+    Pairs where either value is not finite (z of a degenerate annotator) are dropped; ``where``
+    (a mask over rows) restricts the copies further.
     """
-    rows = np.flatnonzero((judgments.item_type == item_type) & (judgments.original >= 0))
+    wanted = (judgments.item_type == item_type) & (judgments.original >= 0)
+    if where is not None:
+        wanted &= where
+    rows = np.flatnonzero(wanted)
     original = values[judgments.original[rows]]
     copy = values[rows]
     keep = np.isfinite(original) & np.isfinite(copy)
@@ -80,19 +95,21 @@ class BadReferenceTest:
 
     Attributes:
         test: "paired_t", "wilcoxon" (signed-rank) or "mannwhitney" (unpaired U).
-        space: "raw" or "z": the scores the test was run on.
+        space: "raw" or "z": the scores the test was run on ("rank" or "normalised_rank" for
+            :func:`ranking_bad_reference_test`).
         threshold: the p-value at or below which an annotator passes.
         n: matched (original, bad reference) pairs per annotator.
         statistic: t (paired t), the signed-rank statistic W⁺ (Wilcoxon) or U of the originals
             (Mann–Whitney), as scipy reports them; NaN when not computable.
         p_value: one-sided p-value; NaN when the test cannot be computed (fewer than two pairs, or
             no non-zero difference).
-        mean_difference: mean of (original − bad reference).
+        mean_difference: mean of (original − bad reference); for ranks, mean of
+            (rank of the bad reference − rank of the original): positive is as expected.
         passed: ``p_value <= threshold``; an annotator without a p-value does not pass.
     """
 
     test: QCTest
-    space: QCSpace
+    space: QCSpace | RankSpace
     threshold: float
     n: IntArray
     statistic: FloatArray
@@ -132,15 +149,7 @@ def bad_reference_test(
     else:
         raise ValueError(f"unknown QC score space {space!r}; use 'raw' or 'z'")
     pairs = qc_pairs(judgments, ItemType.BAD_REF, values)
-    n_annotators = judgments.n_annotators
-    difference = pairs.original - pairs.copy
-    mean_difference, sd_difference, n = group_mean_sd(pairs.annotator, difference, n_annotators)
-    if test == "paired_t":
-        statistic, p_value = _paired_t(mean_difference, sd_difference, n)
-    else:
-        scipy_test = _wilcoxon if test == "wilcoxon" else _mannwhitney
-        statistic, p_value = _per_annotator(pairs, n_annotators, scipy_test)
-    passed = p_value <= threshold  # NaN compares False: no evidence, no pass
+    n, statistic, p_value, mean_difference = _one_sided(pairs, judgments.n_annotators, test)
     return BadReferenceTest(
         test=test,
         space=space,
@@ -149,7 +158,86 @@ def bad_reference_test(
         statistic=statistic,
         p_value=p_value,
         mean_difference=mean_difference,
-        passed=passed,
+        passed=p_value <= threshold,  # NaN compares False: no evidence, no pass
+    )
+
+
+def _one_sided(
+    pairs: QCPairs, n_annotators: int, test: QCTest
+) -> tuple[IntArray, FloatArray, FloatArray, FloatArray]:
+    """n, statistic, p and mean difference per annotator of H₁: ``original`` > ``copy``."""
+    difference = pairs.original - pairs.copy
+    mean_difference, sd_difference, n = group_mean_sd(pairs.annotator, difference, n_annotators)
+    if test == "paired_t":
+        statistic, p_value = _paired_t(mean_difference, sd_difference, n)
+    else:
+        scipy_test = _wilcoxon if test == "wilcoxon" else _mannwhitney
+        statistic, p_value = _per_annotator(pairs, n_annotators, scipy_test)
+    return n, statistic, p_value, mean_difference
+
+
+@dataclass(frozen=True)
+class RankingBadReferenceTest(BadReferenceTest):
+    """:class:`BadReferenceTest` on ranks, plus the pairs that could not take part.
+
+    ``n_uninformative`` counts, per annotator, bad references whose screen held nothing but bad
+    references: every output was degraded, so their ranks say nothing about the degradation
+    (the screen is ranked relative to itself) and they are left out of the test.
+    """
+
+    n_uninformative: IntArray
+
+
+def ranking_bad_reference_test(
+    judgments: Judgments,
+    *,
+    test: QCTest = "paired_t",
+    space: RankSpace = "rank",
+    threshold: float = DEFAULT_THRESHOLD,
+) -> RankingBadReferenceTest:
+    """Per annotator, test H₁: a degraded output is ranked worse than its original (one-sided).
+
+    For ranking protocols ``score`` is the rank on the screen (1 = best). Each BAD_REF row is
+    paired with the rank the same annotator gave the original output on the original screen;
+    with r the rank (``space="rank"``) or (r − 1)/(k − 1) on a screen of k outputs
+    (``space="normalised_rank"``, so screens of different sizes weigh alike; a screen of one
+    output has no normalised rank), d_i = r_bad − r_original and
+
+    - "paired_t" (default): ``scipy.stats.ttest_rel(r_bad, r_original, alternative="greater")``;
+    - "wilcoxon": ``scipy.stats.wilcoxon(r_bad, r_original, alternative="greater")``;
+    - "mannwhitney": ``scipy.stats.mannwhitneyu(r_bad, r_original, alternative="greater")``.
+
+    (The core runs the score protocols' test on −r, "originals score higher", which gives
+    exactly these statistics and p-values.) Only bad references on a screen that also shows
+    an output that is not degraded (a repeat or a real output) are informative; the others
+    are counted in ``n_uninformative``.
+    """
+    if test not in ("paired_t", "wilcoxon", "mannwhitney"):
+        raise ValueError(f"unknown QC test {test!r}; use 'paired_t', 'wilcoxon' or 'mannwhitney'")
+    if space not in ("rank", "normalised_rank"):
+        raise ValueError(f"unknown rank space {space!r}; use 'rank' or 'normalised_rank'")
+    _, screen, size = np.unique(judgments.screen, return_inverse=True, return_counts=True)
+    rank = judgments.score
+    if space == "normalised_rank":
+        k = size[screen].astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rank = np.where(k > 1, (rank - 1.0) / (k - 1.0), np.nan)
+    bad = judgments.item_type == ItemType.BAD_REF
+    intact = np.bincount(screen[~bad], minlength=size.shape[0])
+    informative = intact[screen] > 0
+    pairs = qc_pairs(judgments, ItemType.BAD_REF, -rank, where=informative)
+    n, statistic, p_value, mean_difference = _one_sided(pairs, judgments.n_annotators, test)
+    linked = bad & (judgments.original >= 0) & ~informative
+    return RankingBadReferenceTest(
+        test=test,
+        space=space,
+        threshold=threshold,
+        n=n,
+        statistic=statistic,
+        p_value=p_value,
+        mean_difference=mean_difference,
+        passed=p_value <= threshold,
+        n_uninformative=group_count(judgments.annotator[linked], judgments.n_annotators),
     )
 
 
@@ -260,32 +348,79 @@ def grouped_pearson(keys: IntArray, x: FloatArray, y: FloatArray, n_groups: int)
 class RankingRepeatConsistency:
     """Per-annotator agreement of repeated ranking screens with their originals.
 
-    ``n`` counts the pairwise comparisons on REPEAT screens that have an original, ``n_same``
-    those with the same outcome (better, worse or tie) as on the original screen;
+    Pairwise: ``n`` counts the pairwise comparisons on REPEAT screens that have an original,
+    ``n_same`` those with the same outcome (better, worse or tie) as on the original screen;
     ``share_same = n_same / n`` (NaN when n = 0).
+
+    Per screen (the outputs of a repeated screen that have an original, ranked twice):
+    ``n_screens`` repeated screens with at least one such pair, ``n_identical`` of them ranked
+    in exactly the same order (every pair's outcome, ties included, as on the original screen),
+    ``share_identical = n_identical / n_screens``; ``kendall_tau`` = mean over screens of
+    Kendall's τ_b between the original and the repeated ranks (``scipy.stats.kendalltau``),
+    ``n_tau`` the screens where τ_b is defined (neither ranking all ties).
     """
 
     n: IntArray
     n_same: IntArray
     share_same: FloatArray
+    n_screens: IntArray
+    n_identical: IntArray
+    share_identical: FloatArray
+    n_tau: IntArray
+    kendall_tau: FloatArray
 
 
 def ranking_repeat_consistency(
     comparisons: Comparisons, *, n_annotators: int
 ) -> RankingRepeatConsistency:
-    """For ranking protocols: how often each annotator repeated the order of every pair.
+    """For ranking protocols: how often each annotator repeated the order of a screen.
 
-    The per-annotator counterpart of the intra-annotator κ
-    (:func:`annotation.stats.agreement.ranking_kappa` with ``kind="intra"``).
+    Pairwise shares are the per-annotator counterpart of the intra-annotator κ
+    (:func:`annotation.stats.agreement.ranking_kappa` with ``kind="intra"``). Per repeated
+    screen, with C (D) the pairs ordered the same (opposite) way on both screens, n₀ the pairs,
+    n₁ (n₂) the pairs tied on the repeat (original): τ_b = (C − D) / √((n₀ − n₁)(n₀ − n₂)).
+    Vectorised over comparisons with ``bincount``.
     """
     repeats = (comparisons.item_type == ItemType.REPEAT) & comparisons.has_original
     annotator = comparisons.annotator[repeats]
-    same = comparisons.outcome[repeats] == comparisons.original_outcome[repeats]
+    outcome = comparisons.outcome[repeats].astype(np.int64)
+    original = comparisons.original_outcome[repeats].astype(np.int64)
+    same = outcome == original
     n = group_count(annotator, n_annotators)
     n_same = group_count(annotator[same], n_annotators)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(n > 0, n_same / np.maximum(n, 1), np.nan)
-    return RankingRepeatConsistency(n=n, n_same=n_same, share_same=share)
+
+    screens, screen = np.unique(comparisons.screen[repeats], return_inverse=True)
+    n_groups = screens.shape[0]
+    pairs = np.bincount(screen, minlength=n_groups)
+    agreeing = np.bincount(screen[same], minlength=n_groups)
+    product = outcome * original
+    concordant = np.bincount(screen[product > 0], minlength=n_groups)
+    discordant = np.bincount(screen[product < 0], minlength=n_groups)
+    tied_repeat = np.bincount(screen[outcome == 0], minlength=n_groups)
+    tied_original = np.bincount(screen[original == 0], minlength=n_groups)
+    denominator = (pairs - tied_repeat) * (pairs - tied_original)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = np.where(denominator > 0, (concordant - discordant) / np.sqrt(denominator), np.nan)
+    screen_annotator = np.zeros(n_groups, dtype=np.int64)
+    screen_annotator[screen] = annotator
+    n_screens = group_count(screen_annotator, n_annotators)
+    n_identical = group_count(screen_annotator[agreeing == pairs], n_annotators)
+    defined = np.isfinite(tau)
+    mean_tau, _, n_tau = group_mean_sd(screen_annotator[defined], tau[defined], n_annotators)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share_identical = np.where(n_screens > 0, n_identical / np.maximum(n_screens, 1), np.nan)
+    return RankingRepeatConsistency(
+        n=n,
+        n_same=n_same,
+        share_same=share,
+        n_screens=n_screens,
+        n_identical=n_identical,
+        share_identical=share_identical,
+        n_tau=n_tau,
+        kendall_tau=mean_tau,
+    )
 
 
 @dataclass(frozen=True)
@@ -377,6 +512,46 @@ def annotator_qc(
             judgments, test=test, space=space, threshold=threshold, basis=basis
         ),
         repeats=repeat_consistency(judgments, tolerance=tolerance),
+        references=reference_scores(judgments),
+        time=time_on_task(judgments, idle_cap=idle_cap),
+    )
+
+
+@dataclass(frozen=True)
+class RankingQC:
+    """Everything QC says about each annotator of a ranking protocol; ``passed`` is the
+    bad-reference verdict on ranks. ``references`` holds the mean rank (1 = best) that the
+    annotator gave references shown as outputs (expected near 1)."""
+
+    bad_reference: RankingBadReferenceTest
+    repeats: RankingRepeatConsistency
+    references: ReferenceScores
+    time: TimeOnTask
+
+    @property
+    def passed(self) -> BoolArray:
+        """Annotators whose bad-reference test passed (indexed by annotator code)."""
+        return self.bad_reference.passed
+
+
+def ranking_qc(
+    judgments: Judgments,
+    *,
+    comparisons: Comparisons,
+    test: QCTest = "paired_t",
+    space: RankSpace = "rank",
+    threshold: float = DEFAULT_THRESHOLD,
+    idle_cap: float = DEFAULT_IDLE_CAP,
+) -> RankingQC:
+    """All annotator QC of a ranking protocol: :func:`ranking_bad_reference_test`,
+    :func:`ranking_repeat_consistency` (on ``comparisons``, those of
+    :func:`~annotation.stats.rankings.pairwise_comparisons` of the same table),
+    :func:`reference_scores` (mean ranks) and :func:`time_on_task`."""
+    return RankingQC(
+        bad_reference=ranking_bad_reference_test(
+            judgments, test=test, space=space, threshold=threshold
+        ),
+        repeats=ranking_repeat_consistency(comparisons, n_annotators=judgments.n_annotators),
         references=reference_scores(judgments),
         time=time_on_task(judgments, idle_cap=idle_cap),
     )

@@ -8,7 +8,9 @@ random. Bad references are perceived ``degradation`` lower than their originals,
 ``reference_bonus`` higher than the best system.
 
 Rankings: screens of ``screen_size`` outputs of different systems on one segment, ranked by the
-perceived 1–5 quality (equal scores tie); every 20th screen is repeated later in the task.
+perceived 1–5 quality (equal scores tie); every 20th screen is repeated later in the task, and
+with ``degradation`` another copies an earlier screen with one output degraded (a bad
+reference, the other outputs repeats).
 """
 
 from __future__ import annotations
@@ -139,11 +141,17 @@ def synthetic_rankings(
     careless: npt.ArrayLike = (),
     quality_spread: float = 1.5,
     noise: float = 0.8,
+    degradation: float = 0.0,
     seed: int = 0,
 ) -> SyntheticCampaign:
     """A relative-ranking campaign: each screen ranks ``screen_size`` different systems' outputs
     of one segment (1 = best, ties share the better rank). Every 20th screen of an annotator is
-    a REPEAT of the screen 10 before it (same outputs, fresh perception noise)."""
+    a REPEAT of the screen 10 before it (same outputs, fresh perception noise).
+
+    With ``degradation > 0`` every 10th screen (positions 14, 24, 34, …) copies the screen 7
+    before it with one output, in a random slot, a bad reference that a
+    diligent annotator perceives ``degradation`` points lower (on the 1–5 scale); the others are
+    REPEAT rows. Without it the draws are those of earlier versions (same seed, same table)."""
     rng = np.random.default_rng(seed)
     careless_mask = np.zeros(n_annotators, dtype=bool)
     careless_mask[np.asarray(careless, dtype=np.int64)] = True
@@ -158,7 +166,9 @@ def synthetic_rankings(
     # k distinct systems per screen: the first k of a random permutation.
     screen_systems = np.argsort(rng.random((n_screens, n_systems)), axis=1)[:, :screen_size]
     is_repeat = (screen_position % 20 == 19) & (screen_position >= 10)
+    is_bad = (screen_position % 10 == 4) & (screen_position >= 10) & (degradation > 0)
     source = np.where(is_repeat, np.arange(n_screens) - 10, np.arange(n_screens))
+    source = np.where(is_bad, np.arange(n_screens) - 7, source)
     screen_segment = screen_segment[source]
     screen_systems = screen_systems[source]
 
@@ -167,17 +177,26 @@ def synthetic_rankings(
     segment = np.repeat(screen_segment, screen_size)
     system = screen_systems.ravel()
     latent = quality[system] + difficulty[segment] + leniency[annotator]
+    degraded = np.zeros(n_screens * screen_size, dtype=bool)
+    if degradation > 0:
+        slot = rng.integers(0, screen_size, n_screens)
+        degraded = (np.repeat(is_bad, screen_size)) & (
+            np.tile(np.arange(screen_size), n_screens) == np.repeat(slot, screen_size)
+        )
+        latent = latent - degradation * degraded
     perceived = np.clip(np.round(3.0 + latent + rng.normal(0.0, noise, latent.shape[0])), 1, 5)
     perceived = np.where(careless_mask[annotator], rng.integers(1, 6, latent.shape[0]), perceived)
     table = perceived.reshape(n_screens, screen_size)
     # Rank = 1 + number of outputs on the screen perceived strictly better.
     rank = 1 + (table[:, np.newaxis, :] > table[:, :, np.newaxis]).sum(axis=2)
 
-    item_type = np.repeat(np.where(is_repeat, ItemType.REPEAT, ItemType.REAL), screen_size)
+    copied = is_repeat | is_bad
+    item_type = np.repeat(np.where(copied, ItemType.REPEAT, ItemType.REAL), screen_size)
+    item_type = np.where(degraded, ItemType.BAD_REF, item_type)
     original_screen_row = np.repeat(source * screen_size, screen_size) + np.tile(
         np.arange(screen_size), n_screens
     )
-    original = np.where(item_type == ItemType.REPEAT, original_screen_row, -1)
+    original = np.where(item_type != ItemType.REAL, original_screen_row, -1)
     return SyntheticCampaign(
         judgments=Judgments.from_arrays(
             annotator=annotator,
