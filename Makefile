@@ -17,9 +17,12 @@ run: $(RUN_STAMP)
 	$(BIN)/python manage.py load_demo
 	$(BIN)/python manage.py serve
 
-# Create .venv with everything the tests need (Chromium too), lint, type-check, run the whole suite.
+# Create .venv with everything the tests need (Chromium too), start this machine's PostgreSQL and
+# Redis if they are down, lint, type-check, run the whole suite.
 test: $(TEST_STAMP)
 	scripts/ensure-chromium.sh
+	scripts/ensure-services.sh "$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+	  "$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}"
 	$(MAKE) lint
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 	CELERY_BROKER_URL="$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}" \

