@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Campaign, Segment
 from tests.factories import REF_A, SOURCE, lines, make_user, plain_files
+from tests.test_upload import GOOD_FORMS, campaign_dump, database_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -77,6 +78,61 @@ def test_an_api_upload_error_names_file_and_line_and_stores_nothing(api, owner) 
     body = response.json()
     assert body["problems"][0] == {"file": "src.de", "line": 2, "message": "empty source line"}
     assert not Segment.objects.filter(campaign=campaign).exists()
+
+
+@pytest.mark.parametrize("form", list(GOOD_FORMS))
+def test_every_upload_form_through_the_api_stores_the_same_data(api, owner, form: str) -> None:  # type: ignore[no-untyped-def]
+    def uploaded(files) -> dict[str, object]:  # type: ignore[no-untyped-def]
+        campaign = Campaign.objects.create(
+            name=f"c{Campaign.objects.count()}",
+            source_language="de",
+            target_language="en",
+            owner=owner,
+        )
+        response = api.post(
+            reverse("api-campaign-upload", args=[campaign.id]), multipart(files), format="multipart"
+        )
+        assert response.status_code == 201, response.content
+        return campaign_dump(campaign)
+
+    assert uploaded(GOOD_FORMS[form]()) == uploaded(plain_files())
+
+
+def test_replacing_a_system_through_the_api_needs_replace_true(api, owner) -> None:  # type: ignore[no-untyped-def]
+    campaign = Campaign.objects.create(
+        name="x", source_language="de", target_language="en", owner=owner
+    )
+    url = reverse("api-campaign-upload", args=[campaign.id])
+    assert api.post(url, multipart(plain_files()), format="multipart").status_code == 201
+    again = {"systems": [SimpleUploadedFile("good.opt0.txt", lines(REF_A))]}
+    before = database_snapshot()
+    refused = api.post(url, again, format="multipart")
+    assert refused.status_code == 400
+    assert "replace" in refused.json()["detail"]
+    assert database_snapshot() == before
+    again = {"systems": [SimpleUploadedFile("good.opt0.txt", lines(REF_A))], "replace": "true"}
+    replaced = api.post(url, again, format="multipart")
+    assert replaced.status_code == 201, replaced.content
+    assert replaced.json()["summary"]["systems_replaced"] == ["good"]
+    assert campaign_dump(campaign)["outputs"]["good/opt0"] == REF_A
+
+
+def test_an_oversized_file_through_the_api_is_refused_naming_it(api, owner, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.EVALSITE_UPLOAD_MAX_BYTES = 40
+    campaign = Campaign.objects.create(
+        name="x", source_language="de", target_language="en", owner=owner
+    )
+    before = database_snapshot()
+    response = api.post(
+        reverse("api-campaign-upload", args=[campaign.id]),
+        multipart(plain_files()),
+        format="multipart",
+    )
+    assert response.status_code == 400
+    problem = response.json()["problems"][0]
+    assert problem["file"] == "src.de"
+    assert "the limit is 40 bytes" in problem["message"]
+    assert database_snapshot() == before
 
 
 def test_an_organizer_updates_a_campaign_and_names_co_organizers(

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 import pytest
 from django.apps import apps
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
 
 from annotation.importers import UploadError, UploadFile
 from annotation.models import Campaign, Run, Segment, System, Translation
@@ -28,10 +31,11 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db
 
 
-def database_snapshot() -> dict[str, int]:
-    """Row counts of every model of the app: equal before and after a failed import."""
+def database_snapshot() -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every model of the app, all columns: equal before and after a failed import
+    (so an in-place change, not only an added or lost row, would show)."""
     return {
-        model.__name__: model.objects.count()
+        model.__name__: list(model.objects.order_by("pk").values_list())
         for model in apps.get_app_config("annotation").get_models()
     }
 
@@ -486,6 +490,19 @@ GOOD_FORMS: dict[str, Callable[[], list[UploadFile]]] = {
             "data",
         ),
     ],
+    "TSV with BOM and CRLF": lambda: [
+        UploadFile("all.tsv", b"\xef\xbb\xbf" + tsv(tsv_rows()).replace(b"\n", b"\r\n"), "data")
+    ],
+    "JSONL with BOM and CRLF": lambda: [
+        UploadFile(
+            "all.jsonl", b"\xef\xbb\xbf" + jsonl(jsonl_lines()).replace(b"\n", b"\r\n"), "data"
+        )
+    ],
+    "WMT XML with BOM and CRLF": lambda: [
+        UploadFile(
+            "test.xml", b"\xef\xbb\xbf" + xml_dataset().encode().replace(b"\n", b"\r\n"), "data"
+        )
+    ],
     "plain text with BOM and CRLF": lambda: [
         UploadFile(f.name, b"\xef\xbb\xbf" + f.content.replace(b"\n", b"\r\n"), f.role)
         for f in plain_files()
@@ -532,3 +549,37 @@ def test_replacing_a_system_needs_explicit_confirmation_and_then_replaces_it() -
     system = System.objects.get(campaign=campaign, name="good")
     assert [r.name for r in system.runs.all()] == ["opt0"]
     assert campaign_dump(campaign)["outputs"]["good/opt0"] == REF_A
+
+
+def test_the_upload_page_takes_a_data_file_replaces_on_request_and_names_an_oversized_file(
+    settings,  # type: ignore[no-untyped-def]
+) -> None:
+    owner = make_user("owner", organizer=True)
+    campaign = make_campaign(owner=owner)
+    client = Client()
+    client.force_login(owner)
+    url = reverse("campaign_upload", args=[campaign.id])
+
+    stored = client.post(url, {"data": [SimpleUploadedFile("all.tsv", tsv(tsv_rows()))]})
+    assert stored.status_code == 302
+    assert campaign_dump(campaign)["outputs"]["bad/opt1"] == SYSTEMS[("bad", "opt1")]
+
+    before = database_snapshot()
+    again = client.post(url, {"systems": [SimpleUploadedFile("good.opt0.txt", lines(REF_A))]})
+    assert again.status_code == 400
+    assert "replace" in again.content.decode()
+    assert database_snapshot() == before
+    replaced = client.post(
+        url, {"systems": [SimpleUploadedFile("good.opt0.txt", lines(REF_A))], "replace": "on"}
+    )
+    assert replaced.status_code == 302
+    assert campaign_dump(campaign)["outputs"]["good/opt0"] == REF_A
+
+    settings.EVALSITE_UPLOAD_MAX_BYTES = 40
+    before = database_snapshot()
+    big = client.post(url, {"systems": [SimpleUploadedFile("huge.txt", lines(REF_B))]})
+    assert big.status_code == 400
+    page = big.content.decode()
+    assert "huge.txt" in page
+    assert "the limit is 40 bytes" in page
+    assert database_snapshot() == before
