@@ -66,6 +66,29 @@ VIOLATIONS: dict[str, Callable[..., object]] = {
     "two translations for one run and segment": lambda c, s, r: Translation.objects.create(
         run=r, segment=s, text="again"
     ),
+    "two runs at one position": lambda c, s, r: Run.objects.create(
+        system=r.system, name="another", position=r.position
+    ),
+    "a run without a name": lambda c, s, r: Run.objects.create(
+        system=r.system, name="", position=99
+    ),
+    "two segments with one id in a document": lambda c, s, r: Segment.objects.create(
+        campaign=c,
+        document=s.document,
+        position=999,
+        position_in_document=99,
+        external_id=s.external_id,
+        source="x",
+    ),
+    "a document without an id": lambda c, s, r: Document.objects.create(
+        campaign=c, external_id="", position=99
+    ),
+    "a campaign without a source language": lambda c, s, r: (
+        type(c).objects.filter(pk=c.pk).update(source_language="")
+    ),
+    "a campaign without a target language": lambda c, s, r: (
+        type(c).objects.filter(pk=c.pk).update(target_language="")
+    ),
 }
 
 
