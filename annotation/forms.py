@@ -166,6 +166,16 @@ class ProtocolConfigForm(forms.ModelForm):
                     "modes": ", ".join(str(m.label) for m in protocol.modes),
                 },
             )
+        k = cleaned.get("outputs_per_screen")
+        if protocol and protocol.max_outputs is not None and k and k > protocol.max_outputs:
+            self.add_error(
+                "outputs_per_screen",
+                _(
+                    "%(protocol)s shows at most %(max)d translations per screen, so that every "
+                    "rank is one key (1–%(max)d)."
+                )
+                % {"protocol": protocol.name, "max": protocol.max_outputs},
+            )
         if cleaned.get("fluency_first") and protocol and protocol.key != ADEQUACY_FLUENCY:
             self.add_error("fluency_first", _("Only adequacy and fluency has this option."))
         qc = sum(cleaned.get(f) or 0 for f in ("qc_bad_reference", "qc_repeat", "qc_reference"))

@@ -101,6 +101,8 @@ class Protocol:
     modes: tuple[Mode, ...]
     ranks: bool = False  # answers are ranks 1..k of the shown outputs (ties allowed)
     single_output: bool = False  # one output per screen whatever k says
+    # The most outputs a screen may show: a rank is typed as one digit on the annotation page.
+    max_outputs: int | None = None
     instructions: Any = ""
 
     def mode(self, key: str) -> Mode:
@@ -198,6 +200,7 @@ PROTOCOLS: dict[str, Protocol] = {
         (RANK,),
         (BILINGUAL, MONOLINGUAL),
         ranks=True,
+        max_outputs=9,
         instructions=_(
             "Rank the translations from best (1) to worst. Give two translations the same rank "
             "when they are equally good."

@@ -70,8 +70,22 @@
     group.scrollIntoView({ block: "nearest" });
   }
 
+  // The question that has the keyboard focus (the fieldset or a control inside it); none when the
+  // focus is elsewhere, so digits never change a question the annotator has moved away from.
   function current() {
-    return groups.find((g) => g.classList.contains("focused")) || null;
+    const active = document.activeElement;
+    const group = active && active.closest ? active.closest("fieldset.criterion") : null;
+    return group && groups.includes(group) ? group : null;
+  }
+
+  // Enter on these does what it does anywhere else (follow a link, press a button, open the
+  // instructions, choose in a select); only on a question or the page itself does it submit.
+  function ownsEnter(target) {
+    if (!target || !target.closest) return false;
+    if (target.closest("fieldset.criterion")) return false;
+    return Boolean(
+      target.closest("a[href], button, select, summary, textarea, input, [contenteditable=true]")
+    );
   }
 
   function visibleGroups() {
@@ -206,6 +220,7 @@
     const group = current();
     const key = event.key;
     if (key === "Enter") {
+      if (ownsEnter(event.target)) return;
       event.preventDefault();
       submit();
       return;
@@ -255,7 +270,21 @@
     });
     const range = slider(group);
     if (range) {
-      range.addEventListener("input", () => setValue(group, Number(range.value)));
+      // An unset slider rests at its minimum with the thumb hidden, so a click or tap on the
+      // minimum changes nothing and fires no "input": take the value on release and click too.
+      const take = () => setValue(group, Number(range.value));
+      ["input", "change", "pointerup", "click"].forEach((type) => range.addEventListener(type, take));
+    }
+  });
+  // The highlight follows the focus: it goes when the focus leaves the questions.
+  document.addEventListener("focusin", (event) => {
+    const group = event.target.closest ? event.target.closest("fieldset.criterion") : null;
+    groups.forEach((g) => g.classList.toggle("focused", g === group));
+  });
+  document.addEventListener("focusout", (event) => {
+    const next = event.relatedTarget;
+    if (!next || !next.closest || !next.closest("fieldset.criterion")) {
+      groups.forEach((g) => g.classList.remove("focused"));
     }
   });
   document.addEventListener("keydown", onKey);

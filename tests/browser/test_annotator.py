@@ -216,3 +216,76 @@ def test_a_submit_from_a_stale_window_is_refused_on_screen(
     judgment = Judgment.objects.get(annotator=annotator)
     assert {v for out in judgment.answer.values() for v in out.values()} == {80}
     context.close()
+
+
+def log_in(page, live_server, username: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/my/tasks/")
+
+
+def checked_scores(page) -> int:  # type: ignore[no-untyped-def]
+    return int(page.locator("fieldset.criterion input[type=radio]:checked").count())
+
+
+def test_enter_and_digits_leave_the_pages_own_controls_alone(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    owner = make_user("organizer-d", organizer=True)
+    campaign = campaign_with_arabic(owner)
+    annotator = make_user("keys")
+    campaign.annotators.add(annotator)
+    config = ProtocolConfig.objects.get(campaign=campaign, protocol="adequacy_fluency")
+    assignment = task_assign(task=config.tasks.order_by("position").first(), annotator=annotator)
+    Assignment.objects.filter(pk=assignment.pk).update(items_done=1)
+    log_in(page, live_server, "keys")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+
+    # A digit scores the focused question, then the focus moves on to the next one.
+    page.keyboard.press("3")
+    assert checked_scores(page) == 1
+    # Tab away from the questions to the "Previous item" link: the highlight goes with the
+    # focus, and a digit typed there scores nothing.
+    link = page.locator("a.button", has_text="Previous item")
+    for _ in range(40):
+        if link.evaluate("el => el === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    assert link.evaluate("el => el === document.activeElement")
+    assert page.locator("fieldset.criterion.focused").count() == 0
+    page.keyboard.press("5")
+    assert checked_scores(page) == 1
+    # Enter on the instructions' summary opens or closes them; it does not submit.
+    page.focus(".instructions summary")
+    was_open = page.locator("details.instructions").evaluate("el => el.open")
+    page.keyboard.press("Enter")
+    assert page.locator("details.instructions").evaluate("el => el.open") != was_open
+    assert page.locator("#annotate-error").is_hidden()
+    # Enter on the link follows it instead of submitting the half-answered item.
+    link.focus()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.url.endswith(f"/annotate/{assignment.pk}/1/")
+    assert not Judgment.objects.filter(annotator=annotator, item__position=1).exists()
+
+
+def test_a_click_on_the_minimum_of_an_unset_slider_sets_it(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    owner = make_user("organizer-e", organizer=True)
+    campaign = campaign_with_arabic(owner)
+    annotator = make_user("slider")
+    campaign.annotators.add(annotator)
+    config = ProtocolConfig.objects.get(campaign=campaign, protocol="direct_assessment")
+    assignment = task_assign(task=config.tasks.order_by("position").first(), annotator=annotator)
+    log_in(page, live_server, "slider")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    slider = page.locator("input[type=range]")
+    assert "unset" in (slider.get_attribute("class") or "")
+    box = slider.bounding_box()
+    page.mouse.click(box["x"] + 1, box["y"] + box["height"] / 2)
+    assert "unset" not in (slider.get_attribute("class") or "")
+    assert page.inner_text(".slider-value") == "0"
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    judgment = Judgment.objects.get(annotator=annotator)
+    assert {v for out in judgment.answer.values() for v in out.values()} == {0}

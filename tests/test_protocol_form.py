@@ -1,0 +1,54 @@
+"""The organizer's protocol settings form: a mode the protocol offers, fluency first only for
+adequacy and fluency, at most 60 QC items per 100, and ranking screens of at most 9 outputs
+(each rank is typed as one digit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from annotation.forms import ProtocolConfigForm
+
+pytestmark = pytest.mark.django_db
+
+
+def form(**changes: Any) -> ProtocolConfigForm:
+    data: dict[str, Any] = {
+        "name": "Main",
+        "protocol": "adequacy_fluency",
+        "mode": "bilingual",
+        "outputs_per_screen": 5,
+        "items_per_task": 100,
+        "annotations_per_task": 1,
+        "qc_bad_reference": 10,
+        "qc_repeat": 5,
+        "qc_reference": 5,
+        "context_segments": 1,
+        "hold_minutes": 120,
+        "seed": 12345,
+        "instructions": "",
+    }
+    data.update(changes)
+    return ProtocolConfigForm(data=data)
+
+
+def test_the_default_settings_are_valid() -> None:
+    assert form().is_valid(), form().errors
+
+
+@pytest.mark.parametrize("k", [2, 9])
+def test_ranking_accepts_up_to_nine_outputs_per_screen(k: int) -> None:
+    assert form(protocol="ranking", outputs_per_screen=k).is_valid()
+
+
+@pytest.mark.parametrize("k", [10, 20])
+def test_ranking_refuses_ten_or_more_outputs_per_screen_with_the_reason(k: int) -> None:
+    bound = form(protocol="ranking", outputs_per_screen=k)
+    assert not bound.is_valid()
+    (message,) = bound.errors["outputs_per_screen"]
+    assert "at most 9 translations per screen" in message
+
+
+def test_adequacy_and_fluency_keep_screens_of_more_than_nine_outputs() -> None:
+    assert form(outputs_per_screen=12).is_valid()
