@@ -213,3 +213,28 @@ def test_only_the_campaigns_annotators_can_take_its_tasks(
     assert response.status_code == status
     if role == "annotator":
         assert response["Location"].startswith("/annotate/")
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", ["api_schema", "api_docs"])
+def test_the_api_schema_and_docs_are_public_and_carry_no_campaign_data(
+    as_role, campaign, role, name
+) -> None:  # type: ignore[no-untyped-def]
+    # Like most APIs, the description of the endpoints is public; every endpoint it describes
+    # still needs a login and the campaign role (the tests above).
+    response = as_role(role).get(reverse(name))
+    assert response.status_code == 200
+    assert campaign.name.encode() not in response.content
+    assert str(campaign.id).encode() not in response.content
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_logout_ends_the_session_and_only_by_post(as_role, role) -> None:  # type: ignore[no-untyped-def]
+    client = as_role(role)
+    assert client.get(reverse("logout")).status_code == 405
+    response = client.post(reverse("logout"))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("login")
+    after = client.get(reverse("campaign_list"))
+    assert after.status_code == 302
+    assert after["Location"].startswith(reverse("login"))
