@@ -11,7 +11,8 @@ Rules for a submit:
 - a submit carries a client-generated UUID: the same submit sent twice stores one judgment;
 - a new answer is accepted only for the current item (the first one not yet answered); a revision
   only when it is based on the latest revision — otherwise an explicit error, never a silent drop;
-- the time per item is measured on the server, from when the item was shown to the submit.
+- the time per item is measured on the server, from when the item was first shown to its first
+  answer; reloads, visits to earlier items and later revisions do not change it.
 """
 
 from __future__ import annotations
@@ -119,8 +120,9 @@ def annotation_screen(
     position: int | None = None,
     now: datetime | None = None,
 ) -> Screen:
-    """The item at ``position`` (default: the current one) of an annotator's task, and note
-    that it is shown now (for the server-side time per item)."""
+    """The item at ``position`` (default: the current one) of an annotator's task. The first
+    time the current item is shown is noted (for the server-side time per item); showing it
+    again, or showing an earlier item for revision, keeps that time."""
     now = now or timezone.now()
     assignment = _assignment_for(assignment_id, annotator)
     if assignment.status == Assignment.Status.EXPIRED or (
@@ -174,7 +176,12 @@ def annotation_screen(
             rows = list(neighbours.values_list("position_in_document", "source"))
         for where, text in sorted(rows):
             (context_before if where < segment.position_in_document else context_after).append(text)
-    Assignment.objects.filter(pk=assignment.pk).update(shown_item=item, shown_at=now)
+    if position == current and assignment.shown_item_id != item.pk:
+        # The clock of the current item starts the first time it is shown: a reload does not
+        # restart it, and opening an earlier item to revise it does not touch it.
+        Assignment.objects.filter(pk=assignment.pk).exclude(shown_item=item).update(
+            shown_item=item, shown_at=now
+        )
     answer = outputs[0].answer
     return Screen(
         assignment=assignment,
@@ -335,13 +342,12 @@ def judgment_record(
             campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
             return Recorded(created, True, False, done, task.size, finished)
 
+        # A revision keeps the item's timing: the time to the first answer.
         bumped = Judgment.objects.filter(pk=first.j_id, revision=first.j_revision).update(
             revision=first.j_revision + 1,
             submission_id=submission_id,
             answer=normalised,
-            shown_at=shown_at,
             submitted_at=now,
-            seconds=seconds,
         )
         if not bumped:
             raise _stale()
@@ -372,9 +378,9 @@ def judgment_record(
             revision=first.j_revision + 1,
             submission_id=submission_id,
             answer=normalised,
-            shown_at=shown_at,
+            shown_at=first.j_shown_at,
             submitted_at=now,
-            seconds=seconds,
+            seconds=first.j_seconds,
         )
         return Recorded(revised, False, False, first.a_done, task.size, first.a_done >= task.size)
 

@@ -119,6 +119,73 @@ def test_time_per_item_is_measured_on_the_server_from_shown_to_submitted(setup, 
     assert Judgment.objects.get(item__position=1).seconds is None
 
 
+def test_a_reload_does_not_restart_the_clock_of_the_current_item(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    shown = timezone.now()
+    annotation_screen(assignment_id=assignment.pk, annotator=annotator, now=shown)
+    annotation_screen(
+        assignment_id=assignment.pk, annotator=annotator, now=shown + timedelta(seconds=30)
+    )
+    record(assignment, annotator, 0, now=shown + timedelta(seconds=42))
+    judgment = Judgment.objects.get()
+    assert judgment.seconds == pytest.approx(42)
+    assert judgment.shown_at == shown
+
+
+def test_looking_at_an_earlier_item_keeps_the_clock_of_the_current_one(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    record(assignment, annotator, 0)
+    assignment.refresh_from_db()
+    shown = timezone.now()
+    annotation_screen(assignment_id=assignment.pk, annotator=annotator, now=shown)
+    # The annotator goes back to item 1 and returns without changing it.
+    annotation_screen(
+        assignment_id=assignment.pk,
+        annotator=annotator,
+        position=0,
+        now=shown + timedelta(seconds=10),
+    )
+    annotation_screen(
+        assignment_id=assignment.pk, annotator=annotator, now=shown + timedelta(seconds=20)
+    )
+    record(assignment, annotator, 1, now=shown + timedelta(seconds=50))
+    assert Judgment.objects.get(item__position=1).seconds == pytest.approx(50)
+
+
+def test_a_submit_straight_after_looking_at_an_earlier_item_still_gets_its_seconds(
+    setup, annotator
+) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    record(assignment, annotator, 0)
+    assignment.refresh_from_db()
+    shown = timezone.now()
+    annotation_screen(assignment_id=assignment.pk, annotator=annotator, now=shown)
+    annotation_screen(
+        assignment_id=assignment.pk,
+        annotator=annotator,
+        position=0,
+        now=shown + timedelta(seconds=10),
+    )
+    # The answer to item 2 was still on screen in another tab.
+    record(assignment, annotator, 1, now=shown + timedelta(seconds=35))
+    assert Judgment.objects.get(item__position=1).seconds == pytest.approx(35)
+
+
+def test_a_revision_keeps_the_time_of_the_first_answer(setup, annotator) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    shown = timezone.now()
+    annotation_screen(assignment_id=assignment.pk, annotator=annotator, now=shown)
+    record(assignment, annotator, 0, now=shown + timedelta(seconds=20))
+    later = shown + timedelta(minutes=5)
+    annotation_screen(assignment_id=assignment.pk, annotator=annotator, position=0, now=later)
+    record(assignment, annotator, 0, revision=1, now=later + timedelta(seconds=3))
+    judgment = Judgment.objects.get()
+    assert judgment.revision == 2
+    assert judgment.shown_at == shown
+    assert judgment.seconds == pytest.approx(20)
+    assert JudgmentRevision.objects.get(judgment=judgment).seconds == pytest.approx(20)
+
+
 def test_finishing_every_item_completes_the_assignment(setup, annotator) -> None:  # type: ignore[no-untyped-def]
     _, assignment = setup
     for _ in range(assignment.task.size):
