@@ -11,6 +11,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view
@@ -163,7 +164,11 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
     serializer = SubmitSerializer(data=request.data)
     if not serializer.is_valid():
         return Response(
-            {"code": "invalid", "detail": "The answer is malformed.", "errors": serializer.errors},
+            {
+                "code": "invalid",
+                "detail": _("The answer is malformed."),
+                "errors": serializer.errors,
+            },
             status=status.HTTP_400_BAD_REQUEST,
         )
     data = serializer.validated_data

@@ -78,7 +78,7 @@ def tasks_build(*, config: ProtocolConfig) -> BuildResult:
             ProtocolConfig.objects.select_for_update().select_related("campaign").get(pk=config.pk)
         )
         if Assignment.objects.filter(task__config=config).exists():
-            raise TaskError("Annotators have started on these tasks; they cannot be rebuilt.")
+            raise TaskError(_("Annotators have started on these tasks; they cannot be rebuilt."))
         Task.objects.filter(config=config).delete()
         return _build(config)
 
@@ -92,12 +92,12 @@ def _build(config: ProtocolConfig) -> BuildResult:
         System.objects.filter(campaign=campaign).prefetch_related("runs").order_by("name")
     )
     if not segments or not systems:
-        raise TaskError("Upload the source text and at least one system before building tasks.")
+        raise TaskError(_("Upload the source text and at least one system before building tasks."))
     references: dict[int, dict[int, Reference]] = {}
     for ref in Reference.objects.filter(segment__campaign=campaign):
         references.setdefault(ref.index, {})[ref.segment_id] = ref
     if mode.shows_reference and 0 not in references:
-        raise TaskError("This mode shows a reference, but the campaign has none.")
+        raise TaskError(_("This mode shows a reference, but the campaign has none."))
     runs = [list(system.runs.all()) for system in systems]
     translations = {
         (run_id, segment_id): (pk, text)
@@ -351,9 +351,9 @@ def task_assign(
             Assignment.Status.ACTIVE,
             Assignment.Status.DONE,
         ):
-            raise TaskError(f"{annotator} already has this task.")
+            raise TaskError(_("%(user)s already has this task.") % {"user": annotator})
         if not _claim_slot(task.pk):
-            raise TaskError("This task already has all the annotators it needs.")
+            raise TaskError(_("This task already has all the annotators it needs."))
         task.config.campaign.annotators.add(annotator)
         if existing is not None:
             existing.status = Assignment.Status.ACTIVE

@@ -6,30 +6,46 @@ For every human criterion that has judgments (adequacy, fluency, DA score, rank)
 - **system level**: Pearson, Spearman and Kendall τ-b between the human system scores and the
   metric's corpus scores (mean over runs), each with a bootstrap interval over segments
   (:func:`metrics.stats.meta.system_correlation_bootstrap`), and pairwise accuracy; the points
-  and the least-squares line of the scatter plot;
-- **segment level**: Pearson between each translation's mean z-score and its sentence score (score
-  criteria), and the WMT DARR Kendall-like τ — DA pairs of translations of one segment whose mean
-  raw scores differ by more than 25, or rank pairs of one screen with different ranks;
+  and the least-squares line of the scatter plot. The bootstrap resamples the statistic of the
+  point: for score criteria the human analysis' system score (mean of segment scores in its
+  space, REAL and REPEAT judgments of included annotators), for rankings Expected Wins of the
+  per-segment pairwise win counts (REAL comparisons of included annotators);
+- **segment level**: Pearson between each translation's mean z-score (the same judgments) and its
+  sentence score (score criteria), and the WMT DARR Kendall-like τ — DA pairs of translations of
+  one segment whose mean raw scores differ by more than 25, or rank pairs of one screen (REAL
+  outputs of included annotators) with different ranks;
 - **Williams test** between every two metrics' system-level Pearson correlations.
 
 Error metrics (TER, WER, PER) are negated first, so that a metric that agrees with the humans
 always correlates positively.
+
+Everything is whole-array numpy: one numeric query per criterion for the judgments (the human
+analysis' table) and one for their outputs' runs, filtered by protocol config and criterion (no
+list of judgment ids is sent to the database).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from annotation.analysis import criterion_table_load
-from annotation.models import JudgmentValue, ProtocolConfig, Segment, System
+from annotation.analysis import CriterionTable, criterion_table_load, criterion_values, values_array
+from annotation.models import ProtocolConfig, Segment, System
 from annotation.stats import ItemType, normalise, pairwise_comparisons, segment_scores
+from annotation.stats.rankings import expected_wins_from_counts
+from annotation.stats.systems import scored_rows
 from metrics.stats.correlation import darr_kendall, pairwise_accuracy, pearson, williams_test
 from metrics.stats.meta import least_squares_line, system_correlation_bootstrap
 
 DA_PAIR_THRESHOLD = 25.0
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
 
 
 def _num(value: Any) -> float | None:
@@ -39,90 +55,161 @@ def _num(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+@dataclass(frozen=True)
+class _CriterionInputs:
+    """What one criterion contributes: the human side of the system-level bootstrap and, per
+    judgment row, what the segment-level correlations need.
+
+    ``human`` and ``human_fn`` are the arguments of
+    :func:`metrics.stats.meta.system_correlation_bootstrap`: ``(systems, segments, 2)`` ratios
+    of ``[segment score, 1]`` (``human_fn`` None), or ``(segments, y·y)`` per-segment pairwise
+    win counts with Expected Wins of the chosen systems as ``human_fn``. ``rows`` are the
+    judgment rows of the segment level, ``run`` the run id of each row's output (−1 for a
+    reference) and ``position`` each row's segment position in the campaign (−1 if unknown).
+    """
+
+    table: CriterionTable
+    human: FloatArray
+    human_fn: Callable[[FloatArray], FloatArray] | None
+    rows: NDArray[np.bool_]
+    run: IntArray
+    position: IntArray
+    z: FloatArray | None
+
+
+def _row_runs(table: CriterionTable) -> IntArray:
+    """The run id of each row's output (−1 for references shown as outputs), in row order.
+
+    One numeric query over the criterion's values (a binary COPY on PostgreSQL), aligned with the
+    table by value id; a value added since the table was read is simply not looked up.
+    """
+    data = values_array(
+        criterion_values(config=table.config, criterion=table.criterion).order_by("id"),
+        ("id", "output__run_id"),
+    )
+    ids = data[:, 0].astype(np.int64)
+    runs = np.where(np.isfinite(data[:, 1]), data[:, 1], -1).astype(np.int64)
+    out = np.full(table.value_ids.shape[0], -1, dtype=np.int64)
+    if ids.size:
+        at = np.minimum(np.searchsorted(ids, table.value_ids), ids.size - 1)
+        found = ids[at] == table.value_ids
+        out[found] = runs[at[found]]
+    return out
+
+
 def _criterion_inputs(
     config: ProtocolConfig,
-    criterion: str,
-    included_ids: set[int],
-    system_index: dict[int, int],
+    crit: dict[str, Any],
+    chosen: list[System],
     segment_index: dict[int, int],
-) -> dict[str, Any] | None:
-    """Per (system, segment) human statistics ``[sum, weight]`` in campaign order, and the rows
-    for the segment-level correlations."""
-    table = criterion_table_load(config=config, criterion=criterion)
+) -> _CriterionInputs | None:
+    """The human statistics of one criterion, defined exactly as the human analysis defines the
+    point values the correlations use (``crit``: its entry in the human document):
+
+    * scores: the system score is the mean over segments of the segment scores in the analysis'
+      space, from the judgments of included annotators on REAL and REPEAT items (the default of
+      :func:`annotation.stats.systems.system_scores`), normalised on the analysis' basis;
+    * rankings: Expected Wins of the REAL pairwise comparisons of included annotators.
+    """
+    table = criterion_table_load(config=config, criterion=crit["criterion"])
     j = table.judgments
     if len(j.score) == 0:
         return None
-    n_systems, n_segments = len(system_index), len(segment_index)
-    include = np.array([int(a) in included_ids for a in table.annotator_ids], dtype=bool)
-    rows = (j.item_type == ItemType.REAL) & include[j.annotator]
-    sys_ids = table.system_ids
-    seg_ids = table.segment_ids
-    human = np.zeros((n_systems, n_segments, 2))
-    value_ids = table.value_ids
-    translation = {
-        vid: (run_id, seg_id)
-        for vid, run_id, seg_id in JudgmentValue.objects.filter(
-            pk__in=value_ids[rows].tolist()
-        ).values_list("pk", "output__run_id", "output__translation__segment_id")
-    }
+    n_segments = len(segment_index)
+    included_ids = [a["annotator_id"] for a in crit["annotators"] if a["included"]]
+    include = np.isin(table.annotator_ids, np.asarray(included_ids, dtype=np.int64))
+    seg_pos = np.array([segment_index.get(int(s), -1) for s in table.segment_ids], np.int64)
+    run = _row_runs(table)
+    position = seg_pos[j.segment] if len(j.segment) else np.zeros(0, np.int64)
+    code_of = {int(pk): code for code, pk in enumerate(table.system_ids.tolist())}
+    chosen_codes = np.array([code_of.get(s.pk, -1) for s in chosen], dtype=np.int64)
+
     if table.is_ranking:
         comparisons = pairwise_comparisons(j)
-        keep = (comparisons.item_type == ItemType.REAL) & include[comparisons.annotator]
-        c = comparisons.select(keep)
-        for a, b, seg, outcome in zip(c.system_a, c.system_b, c.segment, c.outcome, strict=True):
-            if outcome == 0:
-                continue
-            seg_pos = segment_index[int(seg_ids[seg])]
-            for system, won in ((a, outcome > 0), (b, outcome < 0)):
-                k = system_index.get(int(sys_ids[system]))
-                if k is None:
-                    continue
-                human[k, seg_pos, 0] += 1.0 if won else 0.0
-                human[k, seg_pos, 1] += 1.0
-        return {"human": human, "table": table, "rows": rows, "translation": translation}
-    normalised = normalise(j)
-    scores = segment_scores(j, normalised.z, rows)
-    for code_sys in range(scores.mean.shape[0]):
-        k = system_index.get(int(sys_ids[code_sys])) if code_sys < len(sys_ids) else None
-        if k is None:
-            continue
-        for code_seg in range(scores.mean.shape[1]):
-            value = scores.mean[code_sys, code_seg]
-            if np.isfinite(value):
-                human[k, segment_index[int(seg_ids[code_seg])]] = (value, 1.0)
-    return {
-        "human": human,
-        "table": table,
-        "rows": rows,
-        "translation": translation,
-        "z": normalised.z,
-    }
+        c = comparisons.select(
+            (comparisons.item_type == ItemType.REAL)
+            & include[comparisons.annotator]
+            & (comparisons.outcome != 0)
+            & (seg_pos[comparisons.segment] >= 0)
+        )
+        y = j.n_systems
+        winner = np.where(c.outcome > 0, c.system_a, c.system_b)
+        loser = np.where(c.outcome > 0, c.system_b, c.system_a)
+        cell = seg_pos[c.segment] * (y * y) + winner * y + loser
+        wins = np.bincount(cell, minlength=n_segments * y * y).astype(np.float64)
+
+        def expected_wins_of_chosen(summed: FloatArray) -> FloatArray:
+            score, _ = expected_wins_from_counts(summed.reshape(*summed.shape[:-1], y, y))
+            picked: FloatArray = np.where(
+                chosen_codes >= 0, score[..., np.maximum(chosen_codes, 0)], np.nan
+            )
+            return picked
+
+        return _CriterionInputs(
+            table=table,
+            human=wins.reshape(n_segments, y * y),
+            human_fn=expected_wins_of_chosen,
+            rows=(j.item_type == ItemType.REAL) & include[j.annotator],
+            run=run,
+            position=position,
+            z=None,
+        )
+
+    method = crit.get("method", {})
+    normalised = normalise(j, basis=method.get("basis", "real_and_repeat"))
+    rows = scored_rows(j, include=include, include_repeats=True)
+    scores = segment_scores(j, normalised.values(method.get("space", "z")), rows)
+    human = np.zeros((len(chosen), n_segments, 2))
+    known = seg_pos >= 0
+    mean = scores.mean[np.maximum(chosen_codes, 0)][:, known]  # (chosen, table segments)
+    mean[chosen_codes < 0] = np.nan
+    present = np.isfinite(mean)
+    human[:, seg_pos[known], 0] = np.where(present, mean, 0.0)
+    human[:, seg_pos[known], 1] = present
+    return _CriterionInputs(
+        table=table,
+        human=human,
+        human_fn=None,
+        rows=rows,
+        run=run,
+        position=position,
+        z=normalised.z,
+    )
+
+
+def _sentence_lookup(
+    sentence: dict[int, np.ndarray], run: IntArray, position: IntArray
+) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """Each row's sentence score of its (run, segment), and where there is one."""
+    run_ids = np.array(sorted(sentence), dtype=np.int64)
+    if run_ids.size == 0:
+        return np.full(run.shape, np.nan), np.zeros(run.shape, dtype=bool)
+    table = np.stack([np.asarray(sentence[int(r)], dtype=np.float64) for r in run_ids])
+    at = np.minimum(np.searchsorted(run_ids, run), run_ids.size - 1)
+    known = (run_ids[at] == run) & (position >= 0) & (position < table.shape[1])
+    values = np.full(run.shape, np.nan)
+    values[known] = table[at[known], position[known]]
+    return values, known
 
 
 def _segment_level(
-    inputs: dict[str, Any],
+    inputs: _CriterionInputs,
     sentence: dict[int, np.ndarray],
-    positions: dict[int, int],
     oriented: float,
-    is_ranking: bool,
     slider: bool,
 ) -> dict[str, Any]:
-    table, rows, translation = inputs["table"], inputs["rows"], inputs["translation"]
-    j = table.judgments
-    value_ids = table.value_ids
+    j = inputs.table.judgments
+    metric_of_row, known = _sentence_lookup(sentence, inputs.run, inputs.position)
     out: dict[str, Any] = {}
-    if is_ranking:
-        idx = np.flatnonzero(rows)
-        human, metric, groups = [], [], []
-        for r in idx:
-            key = translation.get(int(value_ids[r]))
-            if key is None or key[0] not in sentence:
-                continue
-            human.append(-float(j.score[r]))  # rank 1 is best
-            metric.append(oriented * float(sentence[key[0]][positions[key[1]]]))
-            groups.append(int(j.screen[r]))
-        if human:
-            darr = darr_kendall(human, metric, groups, threshold=0.0)
+    if inputs.z is None:  # ranking: pairs of outputs ranked on one screen
+        use = inputs.rows & known
+        if use.any():
+            darr = darr_kendall(
+                -j.score[use],  # rank 1 is best
+                oriented * metric_of_row[use],
+                j.screen[use],
+                threshold=0.0,
+            )
             out["darr"] = {
                 "tau": _num(darr.tau),
                 "concordant": darr.concordant,
@@ -132,29 +219,29 @@ def _segment_level(
                 "from": "ranks on one screen",
             }
         return out
-    z = inputs["z"]
-    per_translation: dict[tuple[int, int], list[tuple[float, float]]] = {}
-    for r in np.flatnonzero(rows):
-        key = translation.get(int(value_ids[r]))
-        if key is None or key[0] not in sentence or not np.isfinite(z[r]):
-            continue
-        per_translation.setdefault(key, []).append((float(z[r]), float(j.score[r])))
-    keys = sorted(per_translation)
-    if len(keys) >= 3:
-        mean_z = [np.mean([v[0] for v in per_translation[k]]) for k in keys]
-        metric = [oriented * float(sentence[k[0]][positions[k[1]]]) for k in keys]
-        out["pearson_z"] = {"value": _num(pearson(mean_z, metric)), "n": len(keys)}
-        if slider:
-            raw = [np.mean([v[1] for v in per_translation[k]]) for k in keys]
-            darr = darr_kendall(raw, metric, [k[1] for k in keys], threshold=DA_PAIR_THRESHOLD)
-            out["darr"] = {
-                "tau": _num(darr.tau),
-                "concordant": darr.concordant,
-                "discordant": darr.discordant,
-                "pairs": darr.pairs,
-                "threshold": DA_PAIR_THRESHOLD,
-                "from": "DA translations of one segment",
-            }
+    z = inputs.z
+    use = inputs.rows & known & np.isfinite(z)
+    # One point per translation (run, segment): the mean of its judgments.
+    width = int(inputs.position.max()) + 1 if use.any() else 1
+    key = inputs.run[use] * width + inputs.position[use]
+    translations, first, which = np.unique(key, return_index=True, return_inverse=True)
+    if translations.size < 3:
+        return out
+    count = np.bincount(which, minlength=translations.size)
+    mean_z = np.bincount(which, weights=z[use], minlength=translations.size) / count
+    metric = oriented * metric_of_row[use][first]  # one sentence score per translation
+    out["pearson_z"] = {"value": _num(pearson(mean_z, metric)), "n": int(translations.size)}
+    if slider:
+        raw = np.bincount(which, weights=j.score[use], minlength=translations.size) / count
+        darr = darr_kendall(raw, metric, translations % width, threshold=DA_PAIR_THRESHOLD)
+        out["darr"] = {
+            "tau": _num(darr.tau),
+            "concordant": darr.concordant,
+            "discordant": darr.discordant,
+            "pairs": darr.pairs,
+            "threshold": DA_PAIR_THRESHOLD,
+            "from": "DA translations of one segment",
+        }
     return out
 
 
@@ -170,12 +257,10 @@ def correlations_compute(
     human_doc: dict[str, Any],
 ) -> dict[str, Any]:
     """The correlation document; see the module docstring."""
-    system_index = {s.pk: i for i, s in enumerate(systems)}
     segments = list(
         Segment.objects.filter(campaign=campaign).order_by("position").values_list("pk", flat=True)
     )
     segment_index = {pk: i for i, pk in enumerate(segments)}
-    positions = segment_index
     seed = params["seed"]
     n_boot = params["bootstrap_samples"]
     configs = {c.pk: c for c in ProtocolConfig.objects.filter(campaign=campaign)}
@@ -184,10 +269,6 @@ def correlations_compute(
         config = configs.get(crit["config_id"])
         if config is None:
             continue
-        included = {a["annotator_id"] for a in crit["annotators"] if a["included"]}
-        inputs = _criterion_inputs(config, crit["criterion"], included, system_index, segment_index)
-        if inputs is None:
-            continue
         is_ranking = crit["kind"] == "ranking"
         point = {
             s["system_id"]: (s["expected_wins"] if is_ranking else s["score"])
@@ -195,30 +276,32 @@ def correlations_compute(
             if s["position"] > 0
         }
         chosen = [i for i, s in enumerate(systems) if _num(point.get(s.pk)) is not None]
+        inputs = _criterion_inputs(config, crit, [systems[i] for i in chosen], segment_index)
+        if inputs is None:
+            continue
         slider = crit["scale"][1] - crit["scale"][0] > 10
         metrics_out = []
         oriented_points: dict[str, np.ndarray] = {}
+        human_point = [point[systems[i].pk] for i in chosen]
         for doc in metric_docs:
             key = doc["key"]
             metric = metrics[key]
             sign = 1.0 if doc["higher_is_better"] else -1.0
             entry: dict[str, Any] = {"key": key, "label": doc["label"], "oriented": sign < 0}
             if len(chosen) >= 3:
-                human = inputs["human"][chosen]
                 stats = np.stack([metric_stats[key][i] for i in chosen])
+                # The human side is the statistic whose point value the human analysis reports
+                # (mean segment score or Expected Wins), recomputed from every resample.
                 result = system_correlation_bootstrap(
-                    human,
+                    inputs.human,
                     stats,
                     lambda summed, f=metric.score_from_statistics, s=sign: s * f(summed),
-                    human_point=[point[systems[i].pk] for i in chosen],
+                    human_score_fn=inputs.human_fn,
                     n_samples=n_boot,
                     rng=seed,
                 )
-                metric_point = [
-                    sign * next(d["mean"] for d in doc["systems"] if d["id"] == systems[i].pk)
-                    for i in chosen
-                ]
-                human_point = [point[systems[i].pk] for i in chosen]
+                mean_of = {d["id"]: d["mean"] for d in doc["systems"]}
+                metric_point = [sign * mean_of[systems[i].pk] for i in chosen]
                 oriented_points[key] = np.array(metric_point)
                 slope, intercept = least_squares_line(metric_point, human_point)
                 entry["system"] = {
@@ -239,14 +322,11 @@ def correlations_compute(
                     ],
                     "fit": {"slope": _num(slope), "intercept": _num(intercept)},
                 }
-            entry["segment"] = _segment_level(
-                inputs, sentence[key], positions, sign, is_ranking, slider
-            )
+            entry["segment"] = _segment_level(inputs, sentence[key], sign, slider)
             metrics_out.append(entry)
         williams: dict[str, Any] = {"metrics": [], "p": []}
         keys = list(oriented_points)
         if len(chosen) >= 4 and len(keys) >= 2:
-            human_point = np.array([point[systems[i].pk] for i in chosen])
             williams["metrics"] = keys
             for a in keys:
                 row: list[float | None] = []

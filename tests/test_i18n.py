@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.tasking import task_assign_next
-from tests.factories import PASSWORD, make_config, make_rich_campaign
+from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -33,3 +33,52 @@ def test_the_language_can_be_chosen_on_the_page(annotator) -> None:  # type: ign
     client.login(username=annotator.username, password=PASSWORD)
     client.post(reverse("set_language"), {"language": "de", "next": reverse("my_tasks")})
     assert "Meine Aufgaben" in client.get(reverse("my_tasks")).content.decode()
+
+
+def test_the_api_explains_a_malformed_answer_in_german(owner, annotator) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "adequacy_fluency")
+    assignment = task_assign_next(config=config, annotator=annotator)
+    client = Client(HTTP_ACCEPT_LANGUAGE="de")
+    client.login(username=annotator.username, password=PASSWORD)
+    response = client.post(
+        reverse("api-assignment-submit", args=[assignment.pk]),
+        {"item": "not a number"},
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert response.json()["detail"] == "Die Antwort ist fehlerhaft aufgebaut."
+
+
+def test_task_errors_reach_a_german_organizer_in_german(owner, annotator) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "adequacy_fluency", annotations_per_task=1)
+    client = Client(HTTP_ACCEPT_LANGUAGE="de")
+    client.login(username=owner.username, password=PASSWORD)
+    url = reverse("config_assign", args=[campaign.pk, config.pk])
+    client.post(url, {"task": 1, "username": annotator.username})
+    page = client.post(url, {"task": 1, "username": annotator.username}, follow=True)
+    assert f"{annotator.username} hat diese Aufgabe bereits." in page.content.decode()
+    other = make_user("second")
+    page = client.post(url, {"task": 1, "username": other.username}, follow=True)
+    assert "Diese Aufgabe hat bereits alle Annotatoren, die sie braucht." in page.content.decode()
+    # Rebuilding after annotators started is refused, in German.
+    page = client.post(
+        reverse("config_build", args=[campaign.pk, config.pk]), follow=True
+    ).content.decode()
+    assert "Annotatoren haben mit diesen Aufgaben begonnen" in page
+
+
+def test_the_protocol_modes_are_offered_in_german(owner) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    client = Client(HTTP_ACCEPT_LANGUAGE="de")
+    client.login(username=owner.username, password=PASSWORD)
+    page = client.get(reverse("annotation_setup", args=[campaign.pk])).content.decode()
+    for german in (
+        "Zweisprachig: Ausgangstext zeigen",
+        "Einsprachig: eine Referenz zeigen",
+        "Ausgangstextbasiert",
+        "Referenzbasiert",
+    ):
+        assert german in page

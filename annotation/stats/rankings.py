@@ -206,14 +206,25 @@ def expected_wins(comparisons: Comparisons) -> ExpectedWins:
     (``comparisons.select(comparisons.item_type == ItemType.REAL)``) for system rankings.
     """
     counts = pairwise_counts(comparisons)
-    wins = counts.wins.astype(np.float64)
-    decided = wins + wins.T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(decided > 0, wins / np.maximum(decided, 1), 0.0)
-    n_opponents = (decided > 0).sum(axis=1).astype(np.int64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        score = np.where(n_opponents > 0, share.sum(axis=1) / np.maximum(n_opponents, 1), np.nan)
+    score, n_opponents = expected_wins_from_counts(counts.wins)
     return ExpectedWins(score=score, n_opponents=n_opponents, counts=counts)
+
+
+def expected_wins_from_counts(wins: npt.ArrayLike) -> tuple[FloatArray, IntArray]:
+    """Expected Wins and opponent counts from win counts ``wins[..., a, b]`` (a beat b).
+
+    Vectorised over leading axes, so that a bootstrap over segments can sum per-segment win
+    counts of every resample and score them all at once with the formula of
+    :func:`expected_wins` (which calls this).
+    """
+    w = np.asarray(wins, dtype=np.float64)
+    decided = w + np.swapaxes(w, -1, -2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(decided > 0, w / np.maximum(decided, 1), 0.0)
+    n_opponents = (decided > 0).sum(axis=-1).astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = np.where(n_opponents > 0, share.sum(axis=-1) / np.maximum(n_opponents, 1), np.nan)
+    return score, n_opponents
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,11 @@
 with a bootstrap interval in which every resample recomputes both sides from its segments.
 
 The metric side is a corpus score (BLEU from summed n-gram statistics, not a mean of sentence
-BLEUs), averaged over a system's optimizer runs; the human side is a ratio of summed per-segment
-statistics (a mean of segment scores: ``[score, 1]``; a share of pairwise wins: ``[wins,
-decided]``). Both are resampled with the same segment draws, so the interval reflects the test
-set's sampling variance of the correlation itself.
+BLEUs), averaged over a system's optimizer runs; the human side is a function of summed
+per-segment statistics too: a mean of segment scores (``[score, 1]`` per system and segment), or
+Expected Wins of the per-segment pairwise win counts. Both are resampled with the same segment
+draws and the point value is the same function of all segments, so the interval reflects the
+test set's sampling variance of the very correlation reported.
 """
 
 from __future__ import annotations
@@ -57,66 +58,81 @@ def system_correlation_bootstrap(
     metric: ArrayLike,
     score_fn: ScoreFn,
     *,
+    human_score_fn: ScoreFn | None = None,
     methods: tuple[Method, ...] = ("pearson", "spearman", "kendall"),
-    human_point: ArrayLike | None = None,
     n_samples: int = 1000,
     confidence: float = 0.95,
     rng: np.random.Generator | int | None = None,
 ) -> dict[str, SystemCorrelation]:
     """Correlations between human and metric system scores, each with a bootstrap CI.
 
+    The point value and every resample are the same statistic, computed by the same functions:
+    the resampled segments' statistics are summed and scored on both sides.
+
     Args:
-        human: ``(n_systems, n_segments, 2)`` per-segment ``[sum, weight]``; a system's human
-            score is Σ sum / Σ weight over the (resampled) segments.
+        human: by default ``(n_systems, n_segments, 2)`` per-segment ``[sum, weight]``, and a
+            system's human score is Σ sum / Σ weight over the (resampled) segments. With
+            ``human_score_fn``: ``(n_segments, k)`` per-segment statistics of all systems.
         metric: ``(n_systems, n_runs, n_segments, n_stats)`` sufficient statistics; a system's
             metric score is the mean over runs of ``score_fn`` of the summed statistics.
         score_fn: the metric's corpus score of summed statistics.
+        human_score_fn: maps summed human statistics ``(..., k)`` to system scores
+            ``(..., n_systems)``, for human scores that are not a ratio of sums per system
+            (Expected Wins from per-segment pairwise win counts).
         methods: which correlations to compute (Kendall is τ-b).
-        human_point: the human scores of the point estimate, if they come from elsewhere (e.g.
-            Expected Wins, which is not a ratio of sums); by default the ratio on all segments.
         n_samples, confidence, rng: the bootstrap; all methods share the same draws.
 
     Returns: per method, the correlation on the full data and the percentile interval.
     """
     h = np.asarray(human, dtype=np.float64)
     m = np.asarray(metric, dtype=np.float64)
-    if h.ndim != 3 or h.shape[2] != 2:
-        raise ValueError("human must be (systems, segments, 2)")
-    if m.ndim != 4 or m.shape[0] != h.shape[0] or m.shape[2] != h.shape[1]:
-        raise ValueError("metric must be (systems, runs, segments, stats) matching human")
+    if m.ndim != 4:
+        raise ValueError("metric must be (systems, runs, segments, stats)")
     n_systems, n_runs, n_segments, n_stats = m.shape
-    generator, seed = resolve_rng(rng)
+    if human_score_fn is None:
+        if h.ndim != 3 or h.shape[2] != 2 or h.shape[:2] != (n_systems, n_segments):
+            raise ValueError("human must be (systems, segments, 2) matching metric")
+        h_flat = np.ascontiguousarray(h.transpose(1, 0, 2).reshape(n_segments, n_systems * 2))
 
-    def metric_scores(weights: FloatArray) -> FloatArray:
-        # (samples × segments) @ (segments × systems·runs·stats) → (samples, systems, runs, stats)
-        flat = m.transpose(2, 0, 1, 3).reshape(n_segments, -1)
-        summed = (weights @ flat).reshape(weights.shape[0], n_systems, n_runs, n_stats)
-        scores = np.asarray(score_fn(summed), dtype=np.float64)
-        out: FloatArray = scores.mean(axis=-1)
+        def human_of_sums(summed: FloatArray) -> FloatArray:
+            return _ratio(summed.reshape(*summed.shape[:-1], n_systems, 2))
+
+    else:
+        if h.ndim != 2 or h.shape[0] != n_segments:
+            raise ValueError("with human_score_fn, human must be (segments, k) matching metric")
+        h_flat = h
+        custom = human_score_fn
+
+        def human_of_sums(summed: FloatArray) -> FloatArray:
+            return np.asarray(custom(summed), dtype=np.float64)
+
+    generator, seed = resolve_rng(rng)
+    m_flat = np.ascontiguousarray(m.transpose(2, 0, 1, 3).reshape(n_segments, -1))
+
+    def metric_scores(summed: FloatArray) -> FloatArray:
+        stats = summed.reshape(summed.shape[0], n_systems, n_runs, n_stats)
+        out: FloatArray = np.asarray(score_fn(stats), dtype=np.float64).mean(axis=-1)
         return out
 
-    def human_scores(weights: FloatArray) -> FloatArray:
-        summed = np.stack([weights @ h[..., 0].T, weights @ h[..., 1].T], axis=-1)
-        return _ratio(summed)
+    def scores(weights: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(samples × segments) weights → human and metric scores, (samples, systems) each."""
+        return human_of_sums(weights @ h_flat), metric_scores(weights @ m_flat)
 
-    ones = np.ones((1, n_segments))
-    point_metric = metric_scores(ones)[0]
-    point_human = (
-        np.asarray(human_point, dtype=np.float64)
-        if human_point is not None
-        else human_scores(ones)[0]
-    )
+    point_human, point_metric = scores(np.ones((1, n_segments)))
+    if point_human.shape != (1, n_systems):
+        raise ValueError(
+            f"human scores have shape {point_human.shape[1:]}, expected ({n_systems},)"
+        )
     samples: dict[str, list[FloatArray]] = {method: [] for method in methods}
     for counts in bootstrap_counts(generator, n_samples, n_segments):
-        hs = human_scores(counts)
-        ms = metric_scores(counts)
+        hs, ms = scores(counts)
         for method in methods:
             samples[method].append(_rowwise(method, hs, ms))
     out: dict[str, SystemCorrelation] = {}
     for method in methods:
         values = np.concatenate(samples[method])
         values = values[np.isfinite(values)]
-        value = float(_rowwise(method, point_human[np.newaxis], point_metric[np.newaxis])[0])
+        value = float(_rowwise(method, point_human, point_metric)[0])
         if values.size:
             low, high = percentile_interval(values, confidence)
             low_f, high_f = float(low), float(high)
