@@ -14,18 +14,10 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, Run, System
+from metrics.scoring import METRIC_NAMES
 
-DEFAULT_METRICS = [
-    "bleu",
-    "chrf",
-    "ter",
-    "length",
-    "wer",
-    "per",
-    "fmeasure",
-    "lemma_overlap",
-    "bertr",
-]
+# Every metric of the scoring core, in its order; an organizer may switch some off.
+DEFAULT_METRICS = list(METRIC_NAMES)
 
 
 def default_metrics() -> list[str]:
