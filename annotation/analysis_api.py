@@ -22,6 +22,7 @@ from annotation.analysis import (
     BASES,
     QC_SPACES,
     QC_TESTS,
+    RANK_SPACES,
     SIGNIFICANCE_TESTS,
     SPACES,
     AnalysisSettings,
@@ -68,6 +69,9 @@ class SettingsSerializer(serializers.Serializer):
 
     qc_test = serializers.ChoiceField(choices=QC_TESTS, default=DEFAULTS.qc_test)
     qc_space = serializers.ChoiceField(choices=QC_SPACES, default=DEFAULTS.qc_space)
+    ranking_qc_space = serializers.ChoiceField(
+        choices=RANK_SPACES, default=DEFAULTS.ranking_qc_space
+    )
     threshold = serializers.FloatField(min_value=0.0001, max_value=0.5, default=DEFAULTS.threshold)
     basis = serializers.ChoiceField(choices=BASES, default=DEFAULTS.basis)
     include_failed = serializers.BooleanField(default=False)

@@ -47,6 +47,12 @@ class AnalysisSettingsForm(forms.Form):
         initial=DEFAULTS.qc_space,
         required=False,
     )
+    ranking_qc_space = forms.ChoiceField(
+        label=_("QC on (rankings)"),
+        choices=[("rank", _("ranks")), ("normalised_rank", _("ranks normalised by screen size"))],
+        initial=DEFAULTS.ranking_qc_space,
+        required=False,
+    )
     threshold = forms.FloatField(
         label=_("QC threshold (p ≤)"),
         min_value=0.0001,

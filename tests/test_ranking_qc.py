@@ -210,3 +210,27 @@ def test_ranking_screens_built_today_degrade_every_output_so_rankers_stay_untest
     assert all(a.qc_n == 0 for a in ranking.annotators)
     assert all(a.qc_uninformative > 0 for a in ranking.annotators)
     assert all(a.included for a in ranking.annotators)
+
+
+def test_the_rank_space_is_a_setting_of_the_page_and_the_api(ranked, owner) -> None:  # type: ignore[no-untyped-def]
+    _, built = ranked
+    client = Client()
+    client.login(username=owner.username, password=PASSWORD)
+    query = {"ranking_qc_space": "normalised_rank", "qc_test": "wilcoxon", "ranking_bootstrap": 0}
+    data = client.get(
+        reverse("api-campaign-analysis", args=[built.campaign.pk]),
+        query,
+        HTTP_ACCEPT="application/json",
+    ).json()
+    [criterion] = data["criteria"]
+    assert criterion["method"]["qc_space"] == "normalised_rank"
+    assert criterion["method"]["qc_test"] == "wilcoxon"
+    page = client.get(reverse("campaign_analysis", args=[built.campaign.pk]), query)
+    assert page.status_code == 200
+    assert "qc_space=normalised_rank" in page.content.decode()
+    refused = client.get(
+        reverse("api-campaign-analysis", args=[built.campaign.pk]),
+        {"ranking_qc_space": "z"},
+        HTTP_ACCEPT="application/json",
+    )
+    assert refused.status_code == 400
