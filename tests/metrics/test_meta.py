@@ -134,3 +134,47 @@ def test_the_fitted_line_is_numpys_least_squares() -> None:
     reference = sps.linregress([1, 2, 3, 4], [2.1, 3.9, 6.2, 7.8])
     assert slope == pytest.approx(reference.slope)
     assert intercept == pytest.approx(reference.intercept)
+
+
+def test_a_human_statistic_that_is_not_a_ratio_is_resampled_as_its_point_is() -> None:
+    # Expected Wins from per-segment pairwise win counts: the point and every resample are the
+    # same function of summed counts. Replayed here with scipy and the documented draw
+    # default_rng(seed).choice(n, size=(samples, n)).
+    rng = np.random.default_rng(3)
+    n_systems, n_segments, n_samples = 5, 40, 300
+    quality = np.linspace(0.0, 1.0, n_systems)
+    wins = np.zeros((n_segments, n_systems, n_systems))
+    for s in range(n_segments):
+        for a in range(n_systems):
+            for b in range(n_systems):
+                if a != b and rng.random() < 0.5 + 0.4 * (quality[a] - quality[b]):
+                    wins[s, a, b] += 1
+    metric = quality[:, None] + rng.normal(0, 0.5, size=(n_systems, n_segments))
+
+    def expected_wins(summed: np.ndarray) -> np.ndarray:
+        w = summed.reshape(*summed.shape[:-1], n_systems, n_systems)
+        decided = w + np.swapaxes(w, -1, -2)
+        share = np.divide(w, decided, out=np.zeros_like(w), where=decided > 0)
+        return share.sum(axis=-1) / (decided > 0).sum(axis=-1)
+
+    result = system_correlation_bootstrap(
+        wins.reshape(n_segments, -1),
+        np.stack([mean_statistics(m) for m in metric])[:, np.newaxis],
+        mean_score,
+        human_score_fn=expected_wins,
+        n_samples=n_samples,
+        rng=8,
+    )
+    point_h = expected_wins(wins.sum(axis=0).ravel())
+    point_m = metric.mean(axis=1)
+    assert result["pearson"].value == pytest.approx(sps.pearsonr(point_h, point_m)[0], abs=1e-12)
+    assert result["kendall"].value == pytest.approx(sps.kendalltau(point_h, point_m)[0], abs=1e-12)
+    idx = np.random.default_rng(8).choice(n_segments, size=(n_samples, n_segments))
+    replay = sorted(
+        sps.pearsonr(expected_wins(wins[row].sum(axis=0).ravel()), metric[:, row].mean(axis=1))[0]
+        for row in idx
+    )
+    drop = int(n_samples * 0.025)
+    assert result["pearson"].low == pytest.approx(replay[drop], abs=1e-12)
+    assert result["pearson"].high == pytest.approx(replay[n_samples - 1 - drop], abs=1e-12)
+    assert result["pearson"].low <= result["pearson"].value <= result["pearson"].high
