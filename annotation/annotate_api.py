@@ -18,7 +18,12 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.judging import JudgmentError, annotation_screen, judgment_record
+from annotation.judging import (
+    JudgmentError,
+    annotation_screen,
+    judgment_record,
+    submission_outputs,
+)
 from annotation.models import Assignment, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking import assignments_expire, task_assign_next
@@ -69,6 +74,25 @@ class SubmitSerializer(serializers.Serializer):
         child=serializers.DictField(child=serializers.FloatField()),
         help_text="{output id: {criterion: value}} for every output shown.",
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """The protocol's checks on the answer: every shown output answered on every criterion,
+        whole numbers within each scale (``Protocol.validate``, which the service applies to
+        every other caller too). Needs ``assignment_id`` and ``annotator`` in the context; an
+        item that is not part of the caller's task is left to the service (404)."""
+        shown = submission_outputs(
+            assignment_id=self.context["assignment_id"],
+            annotator=self.context["annotator"],
+            item_id=attrs["item"],
+        )
+        if shown:
+            protocol = shown[0].item.task.config.definition
+            _values, errors = protocol.validate(attrs["answer"], [o.pk for o in shown])
+            if errors:
+                raise serializers.ValidationError({"answer": errors})
+        # Handed to the service, which then needs no second query for them.
+        attrs["shown"] = shown
+        return attrs
 
 
 def _error(exc: JudgmentError) -> Response:
@@ -161,8 +185,17 @@ def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
 def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
     """Store the answer to an item. Errors are explicit: 409 for an item that is no longer
     current or an answer changed elsewhere, 400 for an incomplete or out-of-range answer."""
-    serializer = SubmitSerializer(data=request.data)
+    serializer = SubmitSerializer(
+        data=request.data, context={"assignment_id": assignment_id, "annotator": request.user}
+    )
     if not serializer.is_valid():
+        problems = serializer.errors.get("answer")
+        if isinstance(problems, list) and len(serializer.errors) == 1:
+            # Well-formed but incomplete or out of range: the first reason, then all of them.
+            return Response(
+                {"code": "invalid", "detail": problems[0], "errors": problems},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         return Response(
             {
                 "code": "invalid",
@@ -180,6 +213,7 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
             revision_seen=data["revision"],
             submission_id=data["submission_id"],
             answer=data["answer"],
+            outputs=data["shown"],
         )
     except JudgmentError as exc:
         return _error(exc)

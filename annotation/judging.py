@@ -212,6 +212,47 @@ class Recorded:
     finished: bool
 
 
+def submission_outputs(
+    *, assignment_id: uuid.UUID, annotator: AbstractBaseUser, item_id: int
+) -> list[ItemOutput]:
+    """The shown outputs of an item of the annotator's task, in screen order, each carrying the
+    assignment's state (``a_*``) and the annotator's judgment of the item (``j_*``) — one query,
+    no lock (every decision taken from them is guarded by a conditional UPDATE). Empty when
+    the item is not part of that task. The submit serializer and ``judgment_record`` share it."""
+    return list(
+        ItemOutput.objects.filter(item_id=item_id)
+        .annotate(
+            held=FilteredRelation(
+                "item__task__assignments",
+                condition=Q(
+                    item__task__assignments__pk=assignment_id,
+                    item__task__assignments__annotator=annotator,
+                ),
+            ),
+            mine=FilteredRelation(
+                "item__judgments", condition=Q(item__judgments__annotator=annotator)
+            ),
+        )
+        .filter(held__isnull=False)
+        .select_related("item__task__config")
+        .annotate(
+            a_status=F("held__status"),
+            a_done=F("held__items_done"),
+            a_origin=F("held__origin"),
+            a_shown_item=F("held__shown_item"),
+            a_shown_at=F("held__shown_at"),
+            j_id=F("mine__id"),
+            j_revision=F("mine__revision"),
+            j_submission=F("mine__submission_id"),
+            j_answer=F("mine__answer"),
+            j_shown_at=F("mine__shown_at"),
+            j_submitted_at=F("mine__submitted_at"),
+            j_seconds=F("mine__seconds"),
+        )
+        .order_by("position")
+    )
+
+
 def judgment_record(
     *,
     assignment_id: uuid.UUID,
@@ -221,6 +262,7 @@ def judgment_record(
     submission_id: uuid.UUID,
     answer: dict[str, Any],
     now: datetime | None = None,
+    outputs: list[ItemOutput] | None = None,
 ) -> Recorded:
     """Store an annotator's answer to an item (see the module docstring for the rules).
 
@@ -228,41 +270,14 @@ def judgment_record(
     UPDATE (``… WHERE items_done = <this item's position>``) and a revision bumps the judgment
     with one (``… WHERE revision = <the revision it was based on>``). Of two racing submits
     exactly one matches; the other is answered as a replay (same UUID) or as stale.
+    ``outputs`` (from ``submission_outputs``) saves the query when the caller already has them.
     """
     now = now or timezone.now()
     with transaction.atomic():
-        outputs = list(
-            ItemOutput.objects.filter(item_id=item_id)
-            .annotate(
-                held=FilteredRelation(
-                    "item__task__assignments",
-                    condition=Q(
-                        item__task__assignments__pk=assignment_id,
-                        item__task__assignments__annotator=annotator,
-                    ),
-                ),
-                mine=FilteredRelation(
-                    "item__judgments", condition=Q(item__judgments__annotator=annotator)
-                ),
+        if outputs is None:
+            outputs = submission_outputs(
+                assignment_id=assignment_id, annotator=annotator, item_id=item_id
             )
-            .filter(held__isnull=False)
-            .select_related("item__task__config")
-            .annotate(
-                a_status=F("held__status"),
-                a_done=F("held__items_done"),
-                a_origin=F("held__origin"),
-                a_shown_item=F("held__shown_item"),
-                a_shown_at=F("held__shown_at"),
-                j_id=F("mine__id"),
-                j_revision=F("mine__revision"),
-                j_submission=F("mine__submission_id"),
-                j_answer=F("mine__answer"),
-                j_shown_at=F("mine__shown_at"),
-                j_submitted_at=F("mine__submitted_at"),
-                j_seconds=F("mine__seconds"),
-            )
-            .order_by("position")
-        )
         if not outputs:
             raise JudgmentError("not_found", _("This item is not part of your task."), 404)
         first = outputs[0]

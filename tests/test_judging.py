@@ -13,6 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from annotation.annotate_api import SubmitSerializer
 from annotation.judging import JudgmentError, annotation_screen, judgment_record
 from annotation.models import Assignment, Item, Judgment, JudgmentRevision, JudgmentValue, Task
 from annotation.tasking import assignment_release, assignments_expire, task_assign, task_assign_next
@@ -104,6 +105,49 @@ def test_an_incomplete_or_out_of_range_answer_is_refused_with_the_reason(setup, 
     with pytest.raises(JudgmentError) as incomplete:
         record(assignment, annotator, 0, answer=missing)
     assert "has no answer" in incomplete.value.message
+    assert not Judgment.objects.exists()
+
+
+def test_the_submit_serializer_checks_ranges_and_that_every_shown_output_is_answered(
+    setup, annotator
+) -> None:  # type: ignore[no-untyped-def]
+    _, assignment = setup
+    item = item_at(assignment, 0)
+    answer = full_answer(item)
+    first = next(iter(answer))
+    context = {"assignment_id": assignment.pk, "annotator": annotator}
+
+    def check(answer):  # type: ignore[no-untyped-def]
+        body = {"item": item.pk, "revision": 0, "submission_id": str(uuid.uuid4())}
+        return SubmitSerializer(data={**body, "answer": answer}, context=context)
+
+    assert check(answer).is_valid()
+    out_of_range = check({**answer, first: {"adequacy": 6, "fluency": 3}})
+    assert not out_of_range.is_valid()
+    assert any("from 1 to 5" in e for e in out_of_range.errors["answer"])
+    incomplete = check(dict(list(answer.items())[1:]))
+    assert not incomplete.is_valid()
+    assert any("has no answer" in e for e in incomplete.errors["answer"])
+    # Through the API: 400 with the first reason on screen and every reason listed.
+    client = Client()
+    client.login(username=annotator.username, password=PASSWORD)
+    response = client.post(
+        reverse("api-assignment-submit", args=[assignment.pk]),
+        json.dumps(
+            {
+                "item": item.pk,
+                "revision": 0,
+                "submission_id": str(uuid.uuid4()),
+                "answer": {first: {"adequacy": 0, "fluency": 9}},
+            }
+        ),
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid"
+    assert body["detail"] == body["errors"][0]
+    assert len(body["errors"]) == len(answer) - 1 + 2  # 3 outputs missing, 2 values out of range
     assert not Judgment.objects.exists()
 
 
