@@ -141,6 +141,18 @@ def config_take(request: Request, config_id: int) -> Response:
             "reference": serializers.CharField(allow_null=True),
             "outputs": serializers.ListField(child=serializers.DictField()),
             "criteria": serializers.ListField(child=serializers.DictField()),
+            "context_before": serializers.ListField(
+                child=serializers.CharField(),
+                help_text="Neighbouring segments before this one, nearest last (sources, or "
+                "references in the modes that show a reference).",
+            ),
+            "context_after": serializers.ListField(
+                child=serializers.CharField(), help_text="Neighbouring segments after this one."
+            ),
+            "fluency_first": serializers.BooleanField(
+                help_text="Judge fluency of every output before showing the source/reference "
+                "and asking adequacy."
+            ),
         },
     )
 )
@@ -162,6 +174,9 @@ def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
         "reference": screen.reference if screen.shows_reference else None,
         "outputs": [{"id": o.pk, "text": o.text} for o in screen.outputs],
         "criteria": [c.as_json() for c in criteria],
+        "context_before": screen.context_before,
+        "context_after": screen.context_after,
+        "fluency_first": screen.assignment.task.config.fluency_first,
     }
     return Response(body)
 

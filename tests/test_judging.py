@@ -405,3 +405,46 @@ def test_the_api_serves_my_tasks_the_current_item_and_taking_a_task(setup, annot
     assert [c["key"] for c in current["criteria"]] == ["adequacy", "fluency"]
     taken = client.post(reverse("api-config-take", args=[config.pk]))
     assert taken.json()["id"] == str(assignment.pk)
+
+
+def test_the_api_current_item_carries_the_document_context_and_fluency_first(
+    owner, annotator
+) -> None:  # type: ignore[no-untyped-def]
+    from annotation.models import Segment
+
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(
+        campaign, "adequacy_fluency", items_per_task=10, context_segments=2, fluency_first=True
+    )
+    assignment = task_assign_next(config=config, annotator=annotator)
+    # Open the task at an item whose segment has two neighbours on each side in its document.
+    items = Item.objects.filter(task=assignment.task).select_related("segment").order_by("position")
+    item = next(
+        i
+        for i in items
+        if Segment.objects.filter(
+            document_id=i.segment.document_id,
+            position_in_document__in=[i.segment.position_in_document + d for d in (-2, -1, 1, 2)],
+        ).count()
+        == 4
+    )
+    Assignment.objects.filter(pk=assignment.pk).update(items_done=item.position)
+    client = Client()
+    client.login(username=annotator.username, password=PASSWORD)
+    current = client.get(reverse("api-assignment-current", args=[assignment.pk])).json()
+    assert current["item"] == item.pk
+    assert current["fluency_first"] is True
+
+    def source(offset: int) -> str:
+        return Segment.objects.get(
+            document_id=item.segment.document_id,
+            position_in_document=item.segment.position_in_document + offset,
+        ).source
+
+    assert current["context_before"] == [source(-2), source(-1)]
+    assert current["context_after"] == [source(1), source(2)]
+    # The page shows the same neighbours.
+    page = client.get(reverse("annotate", args=[assignment.pk]))
+    assert page.context["screen"].context_before == current["context_before"]
+    assert page.context["screen"].context_after == current["context_after"]
