@@ -231,6 +231,18 @@ EVALSITE_AUTO_ANALYSIS = env.boolean("EVALSITE_AUTO_ANALYSIS", True)
 EVALSITE_ANALYSIS_DEBOUNCE_SECONDS = env.integer(
     "EVALSITE_ANALYSIS_DEBOUNCE_SECONDS", 60, minimum=0
 )
+# A queued or running analysis job that has not moved for this long is taken for dead (its
+# message lost, its worker gone for good): "recompute now" and automatic scheduling mark it failed
+# and start a new one. A healthy job moves at least once per task, and a task ends within the hard
+# time limit, so the limit must exceed it (by default two hours, or twice the hard limit).
+EVALSITE_JOB_STALE_SECONDS = env.integer(
+    "EVALSITE_JOB_STALE_SECONDS", max(2 * 3600, 2 * CELERY_TASK_TIME_LIMIT), minimum=1
+)
+if EVALSITE_JOB_STALE_SECONDS <= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        "EVALSITE_JOB_STALE_SECONDS must exceed CELERY_TASK_TIME_LIMIT: a job whose task is still "
+        "within its time limit is not dead."
+    )
 
 LOGGING = {
     "version": 1,

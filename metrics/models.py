@@ -11,6 +11,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, Run, System
@@ -77,6 +78,9 @@ class AnalysisJob(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # When the job last moved (created, started, a chunk or a final step done). A queued or
+    # running job that has not moved for EVALSITE_JOB_STALE_SECONDS is taken for dead.
+    progressed = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["-created"]

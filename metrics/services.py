@@ -1,16 +1,19 @@
 """Services of the metrics app: requesting, dispatching and scheduling background analyses.
 
 Jobs are idempotent: a request whose inputs (content fingerprint) match a finished or running job
-reuses it. Jobs are created in the database first and sent to the broker after the transaction
-commits; when the broker is unreachable the job stays recorded (``dispatched = False``) and is sent
-again later (on the next request, the next status poll, or when a worker starts), so nothing that
-was asked for is lost and no web request waits for the broker.
+reuses it — unless that job has not moved for ``EVALSITE_JOB_STALE_SECONDS`` (a lost message, a
+worker gone for good): such a job is marked failed ("abandoned") and a new one starts. Jobs are
+created in the database first and sent to the broker after the transaction commits; when the
+broker is unreachable the job stays recorded (``dispatched = False``) and is sent again later (on
+the next request, the next status poll, or when a worker starts), so nothing that was asked for is
+lost and no web request waits for the broker.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -36,6 +39,7 @@ BROKER_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     TimeoutError,
 )
+UNDER_WAY = (AnalysisJob.Status.QUEUED, AnalysisJob.Status.RUNNING)
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,9 @@ def analysis_request(
     with transaction.atomic():
         # One request at a time per campaign, so two clicks do not start two jobs.
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        # A job that stopped moving long ago is dead (its message lost, its worker gone): it is
+        # superseded rather than reused, so it cannot block "recompute now" forever.
+        jobs_abandon_stale(campaign_id=campaign.pk)
         existing = (
             AnalysisJob.objects.filter(campaign=campaign, fingerprint=fingerprint)
             .exclude(status=AnalysisJob.Status.FAILED)
@@ -118,12 +125,34 @@ def analysis_schedule_debounced(*, campaign_id: Any) -> bool:
     return True
 
 
+def jobs_abandon_stale(*, campaign_id: Any) -> int:
+    """Mark the campaign's queued or running jobs that have not moved for
+    ``EVALSITE_JOB_STALE_SECONDS`` as failed ("abandoned"); the number marked."""
+    cutoff = timezone.now() - timedelta(seconds=settings.EVALSITE_JOB_STALE_SECONDS)
+    stale = AnalysisJob.objects.filter(
+        campaign_id=campaign_id, status__in=UNDER_WAY, progressed__lt=cutoff
+    ).values_list("pk", "progressed")
+    marked = 0
+    for job_id, progressed in stale:
+        since = timezone.localtime(progressed).strftime("%Y-%m-%d %H:%M:%S %Z")
+        # Conditional on the moment seen: a job that moved meanwhile is alive after all.
+        marked += AnalysisJob.objects.filter(
+            pk=job_id, status__in=UNDER_WAY, progressed=progressed
+        ).update(
+            status=AnalysisJob.Status.FAILED,
+            error=f"abandoned: no progress since {since}",
+            finished=timezone.now(),
+        )
+        logger.warning("analysis %s abandoned: no progress since %s", job_id, since)
+    return marked
+
+
 def job_progress(*, job_id: Any, done: int | None = None, add: int = 0, **fields: Any) -> None:
     """Record progress of a job (absolute ``done`` or ``add`` units)."""
     from django.db.models import F
     from django.db.models.functions import Least
 
-    updates: dict[str, Any] = dict(fields)
+    updates: dict[str, Any] = {"progressed": timezone.now(), **fields}
     if done is not None:
         updates["progress_done"] = done
     elif add:
@@ -132,7 +161,11 @@ def job_progress(*, job_id: Any, done: int | None = None, add: int = 0, **fields
     AnalysisJob.objects.filter(pk=job_id).update(**updates)
 
 
-def job_fail(*, job_id: Any, error: str) -> None:
-    AnalysisJob.objects.filter(pk=job_id).update(
-        status=AnalysisJob.Status.FAILED, error=error[:4000], finished=timezone.now()
+def job_fail(*, job_id: Any, error: str) -> bool:
+    """Mark a queued or running job failed with a readable ``error``; a job that has already
+    finished or failed keeps its status and first error. Whether the job was marked."""
+    return bool(
+        AnalysisJob.objects.filter(pk=job_id, status__in=UNDER_WAY).update(
+            status=AnalysisJob.Status.FAILED, error=error[:4000], finished=timezone.now()
+        )
     )

@@ -2,7 +2,8 @@
 
 The statistics of a job are a group of chunk tasks; the chunk that completes the set (checked in
 the database, so a chunk delivered twice cannot fire it early or twice) starts the final step.
-This works on any broker, including the file-system one of the embedded default.
+This works on any broker, including the file-system one of the embedded default. A task of a job
+that fails for good marks the job failed (:class:`JobTask`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from celery import group, shared_task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery import Task, group, shared_task
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
@@ -63,7 +64,47 @@ def analysis_request_task(campaign_id: str) -> str | None:
     return str(analysis_request(campaign=campaign).job.pk)
 
 
-@shared_task(name="metrics.analysis_start", **RETRY)
+class JobTask(Task):  # type: ignore[misc]
+    """A task of one analysis job (its id the first argument). When the task fails for good —
+    an error that is not retried, retries used up, the soft or the hard time limit — the job is
+    marked failed with a readable message, so that it never stays "running" for ever. (Celery
+    calls ``on_failure`` in the pool process for an exception, and in the worker's main process
+    when the hard time limit killed the pool process; not for a retry, nor for a worker lost
+    with its message re-queued.)"""
+
+    # What the task does, for the message; formatted with the task's arguments.
+    subject = "The analysis"
+
+    def on_failure(  # type: ignore[no-untyped-def]
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        args = list(args or ())
+        job_id = args[0] if args else (kwargs or {}).get("job_id")
+        if job_id is None:
+            return
+        message = f"{self.subject.format(*args)} {failure_reason(exc, self.max_retries)}"
+        try:
+            job_fail(job_id=job_id, error=message)
+        except Exception:  # the database itself may be what failed; the job goes stale then
+            logger.exception("could not mark analysis %s failed (%s)", job_id, message)
+
+
+def failure_reason(exc: BaseException, max_retries: int | None) -> str:
+    """Why a task failed, in words for the dashboard."""
+    if isinstance(exc, SoftTimeLimitExceeded):
+        return "took too long (soft time limit)."
+    if isinstance(exc, TimeLimitExceeded):
+        limit = f" of {exc.args[0]} s" if exc.args else ""
+        return f"was stopped at the hard time limit{limit}."
+    if isinstance(exc, TRANSIENT):
+        return (
+            f"failed: the database was unreachable after {max_retries} retries "
+            f"({type(exc).__name__}: {exc})."
+        )
+    return f"failed: {type(exc).__name__}: {exc}"
+
+
+@shared_task(base=JobTask, name="metrics.analysis_start", subject="Planning the analysis", **RETRY)
 def analysis_start(job_id: str) -> int:
     """Plan the chunks of a job and send them as a group."""
     job = _job(job_id)
@@ -72,10 +113,12 @@ def analysis_start(job_id: str) -> int:
     chunks = pipeline.plan(campaign=job.campaign, params=job.params)
     metrics, _ = pipeline.usable_metrics(job.params)
     total = len(chunks) + len(metrics) + 2
+    now = timezone.now()
     AnalysisJob.objects.filter(pk=job.pk, status=AnalysisJob.Status.QUEUED).update(
         status=AnalysisJob.Status.RUNNING,
         stage=AnalysisJob.Stage.STATISTICS,
-        started=timezone.now(),
+        started=now,
+        progressed=now,
         progress_total=total,
         progress_done=0,
         dispatched=True,
@@ -87,48 +130,37 @@ def analysis_start(job_id: str) -> int:
     return len(chunks)
 
 
-@shared_task(name="metrics.analysis_chunk", **RETRY)
+@shared_task(
+    base=JobTask, name="metrics.analysis_chunk", subject="Scoring segments {1}–{2}", **RETRY
+)
 def analysis_chunk(job_id: str, start: int, stop: int) -> int:
     """Statistics of one chunk; the chunk that completes the set starts the final step."""
     job = _job(job_id)
     if job is None or job.status != AnalysisJob.Status.RUNNING:
         return 0
-    try:
-        pipeline.chunk_compute(job=job, start=start, stop=stop)
-    except SoftTimeLimitExceeded:
-        job_fail(job_id=job.pk, error=f"Scoring segments {start}–{stop} took too long.")
-        raise
+    pipeline.chunk_compute(job=job, start=start, stop=stop)
     done = pipeline.chunks_stored(job)
     job_progress(job_id=job.pk, done=done)
     n_chunks = len(pipeline.plan(campaign=job.campaign, params=job.params))
     # Exactly one chunk wins this conditional update and sends the final step.
     if done >= n_chunks and AnalysisJob.objects.filter(
-        pk=job.pk, stage=AnalysisJob.Stage.STATISTICS
-    ).update(stage=AnalysisJob.Stage.FINALIZE):
+        pk=job.pk, status=AnalysisJob.Status.RUNNING, stage=AnalysisJob.Stage.STATISTICS
+    ).update(stage=AnalysisJob.Stage.FINALIZE, progressed=timezone.now()):
         analysis_finalize.delay(str(job.pk))
     return done
 
 
-@shared_task(name="metrics.analysis_finalize", **RETRY)
+@shared_task(base=JobTask, name="metrics.analysis_finalize", subject="The final step", **RETRY)
 def analysis_finalize(job_id: str) -> str:
     """Scores, significance, the human analysis and correlations; the job is done."""
     job = _job(job_id)
     if job is None or job.status != AnalysisJob.Status.RUNNING:
         return "skipped"
     n_chunks = len(pipeline.plan(campaign=job.campaign, params=job.params))
-    try:
-        pipeline.finalize(job, progress=lambda units: job_progress(job_id=job.pk, add=units))
-    except SoftTimeLimitExceeded:
-        job_fail(job_id=job.pk, error="The final step took too long.")
-        raise
-    except TRANSIENT:
-        raise
-    except Exception as exc:
-        logger.exception("analysis %s failed", job.pk)
-        job_fail(job_id=job.pk, error=f"{type(exc).__name__}: {exc}")
-        raise
+    pipeline.finalize(job, progress=lambda units: job_progress(job_id=job.pk, add=units))
     total = AnalysisJob.objects.get(pk=job.pk).progress_total
-    AnalysisJob.objects.filter(pk=job.pk).update(
+    # Only a job still running becomes done: one abandoned meanwhile stays failed.
+    AnalysisJob.objects.filter(pk=job.pk, status=AnalysisJob.Status.RUNNING).update(
         status=AnalysisJob.Status.DONE,
         stage=AnalysisJob.Stage.FINISHED,
         progress_done=max(total, n_chunks),
