@@ -1,6 +1,8 @@
 """The background analysis on real Celery worker processes and Redis: the whole pipeline stores
-the numbers the scoring core gives when called directly; a worker killed with SIGKILL in the
-middle of a chunk does not stop the job, and the results equal an uninterrupted run."""
+the numbers the scoring core gives when called directly (corpus and segment scores, intervals,
+MultEval, the all-pairs matrices, the human analysis and the correlations); a worker killed with
+SIGKILL in the middle of a chunk does not stop the job, and the results equal an uninterrupted
+run."""
 
 from __future__ import annotations
 
@@ -16,13 +18,19 @@ import pytest
 from django.core.management import call_command
 
 from annotation.analysis import AnalysisSettings, campaign_analysis_compute
-from annotation.models import Campaign, Reference, Translation
+from annotation.models import Campaign, Reference, System, Translation
 from metrics import pipeline
-from metrics.models import AnalysisJob, AnalysisResult, StatsChunk
+from metrics.correlations import correlations_compute
+from metrics.models import AnalysisJob, AnalysisResult, SegmentScores, StatsChunk
 from metrics.scoring import make_metric
 from metrics.services import analysis_request
+from metrics.stats.correlation import correlation, pairwise_accuracy
 from metrics.stats.multirun import compare_runs
-from metrics.stats.resampling import bootstrap_ci
+from metrics.stats.resampling import (
+    bootstrap_ci,
+    paired_approximate_randomization,
+    paired_bootstrap,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -128,14 +136,32 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
     keys = [m["key"] for m in doc["metrics"]]
     assert keys == list(pipeline.analysis_params(campaign=campaign)["metrics"])
     assert "bertr" in keys  # make test installs the neural extra: every metric runs
+    systems = list(
+        System.objects.filter(campaign=campaign).prefetch_related("runs").order_by("name")
+    )
+    segment_scores = {
+        (row.run_id, row.metric): pipeline.load_array(row.data)
+        for row in SegmentScores.objects.filter(job=job)
+    }
+    # The statistics the core computes directly from the texts, per metric and system, for the
+    # correlations below (BERTR's are the stored ones: see the spot check).
+    direct_stats: dict[str, list[np.ndarray]] = {}
     for entry in doc["metrics"]:
         metric = make_metric(entry["key"], pipeline.metric_options(params))
+        run_ids = [run["id"] for system in entry["systems"] for run in system["runs"]]
+        assert {k for k in segment_scores if k[1] == entry["key"]} == {
+            (r, entry["key"]) for r in run_ids
+        }
         if entry["key"] == "bertr":
             # A spot check (the model is slow on a CPU): one run, scored directly.
             run = entry["systems"][0]["runs"][0]
             stats = metric.statistics(hyps[run["id"]], refs)
             direct = metric.corpus_score_from_statistics(stats, n_refs=2).score
             assert run["score"] == pytest.approx(direct, **tolerance("bertr"))
+            assert segment_scores[(run["id"], "bertr")].tolist() == pytest.approx(
+                metric.sentence_score_from_statistics(stats).tolist(), **tolerance("bertr")
+            )
+            direct_stats["bertr"] = pipeline.metric_arrays(job, "bertr", metric, systems).arrays
             continue
         arrays = []
         for system in entry["systems"]:
@@ -144,6 +170,12 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
             for run, run_stats in zip(system["runs"], stats, strict=True):
                 direct = metric.corpus_score_from_statistics(run_stats, n_refs=2).score
                 assert run["score"] == pytest.approx(direct, abs=1e-9), run
+                # The stored segment scores are the core's sentence scores of this run.
+                sentence = metric.sentence_scores(hyps[run["id"]], refs)
+                assert segment_scores[(run["id"], entry["key"])].tolist() == pytest.approx(
+                    list(sentence), abs=1e-9
+                )
+        direct_stats[entry["key"]] = [a for _, a in arrays]
         stacked = np.concatenate([a for _, a in arrays])
         ci = bootstrap_ci(stacked, metric.score_from_statistics, n_samples=200, rng=params["seed"])
         flat_runs = [run for system in entry["systems"] for run in system["runs"]]
@@ -164,6 +196,30 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
             assert system["p_baseline"] == direct.p_value
         assert entry["signature"].startswith(metric.label)
 
+        # All pairs: each system's runs pooled (segment-major), one paired bootstrap and one AR
+        # per row system from the job's seed; the same draws, so exactly the same numbers.
+        pairwise = entry["pairwise"]
+        assert pairwise["systems"] == [system["id"] for system in entry["systems"]]
+        assert pairwise["pooled_runs"] == 3
+        pooled = np.stack([a.transpose(1, 0, 2).reshape(-1, a.shape[2]) for _, a in arrays])
+        for i in range(len(arrays)):
+            boot = paired_bootstrap(
+                pooled[i], pooled, metric.score_from_statistics, n_samples=200, rng=params["seed"]
+            )
+            ar = paired_approximate_randomization(
+                pooled[i], pooled, metric.score_from_statistics, n_trials=1000, rng=params["seed"]
+            )
+            wins = boot.wins if metric.higher_is_better else boot.losses
+            for j in range(len(arrays)):
+                if i == j:
+                    assert pairwise["bootstrap_p"][i][j] is None
+                    assert pairwise["ar_p"][i][j] is None
+                    continue
+                assert pairwise["bootstrap_p"][i][j] == float(boot.p_value[j])
+                assert pairwise["ar_p"][i][j] == float(ar.p_value[j])
+                assert pairwise["win_share"][i][j] == float(wins[j])
+                assert pairwise["delta"][i][j] == float(boot.observed_delta[j])
+
     human = AnalysisResult.objects.get(job=job, kind="human").data
     direct_human = campaign_analysis_compute(
         campaign=campaign, settings=AnalysisSettings(seed=params["seed"])
@@ -172,6 +228,41 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
     assert human["histograms"]
 
     correlations = AnalysisResult.objects.get(job=job, kind="correlations").data
+    # The correlation document assembled in this process from the core's own statistics and
+    # sentence scores and the directly computed human analysis: the same seed, the same numbers.
+    metrics = {key: make_metric(key, pipeline.metric_options(params)) for key in keys}
+    direct_correlations = correlations_compute(
+        campaign=campaign,
+        params=params,
+        metrics=metrics,
+        metric_docs=doc["metrics"],
+        metric_stats=direct_stats,
+        sentence={
+            key: {
+                run.pk: metric.sentence_score_from_statistics(array[k])
+                for system, array in zip(systems, direct_stats[key], strict=True)
+                for k, run in enumerate(system.runs.all())
+            }
+            for key, metric in metrics.items()
+        },
+        systems=systems,
+        human_doc={"analysis": direct_human},
+    )
+    assert correlations == direct_correlations
+    n_system_level = 0
+    for criterion in correlations["criteria"]:
+        for entry in criterion["metrics"]:
+            if "system" not in entry:
+                continue
+            n_system_level += 1
+            h = [p["human"] for p in entry["system"]["points"]]
+            m = [p["metric"] for p in entry["system"]["points"]]
+            for method in ("pearson", "spearman", "kendall"):
+                value = entry["system"][method]["value"]
+                assert value == pytest.approx(correlation(h, m, method), abs=1e-12)
+            assert entry["system"]["pairwise_accuracy"] == pairwise_accuracy(h, m)
+    assert n_system_level >= len(keys) * 3
+
     adequacy = next(c for c in correlations["criteria"] if c["criterion"] == "adequacy")
     bleu = next(m for m in adequacy["metrics"] if m["key"] == "bleu")
     points = bleu["system"]["points"]
@@ -195,7 +286,13 @@ def test_a_worker_killed_in_the_middle_of_a_chunk_does_not_stop_the_job(
     # 600 distinct segments × 12 runs: scoring a chunk takes seconds, so there is a middle.
     settings_for(campaign, metrics=["bleu", "chrf", "ter"], bootstrap_samples=100, ar_trials=500)
     settings.EVALSITE_CHUNK_SEGMENTS = 300
-    fast_redelivery = {"CELERY_VISIBILITY_TIMEOUT": "5"}
+    # Redis delivers the killed worker's chunks again after the visibility timeout, which must
+    # exceed the time limits (a chunk here takes seconds): short ones, for a short test.
+    fast_redelivery = {
+        "CELERY_VISIBILITY_TIMEOUT": "35",
+        "CELERY_TASK_TIME_LIMIT": "30",
+        "CELERY_TASK_SOFT_TIME_LIMIT": "25",
+    }
     first = celery_worker_process(name="doomed", env=fast_redelivery)
     request = analysis_request(campaign=campaign)
     job_id = request.job.pk

@@ -21,7 +21,7 @@ from .base import (
 )
 from .lemma import LemmaOverlap
 from .lexical import PER, WER, WordFMeasure, WordPrecision, WordRecall
-from .sacre import BLEU, CHRF, TER, Length
+from .sacre import BLEU, CHRF, TER, CHRFPlusPlus, Length
 
 __all__ = [
     "BLEU",
@@ -30,6 +30,7 @@ __all__ = [
     "PER",
     "TER",
     "WER",
+    "CHRFPlusPlus",
     "CorpusScore",
     "LemmaOverlap",
     "Length",
@@ -90,8 +91,10 @@ def make_metric(name: str, options: MetricOptions | None = None) -> Metric:
     word: dict[str, Any] = {"tokenize": o.tokenize, "lowercase": o.lowercase}
     if name == "bleu":
         return BLEU(smooth_method=o.smooth_method, smooth_value=o.smooth_value, **word)
-    if name in ("chrf", "chrf++"):
-        return CHRF(word_order=2 if name == "chrf++" else 0, lowercase=o.lowercase)
+    if name == "chrf":
+        return CHRF(lowercase=o.lowercase)
+    if name == "chrf++":
+        return CHRFPlusPlus(lowercase=o.lowercase)
     if name == "ter":
         return TER(
             normalized=o.ter_normalized,

@@ -361,6 +361,16 @@ class CHRF(SacreBackedMetric):
         return f"chrF{self.beta}" + "+" * self.word_order
 
 
+class CHRFPlusPlus(CHRF):
+    """chrF++ (word order 2): chrF under its own name, so that results keyed by the metric's
+    name keep chrF and chrF++ apart."""
+
+    name = "chrf++"
+
+    def __init__(self, *, word_order: int = 2, **options: Any) -> None:
+        super().__init__(word_order=word_order, **options)
+
+
 class TER(SacreBackedMetric):
     """Translation edit rate (Snover et al. 2006) as sacreBLEU computes it (lower is better).
 
