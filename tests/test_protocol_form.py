@@ -52,3 +52,57 @@ def test_ranking_refuses_ten_or_more_outputs_per_screen_with_the_reason(k: int) 
 
 def test_adequacy_and_fluency_keep_screens_of_more_than_nine_outputs() -> None:
     assert form(outputs_per_screen=12).is_valid()
+
+
+@pytest.mark.parametrize(
+    ("protocol", "mode", "valid"),
+    [
+        ("adequacy_fluency", "bilingual", True),
+        ("adequacy_fluency", "monolingual", True),
+        ("adequacy_fluency", "source", False),
+        ("ranking", "monolingual", True),
+        ("ranking", "reference", False),
+        ("direct_assessment", "source", True),
+        ("direct_assessment", "reference", True),
+        ("direct_assessment", "bilingual", False),
+    ],
+)
+def test_a_mode_must_be_one_the_protocol_offers(protocol: str, mode: str, valid: bool) -> None:
+    bound = form(protocol=protocol, mode=mode)
+    assert bound.is_valid() == valid
+    if not valid:
+        (message,) = bound.errors["mode"]
+        assert "offers:" in message
+
+
+@pytest.mark.parametrize(
+    ("protocol", "mode", "valid"),
+    [
+        ("adequacy_fluency", "bilingual", True),
+        ("adequacy_fluency", "monolingual", True),
+        ("ranking", "bilingual", False),
+        ("direct_assessment", "source", False),
+    ],
+)
+def test_fluency_first_is_only_for_adequacy_and_fluency(
+    protocol: str, mode: str, valid: bool
+) -> None:
+    bound = form(protocol=protocol, mode=mode, fluency_first=True)
+    assert bound.is_valid() == valid
+    if not valid:
+        assert bound.errors["fluency_first"] == ["Only adequacy and fluency has this option."]
+
+
+@pytest.mark.parametrize(
+    ("bad", "repeat", "reference", "valid"),
+    [(20, 20, 20, True), (30, 20, 11, False), (50, 10, 0, True), (51, 0, 0, False)],
+)
+def test_at_most_sixty_of_every_hundred_items_are_qc_items(
+    bad: int, repeat: int, reference: int, valid: bool
+) -> None:
+    bound = form(qc_bad_reference=bad, qc_repeat=repeat, qc_reference=reference)
+    assert bound.is_valid() == valid
+    if not valid and bad <= 50:
+        assert bound.non_field_errors() == ["At most 60 of every 100 items can be QC items."]
+    if bad > 50:
+        assert "qc_bad_reference" in bound.errors  # each share is capped at 50 as well

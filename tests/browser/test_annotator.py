@@ -289,3 +289,47 @@ def test_a_click_on_the_minimum_of_an_unset_slider_sets_it(page, live_server) ->
         page.keyboard.press("Enter")
     judgment = Judgment.objects.get(annotator=annotator)
     assert {v for out in judgment.answer.values() for v in out.values()} == {0}
+
+
+def test_fluency_first_hides_the_source_until_every_fluency_is_given(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    owner = make_user("organizer-f", organizer=True)
+    campaign = campaign_with_arabic(owner)
+    annotator = make_user("fluent")
+    campaign.annotators.add(annotator)
+    config = ProtocolConfig.objects.create(
+        campaign=campaign,
+        name="Fluency first",
+        protocol="adequacy_fluency",
+        mode="bilingual",
+        fluency_first=True,
+        outputs_per_screen=3,
+        items_per_task=10,
+        context_segments=1,
+    )
+    tasks_build(config=config)
+    assignment = task_assign(task=config.tasks.order_by("position").first(), annotator=annotator)
+    log_in(page, live_server, "fluent")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    # First phase: no source, no adequacy question; the focus starts on a fluency question.
+    assert page.locator(".context").is_hidden()
+    assert page.locator("fieldset.crit-adequacy:visible").count() == 0
+    assert page.locator("fieldset.crit-fluency:visible").count() == 3
+    assert page.locator("fieldset.focused").get_attribute("data-criterion") == "fluency"
+    assert page.locator(".fluency-note").is_visible()
+    for key in ["5", "4", "3"]:
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")  # reveals the source and the adequacy questions
+    assert page.locator(".context .source").is_visible()
+    assert page.locator("fieldset.crit-adequacy:visible").count() == 3
+    assert page.locator("fieldset.focused").get_attribute("data-criterion") == "adequacy"
+    assert not Judgment.objects.exists()
+    for key in ["2", "2", "1"]:
+        page.keyboard.press(key)
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    judgment = Judgment.objects.get(annotator=annotator)
+    positions = {o.pk: o.position for o in judgment.item.outputs.all()}
+    by_position = sorted(judgment.answer.items(), key=lambda kv: positions[int(kv[0])])
+    assert [v["fluency"] for _, v in by_position] == [5, 4, 3]
+    assert [v["adequacy"] for _, v in by_position] == [2, 2, 1]
