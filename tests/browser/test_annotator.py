@@ -85,6 +85,16 @@ KEYS = {
 }
 
 
+def tab_to(page, selector: str, limit: int = 60) -> None:  # type: ignore[no-untyped-def]
+    """Press Tab, as a keyboard-only user does, until ``selector`` has the focus."""
+    target = page.locator(selector)
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if target.evaluate("el => el === document.activeElement"):
+            return
+    raise AssertionError(f"{selector} cannot be reached with Tab")
+
+
 def test_an_invited_annotator_finishes_a_task_of_every_protocol_with_the_keyboard(
     page,
     live_server,
@@ -99,7 +109,7 @@ def test_an_invited_annotator_finishes_a_task_of_every_protocol_with_the_keyboar
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
 
     page.goto(f"{live_server.url}/invite/{invite_token(invite=invite)}/")
-    page.focus("#accept")
+    tab_to(page, "#accept")
     page.keyboard.press("Enter")
     page.wait_for_url("**/my/tasks/")
     page.screenshot(path=shots / "my-tasks.png", full_page=True)
@@ -107,7 +117,7 @@ def test_an_invited_annotator_finishes_a_task_of_every_protocol_with_the_keyboar
     for protocol in ("adequacy_fluency", "ranking", "direct_assessment"):
         config = ProtocolConfig.objects.get(campaign=campaign, protocol=protocol)
         page.goto(f"{live_server.url}/my/tasks/")
-        page.focus(f"form[action='/my/tasks/take/{config.pk}/'] button")
+        tab_to(page, f"form[action='/my/tasks/take/{config.pk}/'] button")
         page.keyboard.press("Enter")
         page.wait_for_url("**/annotate/**")
         page.wait_for_selector("fieldset.criterion.focused")
@@ -247,23 +257,18 @@ def test_enter_and_digits_leave_the_pages_own_controls_alone(page, live_server) 
     assert checked_scores(page) == 1
     # Tab away from the questions to the "Previous item" link: the highlight goes with the
     # focus, and a digit typed there scores nothing.
-    link = page.locator("a.button", has_text="Previous item")
-    for _ in range(40):
-        if link.evaluate("el => el === document.activeElement"):
-            break
-        page.keyboard.press("Tab")
-    assert link.evaluate("el => el === document.activeElement")
+    tab_to(page, "a.button:has-text('Previous item')")
     assert page.locator("fieldset.criterion.focused").count() == 0
     page.keyboard.press("5")
     assert checked_scores(page) == 1
     # Enter on the instructions' summary opens or closes them; it does not submit.
-    page.focus(".instructions summary")
+    tab_to(page, ".instructions summary")
     was_open = page.locator("details.instructions").evaluate("el => el.open")
     page.keyboard.press("Enter")
     assert page.locator("details.instructions").evaluate("el => el.open") != was_open
     assert page.locator("#annotate-error").is_hidden()
     # Enter on the link follows it instead of submitting the half-answered item.
-    link.focus()
+    tab_to(page, "a.button:has-text('Previous item')")
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert page.url.endswith(f"/annotate/{assignment.pk}/1/")
