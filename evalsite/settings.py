@@ -166,7 +166,13 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Celery. Unset broker: a file-system transport under var/, so `make run` needs no server.
+# Celery. Seconds: the soft limit raises inside a task, the hard limit kills its process.
+CELERY_TASK_SOFT_TIME_LIMIT = env.integer("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60, minimum=1)
+CELERY_TASK_TIME_LIMIT = env.integer("CELERY_TASK_TIME_LIMIT", 35 * 60, minimum=1)
+if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must exceed CELERY_TASK_SOFT_TIME_LIMIT.")
+
+# Unset broker: a file-system transport under var/, so `make run` needs no server.
 CELERY_BROKER_URL = env.url("CELERY_BROKER_URL", "filesystem://", schemes=("redis", "filesystem"))
 CELERY_EMBEDDED_BROKER = CELERY_BROKER_URL.startswith("filesystem://")
 if CELERY_EMBEDDED_BROKER:
@@ -186,10 +192,20 @@ if CELERY_EMBEDDED_BROKER:
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     (VAR_DIR / "celery-results").mkdir(parents=True, exist_ok=True)
 else:
-    # A message not acknowledged within this time (its worker died) is delivered again; chunks
-    # of the analysis take seconds to minutes, so ten minutes is ample by default.
+    # A message not acknowledged within this time (its worker died) is delivered again — also
+    # when its task is merely still running, to a second worker. So it must exceed the hard time
+    # limit, after which no task runs; by default by five minutes.
+    CELERY_VISIBILITY_TIMEOUT = env.integer(
+        "CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT + 300, minimum=1
+    )
+    if CELERY_VISIBILITY_TIMEOUT <= CELERY_TASK_TIME_LIMIT:
+        raise ImproperlyConfigured(
+            f"CELERY_VISIBILITY_TIMEOUT ({CELERY_VISIBILITY_TIMEOUT} s) must exceed "
+            f"CELERY_TASK_TIME_LIMIT ({CELERY_TASK_TIME_LIMIT} s): Redis would deliver a task "
+            "that is still running to a second worker."
+        )
     CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": env.integer("CELERY_VISIBILITY_TIMEOUT", 600, minimum=1),
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
         # Fail fast when Redis is down: a web request must never hang on the broker. kombu
         # otherwise retries a publishing connection with sleeps adding up to seconds; workers keep
         # their own, patient reconnection for consuming.
@@ -219,11 +235,6 @@ else:
         }
     }
 
-CELERY_TASK_SOFT_TIME_LIMIT = env.integer("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60, minimum=1)
-CELERY_TASK_TIME_LIMIT = env.integer("CELERY_TASK_TIME_LIMIT", 35 * 60, minimum=1)
-if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
-    raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must exceed CELERY_TASK_SOFT_TIME_LIMIT.")
-
 # Background analysis: segments per statistics chunk (a chunk covers every system and run), and
 # whether new judgments and uploads schedule a recomputation (at most once per minute).
 EVALSITE_CHUNK_SEGMENTS = env.integer("EVALSITE_CHUNK_SEGMENTS", 250, minimum=1)
@@ -233,15 +244,23 @@ EVALSITE_ANALYSIS_DEBOUNCE_SECONDS = env.integer(
 )
 # A queued or running analysis job that has not moved for this long is taken for dead (its
 # message lost, its worker gone for good): "recompute now" and automatic scheduling mark it failed
-# and start a new one. A healthy job moves at least once per task, and a task ends within the hard
-# time limit, so the limit must exceed it (by default two hours, or twice the hard limit).
-EVALSITE_JOB_STALE_SECONDS = env.integer(
-    "EVALSITE_JOB_STALE_SECONDS", max(2 * 3600, 2 * CELERY_TASK_TIME_LIMIT), minimum=1
+# and start a new one. A healthy job moves at least once per task; a task ends within the hard time
+# limit, or — its worker died — is delivered again after the visibility timeout (Redis) and then
+# ends within the hard limit. So the limit must exceed both together; by default two hours, or
+# the visibility timeout plus twice the hard limit if that is more.
+_LONGEST_SILENCE = CELERY_TASK_TIME_LIMIT + (
+    0 if CELERY_EMBEDDED_BROKER else CELERY_VISIBILITY_TIMEOUT
 )
-if EVALSITE_JOB_STALE_SECONDS <= CELERY_TASK_TIME_LIMIT:
+EVALSITE_JOB_STALE_SECONDS = env.integer(
+    "EVALSITE_JOB_STALE_SECONDS",
+    max(2 * 3600, _LONGEST_SILENCE + CELERY_TASK_TIME_LIMIT),
+    minimum=1,
+)
+if EVALSITE_JOB_STALE_SECONDS <= _LONGEST_SILENCE:
     raise ImproperlyConfigured(
-        "EVALSITE_JOB_STALE_SECONDS must exceed CELERY_TASK_TIME_LIMIT: a job whose task is still "
-        "within its time limit is not dead."
+        f"EVALSITE_JOB_STALE_SECONDS ({EVALSITE_JOB_STALE_SECONDS} s) must exceed "
+        f"CELERY_TASK_TIME_LIMIT{'' if CELERY_EMBEDDED_BROKER else ' + CELERY_VISIBILITY_TIMEOUT'} "
+        f"({_LONGEST_SILENCE} s): a job whose task may still be running is not dead."
     )
 
 LOGGING = {

@@ -298,7 +298,8 @@ def test_a_worker_killed_in_the_middle_of_a_chunk_does_not_stop_the_job(
     job_id = request.job.pk
     log = tmp_path / "worker-doomed.log"
     deadline = time.monotonic() + 120
-    while "metrics.analysis_chunk" not in log.read_text(errors="replace"):
+    # "[": a task being received, not the task list of the worker's banner.
+    while "metrics.analysis_chunk[" not in log.read_text(errors="replace"):
         assert time.monotonic() < deadline, log.read_text()
         time.sleep(0.05)
     time.sleep(0.3)

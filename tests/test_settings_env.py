@@ -191,3 +191,65 @@ def test_good_time_zone_log_level_and_conn_max_age_are_taken(tmp_path: Path) -> 
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["Europe/Berlin", "WARNING", "60"]
+
+
+def test_by_default_redis_redelivers_only_after_the_hard_time_limit(tmp_path: Path) -> None:
+    result = settings_in_subprocess(
+        {"EVALSITE_VAR_DIR": str(tmp_path), "CELERY_BROKER_URL": "redis://127.0.0.1:6379/3"},
+        "print(s.CELERY_TASK_SOFT_TIME_LIMIT, s.CELERY_TASK_TIME_LIMIT,"
+        " s.CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout'], s.EVALSITE_JOB_STALE_SECONDS)",
+    )
+    assert result.returncode == 0, result.stderr
+    soft, hard, visibility, stale = map(int, result.stdout.split())
+    assert soft < hard < visibility
+    # A job is taken for dead only after a redelivered task could have ended.
+    assert stale > visibility + hard
+
+
+@pytest.mark.parametrize(
+    ("env", "names"),
+    [
+        (
+            {"CELERY_VISIBILITY_TIMEOUT": "600"},
+            ["CELERY_VISIBILITY_TIMEOUT", "CELERY_TASK_TIME_LIMIT"],
+        ),
+        (
+            {"CELERY_TASK_TIME_LIMIT": "4000", "CELERY_VISIBILITY_TIMEOUT": "3600"},
+            ["CELERY_VISIBILITY_TIMEOUT", "CELERY_TASK_TIME_LIMIT"],
+        ),
+        (
+            {"CELERY_TASK_SOFT_TIME_LIMIT": "60", "CELERY_TASK_TIME_LIMIT": "60"},
+            ["CELERY_TASK_TIME_LIMIT", "CELERY_TASK_SOFT_TIME_LIMIT"],
+        ),
+        (
+            {"EVALSITE_JOB_STALE_SECONDS": "3000"},
+            ["EVALSITE_JOB_STALE_SECONDS", "CELERY_TASK_TIME_LIMIT", "CELERY_VISIBILITY_TIMEOUT"],
+        ),
+    ],
+)
+def test_inconsistent_time_limits_stop_the_settings_naming_the_variables(
+    tmp_path: Path, env: dict[str, str], names: list[str]
+) -> None:
+    result = settings_in_subprocess(
+        {"EVALSITE_VAR_DIR": str(tmp_path), "CELERY_BROKER_URL": "redis://127.0.0.1:6379/3", **env},
+        "",
+    )
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    for name in names:
+        assert name in result.stderr
+
+
+def test_consistent_short_time_limits_are_taken(tmp_path: Path) -> None:
+    result = settings_in_subprocess(
+        {
+            "EVALSITE_VAR_DIR": str(tmp_path),
+            "CELERY_BROKER_URL": "redis://127.0.0.1:6379/3",
+            "CELERY_TASK_SOFT_TIME_LIMIT": "25",
+            "CELERY_TASK_TIME_LIMIT": "30",
+            "CELERY_VISIBILITY_TIMEOUT": "35",
+        },
+        "print(s.CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout'])",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "35"
