@@ -66,6 +66,7 @@ from annotation.models import (
     Translation,
 )
 from annotation.protocols import DIRECT_ASSESSMENT, PROTOCOLS, RANK, Criterion
+from annotation.signals import campaign_data_changed
 
 logger = logging.getLogger(__name__)
 
@@ -562,6 +563,9 @@ def judgments_import(
         context = _campaign_context(locked, parsed)
         plan = _plan(parsed, context, options)
         record = _store(locked, parsed, plan, options, user)
+        # As every judgment and upload does: the metrics app schedules a recomputation once the
+        # import has committed (never if it rolls back).
+        campaign_data_changed.send(sender=JudgmentImport, campaign_id=locked.pk)
     logger.info(
         "imported %d judgments from %s into campaign %s", plan.n_judgments, upload.name, campaign.pk
     )

@@ -17,6 +17,7 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
@@ -525,6 +526,35 @@ def test_an_error_late_in_the_store_rolls_everything_back(texts, owner) -> None:
     with pytest.raises(UploadError, match="belongs to an account that can log in"):
         judgments_import(campaign=texts, upload=UploadFile("a.tsv", content), user=owner)
     assert database_snapshot() == before
+
+
+def test_an_import_announces_new_data_after_its_commit_and_a_refused_one_does_not(
+    texts, owner, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    from annotation.signals import campaign_data_changed
+
+    heard: list[Any] = []
+
+    def listener(sender: Any, campaign_id: Any, **kwargs: Any) -> None:
+        # As the metrics app listens: act only once the writing transaction has committed.
+        transaction.on_commit(lambda: heard.append((sender, campaign_id)))
+
+    campaign_data_changed.connect(listener, dispatch_uid="test-import-listener")
+    try:
+        # Refused late, while storing (an account already holds an imported annotator's name).
+        get_user_model().objects.create_user(
+            username=f"imp-{texts.pk.hex[:8]}-w2", password=PASSWORD
+        )
+        late_error = text("w1\tnmt\t1\tSYSTEM\t50\nw2\tnmt\t2\tSYSTEM\t40\n")
+        with django_capture_on_commit_callbacks(execute=True), pytest.raises(UploadError):
+            judgments_import(campaign=texts, upload=UploadFile("a.tsv", late_error), user=owner)
+        assert heard == []
+        good = UploadFile("past.tsv", evalsite_file(make_rows()))
+        with django_capture_on_commit_callbacks(execute=True):
+            judgments_import(campaign=texts, upload=good, user=owner)
+        assert heard == [(JudgmentImport, texts.pk)]
+    finally:
+        campaign_data_changed.disconnect(dispatch_uid="test-import-listener")
 
 
 def test_a_campaign_without_texts_cannot_take_judgments(owner) -> None:  # type: ignore[no-untyped-def]
