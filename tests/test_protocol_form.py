@@ -4,13 +4,23 @@ adequacy and fluency, at most 60 QC items per 100, and ranking screens of at mos
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.utils import translation
 
 from annotation.forms import ProtocolConfigForm
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def english() -> Iterator[None]:
+    # The messages are checked in English; a German request in an earlier test of the same
+    # process leaves German active in this thread (LocaleMiddleware does not reset it).
+    with translation.override("en"):
+        yield
 
 
 def form(**changes: Any) -> ProtocolConfigForm:
