@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from django.http import Http404, StreamingHttpResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
 from rest_framework.request import Request
@@ -50,7 +51,9 @@ class JobSerializer(serializers.ModelSerializer):
         return sorted(job.results.values_list("kind", flat=True))
 
 
-QUEUE_DOWN = _(
+# Lazy: translated when a response is built, in the language of that request (not once, in
+# whatever language was active when the module was imported).
+QUEUE_DOWN = gettext_lazy(
     "The background queue is unreachable right now. The recomputation is recorded and starts "
     "as soon as the queue is back."
 )

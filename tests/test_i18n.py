@@ -82,3 +82,14 @@ def test_the_protocol_modes_are_offered_in_german(owner) -> None:  # type: ignor
         "Referenzbasiert",
     ):
         assert german in page
+
+
+def test_the_queue_down_message_is_translated_when_it_is_used() -> None:
+    from django.utils import translation
+
+    from metrics.api import QUEUE_DOWN  # imported while English is active
+
+    with translation.override("de"):
+        assert str(QUEUE_DOWN).startswith("Die Warteschlange im Hintergrund ist gerade nicht")
+    with translation.override("en"):
+        assert str(QUEUE_DOWN).startswith("The background queue is unreachable right now.")
