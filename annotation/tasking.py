@@ -203,6 +203,14 @@ def _build(config: ProtocolConfig) -> BuildResult:
         reference_slot = (
             int(rng.integers(len(originals))) if copy.kind == ItemKind.REFERENCE else -1
         )
+        # Ranked outputs are judged against each other: a bad-reference screen of a ranking
+        # protocol degrades one output and repeats the others, so the degraded one can be ranked
+        # below them. Scored outputs are judged one by one, so every output is degraded.
+        bad_slot = (
+            int(rng.integers(len(originals)))
+            if copy.kind == ItemKind.BAD_REFERENCE and protocol.ranks and len(originals) > 1
+            else None
+        )
         for output in originals:
             common = {
                 "item": copy,
@@ -212,7 +220,7 @@ def _build(config: ProtocolConfig) -> BuildResult:
                 "system": output.system,
                 "run": output.run,
             }
-            if copy.kind == ItemKind.BAD_REFERENCE:
+            if copy.kind == ItemKind.BAD_REFERENCE and bad_slot in (None, output.position):
                 bad = make_bad_reference(
                     output.text,
                     segment=copy.segment.position,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from io import StringIO
 
 import numpy as np
@@ -18,12 +19,11 @@ from django.urls import reverse
 from annotation.analysis import (
     QC_FAILED,
     QC_PASSED,
-    QC_UNTESTED,
     AnalysisSettings,
     campaign_analysis_compute,
 )
 from annotation.analysis_services import annotator_decision_record
-from annotation.models import Campaign
+from annotation.models import Campaign, ItemKind, ItemOutput
 from annotation.reports import (
     STATUS_CODES,
     annotator_labels,
@@ -196,20 +196,27 @@ def test_the_analysis_page_and_the_dashboard_table_show_the_ranking_test(ranked,
     assert not careless.included
 
 
-def test_ranking_screens_built_today_degrade_every_output_so_rankers_stay_untested() -> None:
-    # The task builder degrades every output of a ranking bad-reference screen: ranked against
-    # each other, the degraded outputs say nothing about the degradation, so the test has no
-    # informative pair and the demo's careless ranker cannot be caught (yet).
+def test_built_ranking_screens_degrade_one_output_so_the_demo_careless_ranker_fails() -> None:
+    # The task builder degrades one output of a ranking bad-reference screen and repeats the
+    # others, so each degraded output can be ranked below intact ones: the demo's three diligent
+    # rankers pass, its careless one fails and leaves the ranking.
     call_command("load_demo", stdout=StringIO())
     campaign = Campaign.objects.get()
+    outputs = ItemOutput.objects.filter(
+        item__task__config__protocol="ranking", item__kind=ItemKind.BAD_REFERENCE
+    )
+    per_item = Counter(outputs.filter(kind=ItemKind.BAD_REFERENCE).values_list("item", flat=True))
+    assert per_item
+    assert set(per_item.values()) == {1}
+    assert outputs.filter(kind=ItemKind.REPEAT).exists()
     analysis = campaign_analysis_compute(
         campaign=campaign, settings=AnalysisSettings(ranking_bootstrap=0)
     )
     [ranking] = [c for c in analysis.criteria if c.kind == "ranking"]
-    assert {a.qc_status for a in ranking.annotators} == {QC_UNTESTED}
-    assert all(a.qc_n == 0 for a in ranking.annotators)
-    assert all(a.qc_uninformative > 0 for a in ranking.annotators)
-    assert all(a.included for a in ranking.annotators)
+    statuses = sorted(a.qc_status for a in ranking.annotators)
+    assert statuses == [QC_FAILED, QC_PASSED, QC_PASSED, QC_PASSED]
+    assert all(a.qc_n > 0 and a.qc_uninformative == 0 for a in ranking.annotators)
+    assert [a.included for a in ranking.annotators if a.qc_status == QC_FAILED] == [False]
 
 
 def test_the_rank_space_is_a_setting_of_the_page_and_the_api(ranked, owner) -> None:  # type: ignore[no-untyped-def]
