@@ -44,6 +44,16 @@ def pytest_configure(config: pytest.Config) -> None:
 OUTPUT = ROOT / "test-output"
 
 
+@pytest.fixture(autouse=True)
+def _english_after_each_test() -> Iterator[None]:
+    """A request in German activates German in the test thread, and Django keeps it there: reset
+    it after every test, so no test's outcome depends on the ones run before it."""
+    yield
+    from django.utils import translation
+
+    translation.activate("en")
+
+
 @pytest.fixture
 def owner(db: None) -> AbstractBaseUser:
     return make_user("owner", organizer=True)
