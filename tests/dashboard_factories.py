@@ -13,7 +13,12 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from annotation.demo import DEMO_ANNOTATIONS_PER_TASK, DEMO_PROTOCOLS, demo_simulate_judgments
+from annotation.demo import (
+    DEMO_ANNOTATIONS_PER_TASK,
+    DEMO_BAD_REFERENCES,
+    DEMO_PROTOCOLS,
+    demo_simulate_judgments,
+)
 from annotation.models import Campaign, ProtocolConfig
 from annotation.tasking import tasks_build
 from metrics import pipeline
@@ -107,6 +112,8 @@ def make_judged_demo_campaign(
             outputs_per_screen=k,
             items_per_task=items_per_task or items,
             annotations_per_task=DEMO_ANNOTATIONS_PER_TASK,
+            # As in the demo: enough bad references for the QC test to judge every rater.
+            qc_bad_reference=DEMO_BAD_REFERENCES,
         )
         tasks_build(config=config)
     demo_simulate_judgments(campaign=campaign)

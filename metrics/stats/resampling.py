@@ -339,18 +339,28 @@ def percentile_interval(
     """Percentile interval as order statistics: drop ⌊n·α/2⌋ samples from each end.
 
     For n = 1000 and 95% this keeps the 26th smallest and the 26th largest score, as Koehn and
-    Neubig describe and as sacreBLEU's ``estimate_ci`` computes.
+    Neubig describe and as sacreBLEU's ``estimate_ci`` computes. Samples that are NaN (a
+    statistic undefined on that resample, e.g. the mean of a system none of whose segments was
+    drawn) are left out: n counts the defined samples of each column, and a column without any
+    gives NaN.
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    ordered = np.sort(np.asarray(samples, dtype=np.float64), axis=axis)
-    n = ordered.shape[axis]
-    if n == 0:
+    values = np.moveaxis(np.asarray(samples, dtype=np.float64), axis, 0)
+    if values.shape[0] == 0:
         raise ValueError("no samples")
+    ordered = np.sort(values, axis=0)  # NaN sorts last
+    n = np.sum(~np.isnan(ordered), axis=0)
     # The small epsilon absorbs binary rounding (1000 · 0.025 = 25.000000000000004).
-    drop = int(np.floor(n * (1.0 - confidence) / 2.0 + 1e-9))
-    low = np.take(ordered, drop, axis=axis)
-    high = np.take(ordered, n - 1 - drop, axis=axis)
+    drop = np.floor(n * (1.0 - confidence) / 2.0 + 1e-9).astype(np.int64)
+    low_index = np.minimum(drop, np.maximum(n - 1, 0))
+    high_index = np.maximum(n - 1 - drop, 0)
+    low = np.take_along_axis(ordered, low_index[np.newaxis, ...], axis=0)[0]
+    high = np.take_along_axis(ordered, high_index[np.newaxis, ...], axis=0)[0]
+    empty = n == 0
+    if np.any(empty):
+        low = np.where(empty, np.nan, low)
+        high = np.where(empty, np.nan, high)
     return low, high
 
 

@@ -262,3 +262,19 @@ def test_integer_statistics_resample_in_float32_with_exactly_the_float64_sums():
     assert np.array_equal(fast, slow)
     assert resampling.weight_dtype(np.array([[0.5, 1.0]]), 10) == np.float64
     assert resampling.weight_dtype(np.array([[2.0**20]]), 100) == np.float64
+
+
+def test_percentile_interval_leaves_out_undefined_resamples() -> None:
+    # A statistic undefined on some resamples (NaN: e.g. the mean of a system none of whose
+    # segments was drawn) must not become an interval bound: the order statistics are taken
+    # over the defined samples only, exactly as if the NaN resamples had not been drawn.
+    rng = np.random.default_rng(3)
+    defined = rng.normal(size=960)
+    with_nan = np.concatenate([defined, np.full(40, np.nan)])
+    rng.shuffle(with_nan)
+    low, high = percentile_interval(with_nan, 0.95)
+    expected = np.sort(defined)
+    drop = 24  # floor(960 · 0.025)
+    assert low == expected[drop]
+    assert high == expected[960 - 1 - drop]
+    assert np.isnan(percentile_interval(np.full(5, np.nan))[0])
