@@ -18,6 +18,7 @@ Pure Python and numpy (no Django), deterministic from a seed. The service that s
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -61,11 +62,16 @@ def bad_reference_span(length: int, *, character_based: bool = False) -> int:
 
 
 def _units(text: str, character_based: bool) -> list[str]:
-    return [c for c in text if not c.isspace()] if character_based else text.split()
+    return [text[a:b] for a, b in _unit_offsets(text, character_based)]
 
 
-def _join(units: list[str], character_based: bool) -> str:
-    return "".join(units) if character_based else " ".join(units)
+def _unit_offsets(text: str, character_based: bool) -> list[tuple[int, int]]:
+    """(start, end) of every unit in ``text``: words, or non-space characters for scripts
+    without spaces. Replacing through offsets keeps the rest of the text exactly as it was
+    (spaces, Latin words and digits inside Chinese or Japanese text)."""
+    if character_based:
+        return [(i, i + 1) for i, c in enumerate(text) if not c.isspace()]
+    return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
 
 
 @dataclass(frozen=True)
@@ -89,9 +95,8 @@ def make_bad_reference(
 
     The span never covers the first unit; an output of a single unit gets the phrase appended.
     """
-    units = _units(text, character_based)
-    if not units:
-        units = [""]
+    offsets = _unit_offsets(text, character_based)
+    units = [text[a:b] for a, b in offsets] or [""]
     span = bad_reference_span(len(units), character_based=character_based)
     if len(units) > 1:
         span = min(span, len(units) - 1)
@@ -107,11 +112,18 @@ def make_bad_reference(
         if long_enough
         else max(donors, key=lambda i: len(_units(references[i], character_based)))
     )
-    donor_units = _units(references[donor], character_based)
-    offset = int(rng.integers(0, max(1, len(donor_units) - span + 1)))
-    phrase = donor_units[offset : offset + span]
-    degraded = units[:start] + phrase + units[start + (span if len(units) > 1 else 0) :]
-    return BadReference(_join(degraded, character_based), start, span, donor)
+    donor_text = references[donor]
+    donor_offsets = _unit_offsets(donor_text, character_based)
+    offset = int(rng.integers(0, max(1, len(donor_offsets) - span + 1)))
+    taken = donor_offsets[offset : offset + span]
+    phrase = donor_text[taken[0][0] : taken[-1][1]]
+    if len(units) > 1:
+        # Replace units start .. start + span − 1 in place; everything around stays as it was.
+        degraded = text[: offsets[start][0]] + phrase + text[offsets[start + span - 1][1] :]
+    else:
+        separator = "" if character_based else " "
+        degraded = text.rstrip() + separator + phrase
+    return BadReference(degraded, start, span, donor)
 
 
 # --------------------------------------------------------------------------------------------

@@ -83,6 +83,25 @@ def test_a_bad_reference_in_chinese_replaces_twice_as_many_characters() -> None:
     assert bad.text[bad.start : bad.start + 8] in refs[1]
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_a_bad_reference_in_mixed_script_text_changes_nothing_outside_its_span(seed: int) -> None:
+    # Latin words, digits and spaces inside Chinese text stay exactly as they were: only the
+    # replaced characters change (the old way re-joined the whole output without spaces).
+    output = "我们 2024 年 5 月去 Berlin 旅行，参加 WMT 会议。"
+    refs = ["无关", "这是 另一个 完全不同的参考译文句子"]
+    bad = make_bad_reference(
+        output, segment=0, references=refs, rng=np.random.default_rng(seed), character_based=True
+    )
+    units = [i for i, c in enumerate(output) if not c.isspace()]
+    first, last = units[bad.start], units[bad.start + bad.span - 1]
+    prefix, suffix = output[:first], output[last + 1 :]
+    assert bad.text.startswith(prefix)
+    assert bad.text.endswith(suffix)
+    phrase = bad.text[len(prefix) : len(bad.text) - len(suffix)]
+    assert phrase in refs[1]
+    assert len([c for c in phrase if not c.isspace()]) == bad.span == 2 * 6  # 27 characters
+
+
 def test_a_one_word_output_keeps_its_word_and_gets_the_phrase_appended() -> None:
     bad = make_bad_reference("Yes", segment=0, references=REFERENCES, rng=np.random.default_rng(0))
     assert bad.text.split()[0] == "Yes"
