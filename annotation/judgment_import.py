@@ -24,20 +24,22 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import logging
 import math
 import re
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from annotation.importers import (
@@ -1038,8 +1040,12 @@ def _store(
     now = timezone.now()
     protocol = PROTOCOLS[options.protocol]
     users = _annotator_accounts(campaign, parsed, plan.annotators)
-    n_items = sum(len(items) for items in plan.tasks.values())
-    per_100 = Counter(item.kind for items in plan.tasks.values() for item in items.values())
+    # An item's kind looks at all its outputs: computed once.
+    kinds = {
+        (name, key): item.kind for name, items in plan.tasks.items() for key, item in items.items()
+    }
+    n_items = len(kinds)
+    per_100 = Counter(kinds.values())
     annotators_per_task = Counter(
         task for _, task in {(j.annotator, j.task) for j in plan.judgments.values()}
     )
@@ -1077,47 +1083,84 @@ def _store(
             position_of[(name, key)] = position
 
     # Real items first, then the QC items that copy them; outputs without an original first,
-    # then the copies that point to them.
-    stored_items: dict[tuple[str, Any], Item] = {}
-    for real in (True, False):
-        rows = []
-        for name, items in plan.tasks.items():
-            for key, item in items.items():
-                if (item.kind == ItemKind.REAL) != real:
-                    continue
-                stored = Item(
-                    task=task_of[name],
-                    position=position_of[(name, key)],
-                    kind=item.kind,
-                    segment_id=item.segment_id,
-                    original=None if real or item.original is None else stored_items[item.original],
-                )
-                stored_items[(name, key)] = stored
-                rows.append(stored)
-        Item.objects.bulk_create(rows, batch_size=BATCH)
-    stored_outputs: dict[tuple[str, Any, int], ItemOutput] = {}
-    for copies in (False, True):
-        outputs = []
-        for name, items in plan.tasks.items():
-            for key, item in items.items():
-                for slot, planned in enumerate(item.outputs):
-                    if (planned.original is not None) != copies:
-                        continue
-                    is_reference = planned.source[0] == "r"
-                    output = ItemOutput(
-                        item=stored_items[(name, key)],
-                        position=slot,
-                        kind=planned.kind,
-                        translation_id=None if is_reference else planned.source[1],
-                        system_id=planned.system_id,
-                        run_id=planned.run_id,
-                        reference_id=planned.source[1] if is_reference else None,
-                        original=stored_outputs[planned.original] if planned.original else None,
-                        text=planned.text,
-                    )
-                    stored_outputs[(name, key, slot)] = output
-                    outputs.append(output)
-        ItemOutput.objects.bulk_create(outputs, batch_size=BATCH)
+    # then the copies that point to them. Ids are reserved up front so that rows can point to
+    # each other without a model instance per row (see _insert_rows).
+    item_order = [
+        (name, key, item)
+        for real in (True, False)
+        for name, items in plan.tasks.items()
+        for key, item in items.items()
+        if (kinds[(name, key)] == ItemKind.REAL) == real
+    ]
+    item_id = dict(
+        zip(
+            ((name, key) for name, key, _ in item_order),
+            _reserve_ids(Item, len(item_order)),
+            strict=True,
+        )
+    )
+    _insert_rows(
+        Item,
+        ("id", "task", "position", "kind", "segment", "original"),
+        (
+            (
+                item_id[(name, key)],
+                task_of[name].pk,
+                position_of[(name, key)],
+                kinds[(name, key)],
+                item.segment_id,
+                None
+                if kinds[(name, key)] == ItemKind.REAL or item.original is None
+                else item_id[item.original],
+            )
+            for name, key, item in item_order
+        ),
+    )
+    output_order = [
+        (name, key, slot, planned)
+        for copies in (False, True)
+        for name, items in plan.tasks.items()
+        for key, item in items.items()
+        for slot, planned in enumerate(item.outputs)
+        if (planned.original is not None) == copies
+    ]
+    output_id = dict(
+        zip(
+            ((name, key, slot) for name, key, slot, _ in output_order),
+            _reserve_ids(ItemOutput, len(output_order)),
+            strict=True,
+        )
+    )
+    _insert_rows(
+        ItemOutput,
+        (
+            "id",
+            "item",
+            "position",
+            "kind",
+            "translation",
+            "system",
+            "run",
+            "reference",
+            "original",
+            "text",
+        ),
+        (
+            (
+                output_id[(name, key, slot)],
+                item_id[(name, key)],
+                slot,
+                planned.kind,
+                None if planned.source[0] == "r" else planned.source[1],
+                planned.system_id,
+                planned.run_id,
+                planned.source[1] if planned.source[0] == "r" else None,
+                output_id[planned.original] if planned.original else None,
+                planned.text,
+            )
+            for name, key, slot, planned in output_order
+        ),
+    )
 
     times: dict[tuple[str, str], list[datetime]] = {}
     done = Counter((j.annotator, j.task) for j in plan.judgments.values())
@@ -1137,30 +1180,46 @@ def _store(
         for key, stamps in times.items()
     }
     Assignment.objects.bulk_create(assignments.values(), batch_size=BATCH)
-    judgment_rows: list[Judgment] = []
-    value_rows: list[JudgmentValue] = []
-    for planned in plan.judgments.values():
-        item_key = (planned.task, planned.item)
+    judgment_ids = _reserve_ids(Judgment, len(plan.judgments))
+    judgment_rows: list[tuple[Any, ...]] = []
+    value_rows: list[tuple[Any, ...]] = []
+    for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
         answer: dict[str, dict[str, float]] = {}
-        judgment = Judgment(
-            item=stored_items[item_key],
-            annotator=users[planned.annotator],
-            assignment=assignments[(planned.annotator, planned.task)],
-            submission_id=uuid.uuid4(),
-            answer=answer,
-            shown_at=_when(planned.started),
-            submitted_at=_when(planned.submitted) or now,
-            seconds=planned.seconds,
-        )
-        judgment_rows.append(judgment)
         for (slot, criterion), value in planned.values.items():
-            output = stored_outputs[(planned.task, planned.item, slot)]
-            answer.setdefault(str(output.pk), {})[criterion] = value
-            value_rows.append(
-                JudgmentValue(judgment=judgment, output=output, criterion=criterion, value=value)
+            output = output_id[(planned.task, planned.item, slot)]
+            answer.setdefault(str(output), {})[criterion] = value
+            value_rows.append((judgment_id, output, criterion, value))
+        judgment_rows.append(
+            (
+                judgment_id,
+                item_id[(planned.task, planned.item)],
+                users[planned.annotator].pk,
+                assignments[(planned.annotator, planned.task)].pk,
+                1,
+                uuid.uuid4(),
+                answer,
+                _when(planned.started),
+                _when(planned.submitted) or now,
+                planned.seconds,
             )
-    Judgment.objects.bulk_create(judgment_rows, batch_size=BATCH)
-    JudgmentValue.objects.bulk_create(value_rows, batch_size=BATCH)
+        )
+    _insert_rows(
+        Judgment,
+        (
+            "id",
+            "item",
+            "annotator",
+            "assignment",
+            "revision",
+            "submission_id",
+            "answer",
+            "shown_at",
+            "submitted_at",
+            "seconds",
+        ),
+        judgment_rows,
+    )
+    _insert_rows(JudgmentValue, ("judgment", "output", "criterion", "value"), value_rows)
     campaign.annotators.add(*users.values())
     return JudgmentImport.objects.create(
         campaign=campaign,
@@ -1185,6 +1244,85 @@ def _store(
             "annotators": {a: users[a].get_username() for a in plan.annotators},
         },
     )
+
+
+def _reserve_ids(model: type[models.Model], n: int) -> list[int]:
+    """``n`` new primary keys of ``model``, in increasing order, for rows this transaction
+    inserts with :func:`_insert_rows`. PostgreSQL draws them from the table's sequence, so that
+    concurrent inserts elsewhere never collide; SQLite serialises writers (EvalSite opens its
+    transactions IMMEDIATE), so the ids above the highest ever used stay ours until commit."""
+    if n == 0:
+        return []
+    table = model._meta.db_table
+    column = model._meta.pk.column
+    quoted = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # The sequence looked up once: pg_get_serial_sequence is not folded into a constant.
+            cursor.execute("SELECT pg_get_serial_sequence(%s, %s)", [quoted(table), column])
+            sequence = cursor.fetchone()[0]
+            cursor.execute(
+                "SELECT nextval(%s::regclass) FROM generate_series(1, %s)", [sequence, n]
+            )
+            return [row[0] for row in cursor.fetchall()]
+        if connection.vendor != "sqlite":
+            raise NotImplementedError(f"no id reservation for {connection.vendor}")
+        cursor.execute(f"SELECT MAX({quoted(column)}) FROM {quoted(table)}")
+        top = cursor.fetchone()[0] or 0
+        # AUTOINCREMENT never reuses the ids of deleted rows; neither do we.
+        cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
+        used = cursor.fetchone()
+        top = max(top, used[0] if used else 0)
+        return list(range(top + 1, top + n + 1))
+
+
+def _insert_rows(
+    model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> None:
+    """Insert ``rows`` (values of ``fields``, foreign keys as ids) without a model instance
+    per row: COPY on PostgreSQL, one prepared INSERT on SQLite. Every column the model has is
+    given here or has a database-side value; the values are converted for the database as
+    the model's fields convert them (JSON, date-times, UUIDs)."""
+    meta = model._meta
+    columns = [meta.get_field(name) for name in fields]
+    missing = [f.name for f in meta.concrete_fields if f not in columns and not f.primary_key]
+    if missing:
+        raise ValueError(f"{meta.label}: no value for {', '.join(missing)}")
+    quoted = connection.ops.quote_name
+    table = quoted(meta.db_table)
+    names = ", ".join(quoted(f.column) for f in columns)
+    postgresql = connection.vendor == "postgresql"
+    # psycopg adapts numbers, strings, date-times and UUIDs itself and COPY parses JSON from
+    # its text; SQLite gets what the fields would give it.
+    converters: list[tuple[int, Callable[[Any], Any]]] = []
+    for index, f in enumerate(columns):
+        # A foreign key's values are its target's (an assignment's UUID).
+        kind = (f.target_field if f.is_relation else f).get_internal_type()  # type: ignore[attr-defined]
+        if postgresql and kind == "JSONField":
+            converters.append((index, partial(json.dumps, cls=f.encoder)))  # type: ignore[attr-defined]
+        elif not postgresql and kind in ("DateTimeField", "UUIDField", "JSONField"):
+            converters.append((index, partial(_db_value, f)))
+    if converters:
+        rows = (_converted(row, converters) for row in rows)
+    with connection.cursor() as cursor:
+        if postgresql:
+            with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        placeholders = ", ".join(["%s"] * len(columns))
+        cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})", rows)
+
+
+def _db_value(field: models.Field[Any, Any], value: Any) -> Any:
+    return None if value is None else field.get_db_prep_save(value, connection)
+
+
+def _converted(row: Sequence[Any], converters: list[tuple[int, Callable[[Any], Any]]]) -> list[Any]:
+    values = list(row)
+    for index, convert in converters:
+        values[index] = convert(values[index])
+    return values
 
 
 def _annotator_accounts(

@@ -154,9 +154,10 @@ def cleanup(campaign: Any) -> None:
         f"DELETE FROM {table(Task)} WHERE config_id IN ({config})",
         f"DELETE FROM {table(JudgmentImport)} WHERE campaign_id = %s",
     ]
+    campaign_id = type(campaign)._meta.pk.get_db_prep_value(campaign.pk, connection)
     with transaction.atomic(), connection.cursor() as cursor:
         for sql in deletes:
-            cursor.execute(sql, [campaign.pk])
+            cursor.execute(sql, [campaign_id])
         prefix = f"{USERNAME_PREFIX}-{campaign.pk.hex[:8]}-"
         campaign.delete()
         get_user_model().objects.filter(username__startswith=prefix).delete()
