@@ -22,6 +22,7 @@ judgments and values, all or nothing. Every problem names the file and line.
 from __future__ import annotations
 
 import csv
+import gc
 import hashlib
 import io
 import json
@@ -30,7 +31,8 @@ import math
 import re
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -554,24 +556,39 @@ def judgments_import(
         raise UploadError(
             [UploadProblem(upload.name, None, f"unknown protocol {options.protocol!r}")]
         )
-    parsed = judgments_parse(
-        upload,
-        file_format=options.file_format,
-        language_pair=options.language_pair,
-        max_bytes=settings.EVALSITE_UPLOAD_MAX_BYTES,
-    )
-    with transaction.atomic():
-        locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
-        context = _campaign_context(locked, parsed)
-        plan = _plan(parsed, context, options)
-        record = _store(locked, parsed, plan, options, user)
-        # As every judgment and upload does: the metrics app schedules a recomputation once the
-        # import has committed (never if it rolls back).
-        campaign_data_changed.send(sender=JudgmentImport, campaign_id=locked.pk)
+    with _no_cyclic_gc():
+        parsed = judgments_parse(
+            upload,
+            file_format=options.file_format,
+            language_pair=options.language_pair,
+            max_bytes=settings.EVALSITE_UPLOAD_MAX_BYTES,
+        )
+        with transaction.atomic():
+            locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+            context = _campaign_context(locked, parsed)
+            plan = _plan(parsed, context, options)
+            record = _store(locked, parsed, plan, options, user)
+            # As every judgment and upload does: the metrics app schedules a recomputation once
+            # the import has committed (never if it rolls back).
+            campaign_data_changed.send(sender=JudgmentImport, campaign_id=locked.pk)
     logger.info(
         "imported %d judgments from %s into campaign %s", plan.n_judgments, upload.name, campaign.pk
     )
     return record
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cycle collector while an import builds its rows. The hundreds of thousands of
+    tuples and dicts it holds form no cycles (reference counting frees them), but each
+    allocation burst made Python rescan all of them: a third of a 100,000-row import."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _campaign_context(campaign: Campaign, parsed: ParsedJudgments) -> _Context:
