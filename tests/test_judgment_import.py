@@ -664,3 +664,157 @@ def test_rows_of_the_careless_annotator_are_kept_but_flagged(
     [criterion] = campaign_analysis_compute(campaign=texts).criteria
     statuses = sorted(a.qc_status for a in criterion.annotators)
     assert statuses == ["failed", "passed", "passed"]
+
+
+def large_file(seed: int = 11) -> tuple[bytes, list[tuple[str, str, str, str, str, int, float]]]:
+    """3,000 rows in 30 HITs by 6 annotators: per HIT 60 SYSTEM rows of distinct outputs, 15
+    REPEAT and 15 BAD_REF rows of some of them, 10 REF rows on their segments; a few SYSTEM
+    rows left out, so that some QC rows copy another HIT's or an unjudged original."""
+    rng = np.random.default_rng(seed)
+    n_segments, n_systems = 200, 5
+    rows: list[tuple[str, str, str, str, str, int, float]] = []
+    for hit in range(30):
+        annotator, name = f"w{hit % 6}", f"h{hit}"
+        outputs = rng.choice(n_segments * n_systems, 60, replace=False)
+        shown = [
+            (f"s{o % n_systems}", f"doc{o // n_systems // 10 + 1}:{o // n_systems % 10 + 1}")
+            for o in outputs
+        ]
+        picks = rng.choice(60, 40, replace=False)
+        kinds = ["SYSTEM"] * 60 + ["REPEAT"] * 15 + ["BAD_REF"] * 15 + ["REF"] * 10
+        targets = (
+            list(shown) + [shown[p] for p in picks[:30]] + [("", shown[p][1]) for p in picks[30:]]
+        )
+        for kind, (system, segment) in zip(kinds, targets, strict=True):
+            if kind == "SYSTEM" and rng.random() < 0.03:
+                continue
+            score = int(rng.integers(0, 101))
+            rows.append(
+                (annotator, name, system, segment, kind, score, round(float(rng.uniform(2, 60)), 1))
+            )
+    table = judgment_file_text(
+        [
+            {
+                "annotator": a,
+                "hit": h,
+                "system": s,
+                "segment": g,
+                "type": t,
+                "score": x,
+                "seconds": sec,
+            }
+            for a, h, s, g, t, x, sec in rows
+        ]
+    )
+    return table, rows
+
+
+def test_a_large_import_stores_every_row_of_the_file_and_nothing_else(owner) -> None:  # type: ignore[no-untyped-def]
+    from annotation.models import Assignment, Item, Judgment, JudgmentValue
+
+    campaign, *_ = make_text_campaign(
+        owner=owner, n_segments=200, system_names=[f"s{k}" for k in range(5)], name="Large"
+    )
+    content, rows = large_file()
+    record = judgments_import(campaign=campaign, upload=UploadFile("big.tsv", content), user=owner)
+    assert record.summary["rows"] == record.summary["values"] == len(rows) > 2_900
+
+    type_of_kind = {
+        ItemKind.REAL: "SYSTEM",
+        ItemKind.REPEAT: "REPEAT",
+        ItemKind.BAD_REFERENCE: "BAD_REF",
+        ItemKind.REFERENCE: "REF",
+    }
+    values = list(
+        JudgmentValue.objects.filter(judgment__item__task__config=record.config).select_related(
+            "judgment__annotator",
+            "judgment__item__segment__document",
+            "output__system",
+            "output__translation",
+            "output__reference",
+        )
+    )
+    # Every row of the file is one value of its own screen, per HIT: who, what, type, score,
+    # seconds; the HITs are the tasks.
+    by_task: dict[int, list[tuple[Any, ...]]] = {}
+    for v in values:
+        j, o = v.judgment, v.output
+        segment = f"{j.item.segment.document.external_id}:{j.item.segment.external_id}"
+        by_task.setdefault(j.item.task_id, []).append(
+            (
+                j.annotator.username.rsplit("-", 1)[1],
+                o.system.name if o.system else "",
+                segment,
+                type_of_kind[o.kind],
+                v.value,
+                j.seconds,
+            )
+        )
+        assert v.criterion == "score"
+        # What the annotator saw: the translation, the reference, nothing for a bad reference.
+        if o.kind == ItemKind.REFERENCE:
+            assert o.reference is not None
+            assert o.text == o.reference.text
+        elif o.kind == ItemKind.BAD_REFERENCE:
+            assert o.text == ""
+            assert o.translation is not None
+        else:
+            assert o.translation is not None
+            assert o.text == o.translation.text
+    by_hit: dict[str, list[tuple[Any, ...]]] = {}
+    for a, h, s, g, t, x, sec in rows:
+        by_hit.setdefault(h, []).append((a, s, g, t, float(x), sec))
+    assert sorted(sorted(r) for r in by_task.values()) == sorted(sorted(r) for r in by_hit.values())
+
+    # The stored answers say what the values say; one judgment per screen.
+    judgments = Judgment.objects.filter(item__task__config=record.config)
+    assert judgments.count() == len(rows)
+    for j in judgments.prefetch_related("values"):
+        assert j.answer == {str(v.output_id): {v.criterion: v.value} for v in j.values.all()}
+        assert j.revision == 1
+        assert j.assignment.annotator_id == j.annotator_id
+        assert j.assignment.task_id == j.item.task_id
+    assert judgments.values("submission_id").distinct().count() == len(rows)
+
+    # QC screens copy a real screen of the same segment; their outputs copy its output.
+    items = Item.objects.filter(task__config=record.config).select_related("original")
+    real_outputs = {
+        o.item_id: o for o in ItemOutput.objects.filter(item__task__config=record.config)
+    }
+    n_placeholders = elsewhere = 0
+    for item in items:
+        output = real_outputs[item.pk]
+        if item.kind == ItemKind.REAL:
+            assert item.original is None
+            assert output.original_id is None
+            n_placeholders += not item.judgments.exists()
+            continue
+        original = item.original
+        assert original is not None
+        assert original.kind == ItemKind.REAL
+        assert original.segment_id == item.segment_id
+        elsewhere += original.task_id != item.task_id
+        if item.kind == ItemKind.REFERENCE:
+            assert output.original_id is None
+        else:
+            assert output.original_id == real_outputs[original.pk].pk
+            assert output.translation_id == real_outputs[original.pk].translation_id
+    # Some QC rows had no SYSTEM row in their HIT: they copy the annotator's in another HIT,
+    # or an unjudged original.
+    assert n_placeholders > 0
+    assert elsewhere > 0
+    assert items.count() == len(rows) + n_placeholders == record.summary["items"]
+    for task in Task.objects.filter(config=record.config):
+        positions = sorted(task.items.values_list("position", flat=True))
+        assert positions == list(range(task.size))
+
+    # One finished assignment per annotator and HIT, with the number of screens judged.
+    done = {
+        (a.task_id, a.annotator.username.rsplit("-", 1)[1]): a
+        for a in Assignment.objects.filter(task__config=record.config).select_related("annotator")
+    }
+    assert len(done) == len(by_hit) == 30
+    for (task_id, annotator), assignment in done.items():
+        assert assignment.status == Assignment.Status.DONE
+        assert assignment.items_done == len(by_task[task_id])
+        assert {r[0] for r in by_task[task_id]} == {annotator}
