@@ -10,7 +10,8 @@ Nothing is dropped: the benchmark makes its own campaign in the (migrated) datab
 DATABASE_URL, through the services the upload page uses (``campaign_create`` and
 ``campaign_data_import`` with plain source, reference, doc-id and system files: 2,000 segments in
 documents of 10, one reference, 10 systems), and deletes it and its annotator accounts at the end
-(``--keep`` leaves them).
+(``--keep`` leaves them). Like every import, it queues a recomputation of the campaign once it
+has committed: set ``CELERY_BROKER_URL`` as for the server.
 
 The judgment file is our own TSV format (``docs/reports.md``), deterministic (seed 2024): HITs of
 100 rows by one of 50 annotators each — 70 SYSTEM rows (distinct outputs), 10 REPEAT and 10
