@@ -778,7 +778,7 @@ def _plan(parsed: ParsedJudgments, context: _Context, options: ImportOptions) ->
     tasks: dict[str, dict[Any, _PlannedItem]] = {}
     judgments: dict[tuple[str, str, Any], _PlannedJudgment] = {}
     # Where each (annotator, source) and each (annotator, segment) was shown as a SYSTEM row.
-    seen: dict[tuple[str, Any], list[tuple[str, Any, int]]] = {}
+    seen = _Seen()
     for row, segment_id, source, system_id, run_id, text, task in resolved:
         if row.type != SYSTEM:
             continue
@@ -794,7 +794,7 @@ def _plan(parsed: ParsedJudgments, context: _Context, options: ImportOptions) ->
             ("", source),
             ("", segment_id),
         ):
-            seen.setdefault(lookup, []).append((task, key, slot))
+            seen.add(lookup, (task, key, slot))
         _judge(problems, judgments, row, task, key, slot, default_criterion)
 
     placeholders = 0
@@ -809,7 +809,7 @@ def _plan(parsed: ParsedJudgments, context: _Context, options: ImportOptions) ->
             _judge(problems, judgments, row, task, row.item, slot, default_criterion)
             continue
         wanted: tuple[str, Any] = (row.annotator, segment_id if row.type == REF else source)
-        original = _find_original(seen, wanted, task)
+        original = seen.original(wanted, task)
         if original is None:
             # The file lacks the original: a real item without judgments stands for it.
             placeholders += 1
@@ -821,7 +821,7 @@ def _plan(parsed: ParsedJudgments, context: _Context, options: ImportOptions) ->
                 else 0
             )
             original = (task, holder_key, holder_slot)
-            seen.setdefault(("", wanted[1]), []).append(original)
+            seen.add(("", wanted[1]), original)
         key = row.item or _unused_key(
             tasks, judgments, row, task, (kind, source, original[:2]), default_criterion
         )
@@ -946,20 +946,28 @@ def _slot(
     return item.slots[key]
 
 
-def _find_original(
-    seen: dict[tuple[str, Any], list[tuple[str, Any, int]]], wanted: tuple[str, Any], task: str
-) -> tuple[str, Any, int] | None:
-    """Same annotator in the same HIT, the same annotator anywhere, then anyone (same HIT
-    first); the first match in file order."""
-    annotator, what = wanted
-    for who in (annotator, ""):
-        candidates = seen.get((who, what), [])
-        same_hit = [c for c in candidates if c[0] == task]
-        if same_hit:
-            return same_hit[0]
-        if candidates:
-            return candidates[0]
-    return None
+class _Seen:
+    """Where each (annotator, output) and (annotator, segment) was shown, ``""`` standing for
+    any annotator: the first place in file order, overall and per HIT (a dict lookup, where a
+    scan of every place made QC rows that fall back to other annotators quadratic)."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[str, Any], tuple[str, Any, int]] = {}
+        self.first_in_task: dict[tuple[str, Any, str], tuple[str, Any, int]] = {}
+
+    def add(self, lookup: tuple[str, Any], place: tuple[str, Any, int]) -> None:
+        self.first.setdefault(lookup, place)
+        self.first_in_task.setdefault((*lookup, place[0]), place)
+
+    def original(self, wanted: tuple[str, Any], task: str) -> tuple[str, Any, int] | None:
+        """Same annotator in the same HIT, the same annotator anywhere, then anyone (same HIT
+        first); the first match in file order."""
+        annotator, what = wanted
+        for who in (annotator, ""):
+            place = self.first_in_task.get((who, what, task)) or self.first.get((who, what))
+            if place is not None:
+                return place
+        return None
 
 
 def _judge(
@@ -1198,6 +1206,8 @@ def _store(
     }
     Assignment.objects.bulk_create(assignments.values(), batch_size=BATCH)
     judgment_ids = _reserve_ids(Judgment, len(plan.judgments))
+    user_id = {annotator: account.pk for annotator, account in users.items()}
+    assignment_id = {key: assignment.pk for key, assignment in assignments.items()}
     judgment_rows: list[tuple[Any, ...]] = []
     value_rows: list[tuple[Any, ...]] = []
     for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
@@ -1210,8 +1220,8 @@ def _store(
             (
                 judgment_id,
                 item_id[(planned.task, planned.item)],
-                users[planned.annotator].pk,
-                assignments[(planned.annotator, planned.task)].pk,
+                user_id[planned.annotator],
+                assignment_id[(planned.annotator, planned.task)],
                 1,
                 uuid.uuid4(),
                 answer,
