@@ -231,8 +231,10 @@ def wait_for_http(url: str, process: subprocess.Popen[bytes], timeout: float = 6
     raise AssertionError(f"{url} did not answer within {timeout} s")
 
 
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop a process we started, with its own children when it leads a process group."""
+def stop(process: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    """Stop a process we started, with its own children when it leads a process group: SIGTERM,
+    then SIGKILL after ``timeout`` seconds (give a process that stops children of its own more
+    than its own grace period, or it is killed before it could kill them)."""
     if process.poll() is not None:
         return
     try:
@@ -241,7 +243,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         return
     (os.killpg if group else os.kill)(process.pid, signal.SIGTERM)
     try:
-        process.wait(timeout=20)
+        process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         (os.killpg if group else os.kill)(process.pid, signal.SIGKILL)
         process.wait()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from metrics.management.commands.serve import WORKER_GRACE_SECONDS
 from metrics.models import WiringProbe
 from metrics.tasks import ping
 from tests.conftest import ROOT, compose_command, free_port, stop, wait_for_http
@@ -216,7 +217,9 @@ def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: 
         workers = child_pids(server.pid)
         assert workers, "serve started no worker"
     finally:
-        stop(server)
+        # serve gives its worker a grace period for a warm shutdown before it kills it: wait
+        # longer than that, or serve itself is killed first and its worker is orphaned.
+        stop(server, timeout=WORKER_GRACE_SECONDS + 25)
     # Stopping serve stops its worker too: no process of this run is left behind.
     deadline = time.monotonic() + 30
     while any(Path(f"/proc/{pid}").exists() for pid in workers):

@@ -15,6 +15,10 @@ from typing import Any
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
+# How long the worker may take to finish its current task after SIGTERM (a warm shutdown) before
+# it is killed; with acks_late a killed task is delivered again on Redis.
+WORKER_GRACE_SECONDS = 20
+
 
 class Command(BaseCommand):
     help = "Run the development web server together with a background Celery worker."
@@ -52,7 +56,7 @@ class Command(BaseCommand):
         finally:
             os.killpg(worker.pid, signal.SIGTERM)
             try:
-                worker.wait(timeout=20)
+                worker.wait(timeout=WORKER_GRACE_SECONDS)
             except subprocess.TimeoutExpired:
                 os.killpg(worker.pid, signal.SIGKILL)
                 worker.wait()
