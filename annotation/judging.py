@@ -42,9 +42,6 @@ from annotation.protocols import Protocol
 from annotation.signals import campaign_data_changed
 from annotation.tasking import TaskError, assignment_resume
 
-# Time per item above this counts as an idle gap in totals (the per-item value is kept as is).
-IDLE_CAP_SECONDS = 300.0
-
 
 class JudgmentError(Exception):
     """A submit or page request that cannot be served; ``status`` is the HTTP status to answer."""
@@ -425,8 +422,3 @@ def _stale() -> JudgmentError:
         ),
         409,
     )
-
-
-def seconds_with_idle_cap(seconds: list[float | None], cap: float = IDLE_CAP_SECONDS) -> float:
-    """Total time on task: the sum of item times, each idle gap capped at ``cap`` seconds."""
-    return float(sum(min(s, cap) for s in seconds if s is not None))

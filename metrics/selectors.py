@@ -33,12 +33,13 @@ from django.utils.formats import get_format
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, Judgment, ProtocolConfig, Task
+from annotation.stats.qc import DEFAULT_IDLE_CAP
 from metrics import pipeline
 from metrics.models import AnalysisJob, AnalysisResult
 
-# Time on one item above this is an idle gap; it counts as this many seconds (as in the QC's
-# time on task, annotation.analysis.AnalysisSettings.idle_cap).
-IDLE_CAP_SECONDS = 300.0
+# Time on one item above this is an idle gap; it counts as this many seconds (the QC's time on
+# task uses the same cap).
+IDLE_CAP_SECONDS = DEFAULT_IDLE_CAP
 # Significance level of the heatmaps and of the "significant" marks in the metric tables.
 ALPHA = 0.05
 RESULT_KINDS = (
