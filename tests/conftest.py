@@ -15,6 +15,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import AbstractBaseUser
@@ -196,12 +197,16 @@ def venv_tool(name: str) -> str:
     return str(path)
 
 
-def compose_command(service: str) -> list[str]:
-    """The command of a docker-compose service, so tests run exactly what production runs."""
+def compose_file() -> dict[str, Any]:
+    """The parsed docker-compose.yml."""
     import yaml
 
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    command = list(compose["services"][service]["command"])
+    return dict(yaml.safe_load((ROOT / "docker-compose.yml").read_text()))
+
+
+def compose_command(service: str) -> list[str]:
+    """The command of a docker-compose service, so tests run exactly what production runs."""
+    command = list(compose_file()["services"][service]["command"])
     return (
         [venv_tool(command[0]), *command[1:]]
         if command[0] != "python"

@@ -17,7 +17,7 @@ import pytest
 from metrics.management.commands.serve import WORKER_GRACE_SECONDS
 from metrics.models import WiringProbe
 from metrics.tasks import ping
-from tests.conftest import ROOT, compose_command, free_port, stop, wait_for_http
+from tests.conftest import ROOT, compose_command, compose_file, free_port, stop, wait_for_http
 
 
 @pytest.mark.django_db(transaction=True)
@@ -36,15 +36,12 @@ def production_environment(**overrides: str) -> dict[str, str]:
     """What the compose file gives its app containers: `.env` (copied from `.env.example` as the
     README says), then the compose `environment:` block, then the Dockerfile's ENV where `.env`
     leaves it unset; `overrides` stand for this machine's services and folders."""
-    import yaml
-
     env: dict[str, str] = {"PATH": os.environ["PATH"]}
     for line in (ROOT / ".env.example").read_text().splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             key, _, value = line.partition("=")
             env[key.strip()] = value.strip()
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    env.update({k: str(v) for k, v in compose["x-app"]["environment"].items()})
+    env.update({k: str(v) for k, v in compose_file()["x-app"]["environment"].items()})
     for line in (ROOT / "Dockerfile").read_text().splitlines():
         if line.startswith("ENV "):
             for pair in line[4:].split():
@@ -89,12 +86,9 @@ def test_gunicorn_serves_the_app_with_the_compose_web_command(
     try:
         wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
         # The compose healthcheck, run as written but on this test's port.
-        import yaml
-
-        compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
         check = [
             part.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-            for part in compose["services"]["web"]["healthcheck"]["test"][1:]
+            for part in compose_file()["services"]["web"]["healthcheck"]["test"][1:]
         ]
         check[0] = sys.executable if check[0] == "python" else check[0]
         done = subprocess.run(check, env=env, capture_output=True, text=True, timeout=30)
