@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,6 +26,13 @@ class IsOrganizer(permissions.BasePermission):
 
     def has_permission(self, request: Request, view: Any) -> bool:
         return user_is_organizer(request.user)
+
+
+class Pagination(LimitOffsetPagination):
+    """``?limit=&offset=`` pages of at most 1,000 rows: an unbounded limit reached the database
+    as a LIMIT beyond bigint (a 500) or, within it, a whole campaign in one response."""
+
+    max_limit = 1000
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -120,6 +128,7 @@ class CampaignViewSet(
 
     serializer_class = CampaignSerializer
     permission_classes = [permissions.IsAuthenticated, IsOrganizer]
+    pagination_class = Pagination
 
     def get_queryset(self) -> QuerySet[Campaign]:
         return (

@@ -117,3 +117,14 @@ def test_the_schema_generates_without_warnings_and_validates() -> None:
     assert result.returncode == 0, result.stderr
     assert "Warning" not in result.stderr, result.stderr
     assert "Error" not in result.stderr, result.stderr
+
+
+# What the schemathesis run found, pinned as plain tests.
+
+
+def test_a_page_limit_beyond_the_databases_integers_is_capped(as_role, campaign) -> None:  # type: ignore[no-untyped-def]
+    owner = as_role("owner")
+    for url in (f"/api/campaigns/{campaign.pk}/segments/", "/api/campaigns/"):
+        response = owner.get(url, {"limit": 10**30})
+        assert response.status_code == 200, url
+        assert response.json()["count"] == len(response.json()["results"])
