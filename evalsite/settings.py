@@ -144,6 +144,15 @@ EVALSITE_UPLOAD_MAX_BYTES = env.integer("EVALSITE_UPLOAD_MAX_BYTES", 50 * 1024 *
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = env.integer("EVALSITE_UPLOAD_MAX_FILES", 500, minimum=1)
 
+# Login rate limiting (evalsite/ratelimit.py): this many failed logins for one username, or from
+# one client address, within the window refuse further attempts with 429 until it has passed.
+# Behind EVALSITE_PROXY_COUNT proxies that append to X-Forwarded-For, the client address is the
+# entry the outermost one appended; with 0, X-Forwarded-For is ignored.
+EVALSITE_LOGIN_FAILURES_PER_USER = env.integer("EVALSITE_LOGIN_FAILURES_PER_USER", 5, minimum=1)
+EVALSITE_LOGIN_FAILURES_PER_IP = env.integer("EVALSITE_LOGIN_FAILURES_PER_IP", 50, minimum=1)
+EVALSITE_LOGIN_WINDOW_SECONDS = env.integer("EVALSITE_LOGIN_WINDOW_SECONDS", 15 * 60, minimum=1)
+EVALSITE_PROXY_COUNT = env.integer("EVALSITE_PROXY_COUNT", 0, minimum=0)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an anonymous API call gets 401 with a WWW-Authenticate header.

@@ -7,13 +7,17 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from evalsite import views
+from evalsite import ratelimit, views
+
+# The admin's login counts failures like the site's (see evalsite/ratelimit.py).
+admin.site.login_form = ratelimit.RateLimitedAdminAuthenticationForm
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", ratelimit.login, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/login/", ratelimit.too_many_requests(admin.site.login)),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
