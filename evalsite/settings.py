@@ -59,6 +59,8 @@ MIDDLEWARE = [
     # First: /healthz answers before the Host check, so a container healthcheck on 127.0.0.1
     # works whatever ALLOWED_HOSTS says.
     "evalsite.middleware.HealthCheckMiddleware",
+    # A view that cannot reach the database answers 503 with a message (JSON under /api/).
+    "evalsite.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -97,6 +99,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     # The embedded default shares the file between the web process and the worker.
     DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+else:
+    # A persistent connection (conn_max_age in DATABASE_URL) is tested before a request reuses
+    # it, so after a PostgreSQL restart no request fails on a dead one; connecting gives up after
+    # 5 s (a request answers 503 rather than waiting for the kernel's minutes-long TCP timeout).
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
