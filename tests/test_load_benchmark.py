@@ -1,0 +1,57 @@
+"""The load benchmark (benchmarks/load.py) on a tiny run, so it keeps working: the compose web
+command under gunicorn, annotators over HTTP with repeated and stale submits, and the database
+checks it ends with — which must also catch a lost judgment. No timing is asserted."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from annotation.models import Judgment
+from benchmarks import load
+
+
+def test_compose_interpolation_gives_the_worker_count_in_every_form() -> None:
+    env = {"WEB_CONCURRENCY": "4"}
+    assert load.interpolate("--workers=${WEB_CONCURRENCY:-3}", env) == "--workers=4"
+    assert load.interpolate("${WEB_CONCURRENCY}", env) == "4"
+    assert load.interpolate("$WEB_CONCURRENCY", env) == "4"
+    assert load.interpolate("${UNSET:-3}", env) == "3"
+    started: dict[str, str] = {}
+    command = load.web_command(port=8123, workers=2, env=started)
+    assert "127.0.0.1:8123" in " ".join(command)
+    assert started["WEB_CONCURRENCY"] == "2"
+    assert "--workers" not in command or command[command.index("--workers") + 1] == "2"
+
+
+def test_a_small_load_run_stores_every_acknowledged_judgment_once(
+    test_database_url: str, redis_url: str, tmp_path: Path
+) -> None:
+    seeded = load.seed(annotators=3, items_per_annotator=6, task_size=4)
+    env = load.web_environment(
+        database_url=test_database_url, redis_url=redis_url, folder=tmp_path, auto_analysis=False
+    )
+    server, base, _ = load.start_web(env=env, workers=2, log=tmp_path / "web.log")
+    try:
+        client = load.Client(base)
+        asyncio.run(load.warm_up(client, seeded, workers=2))
+        outcomes, _ = asyncio.run(
+            load.load_run(client, seeded, items=6, flow="page", repeat=0.4, stale=0.4, rng_seed=7)
+        )
+    finally:
+        load.stop_web(server)
+    assert client.errors == [], client.errors
+    assert outcomes.unexpected == []
+    # 3 annotators × 6 items, across two tasks of 4 each (the second one left unfinished).
+    assert len(outcomes.acknowledged) == 18
+    assert outcomes.takes == 6
+    assert set(outcomes.repeats) == {"200 replay of the same judgment"}
+    assert set(outcomes.stales) == {"409 stale"}
+    assert sum(outcomes.repeats.values()) + sum(outcomes.stales.values()) >= 5
+    assert load.check(seeded, outcomes) == []
+    assert Judgment.objects.count() == 18
+
+    # The check is not vacuous: a judgment lost after its acknowledgement is reported.
+    Judgment.objects.filter(pk=outcomes.acknowledged[0][3]).delete()
+    problems = load.check(seeded, outcomes)
+    assert any("1 acknowledged judgments lost" in p for p in problems), problems
