@@ -154,7 +154,9 @@ class CampaignViewSet(
         "one TSV/JSONL file or WMT XML files (data). All or nothing; errors name file and line.",
     )
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
-    def upload(self, request: Request, pk: str | None = None) -> Response:
+    def upload(
+        self, request: Request, pk: str | None = None, format: str | None = None
+    ) -> Response:
         campaign = self.get_object()
         serializer = UploadRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -189,7 +191,9 @@ class CampaignViewSet(
         )
     )
     @action(detail=True, methods=["get"])
-    def contents(self, request: Request, pk: str | None = None) -> Response:
+    def contents(
+        self, request: Request, pk: str | None = None, format: str | None = None
+    ) -> Response:
         """Counts, documents, systems with their runs, and the upload history."""
         campaign = self.get_object()
         counts = selectors.campaign_counts(campaign=campaign)
@@ -217,7 +221,9 @@ class CampaignViewSet(
 
     @extend_schema(responses=SegmentSerializer(many=True))
     @action(detail=True, methods=["get"])
-    def segments(self, request: Request, pk: str | None = None) -> Response:
+    def segments(
+        self, request: Request, pk: str | None = None, format: str | None = None
+    ) -> Response:
         """Segments in test-set order with document, id, source and references (paginated)."""
         campaign = self.get_object()
         page = self.paginate_queryset(selectors.campaign_segments(campaign=campaign))

@@ -181,6 +181,8 @@ class LoginView(auth_views.LoginView):
     """Django's login view with the rate-limited form."""
 
     authentication_form = RateLimitedAuthenticationForm
+    # FormView would take PUT as a login attempt too.
+    http_method_names = ["get", "post", "head", "options"]
 
 
 login = too_many_requests(LoginView.as_view())

@@ -12,6 +12,7 @@ from annotation.permissions import user_is_organizer
 
 
 @login_required
+@require_GET
 def home(request: HttpRequest) -> HttpResponse:
     """Organizers land on their campaigns, annotators on their tasks."""
     if user_is_organizer(request.user):
