@@ -123,7 +123,7 @@ class ResultView(APIView):
                 "created": serializers.DateTimeField(),
                 "data": serializers.DictField(),
             },
-        )
+        ),
     )
     def get(self, request: Request, campaign_id: uuid.UUID, kind: str) -> Response:
         campaign = campaign_for_organizer(request.user, campaign_id)
@@ -169,21 +169,23 @@ class SegmentScoresView(APIView):
         result = AnalysisResult.objects.filter(campaign=campaign, kind="metrics").first()
         if result is None:
             raise Http404(_("No analysis has finished yet."))
+        known = sorted(
+            SegmentScores.objects.filter(job_id=result.job_id)
+            .values_list("metric", flat=True)
+            .distinct()
+        )
+        # Checked against the stored names before any query uses it: a query-string value may
+        # hold what PostgreSQL refuses in a text parameter (a NUL byte answered 500).
+        if metric not in known:
+            return Response(
+                {"detail": _("Choose a metric: %(known)s.") % {"known": ", ".join(known)}},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         rows = list(
             SegmentScores.objects.filter(job_id=result.job_id, metric=metric)
             .select_related("run__system")
             .order_by("run__system__name", "run__position")
         )
-        if not rows:
-            known = sorted(
-                SegmentScores.objects.filter(job_id=result.job_id)
-                .values_list("metric", flat=True)
-                .distinct()
-            )
-            return Response(
-                {"detail": _("Choose a metric: %(known)s.") % {"known": ", ".join(known)}},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
         segments = list(
             Segment.objects.filter(campaign=campaign)
             .order_by("position")

@@ -128,3 +128,14 @@ def test_a_page_limit_beyond_the_databases_integers_is_capped(as_role, campaign)
         response = owner.get(url, {"limit": 10**30})
         assert response.status_code == 200, url
         assert response.json()["count"] == len(response.json()["results"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_metric_name_with_a_nul_byte_is_an_unknown_metric(as_role, campaign) -> None:  # type: ignore[no-untyped-def]
+    from tests.dashboard_factories import analysis_run_sync
+
+    analysis_run_sync(campaign=campaign, bootstrap_samples=20, ar_trials=20)
+    url = f"/api/campaigns/{campaign.pk}/results/segments/"
+    response = as_role("owner").get(url, {"metric": "bl\x00eu"})
+    assert response.status_code == 400
+    assert response.json()["detail"] == "Choose a metric: bleu, chrf, ter."
