@@ -106,6 +106,21 @@ SETTINGS_PARAMETERS = [
 ]
 
 
+def _format_parameter(formats: tuple[str, ...]) -> OpenApiParameter:
+    return OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(formats))
+
+
+def _file_responses(formats: tuple[str, ...]) -> dict[Any, Any]:
+    """A report file in each of its formats' media types (without charset, as OpenAPI keys)."""
+    types = {reports.CONTENT_TYPES[f].split(";")[0] for f in formats}
+    return {
+        (200, media_type): OpenApiTypes.OBJECT
+        if media_type == "application/json"
+        else OpenApiTypes.BINARY
+        for media_type in sorted(types)
+    }
+
+
 class CampaignAPIView(APIView):
     permission_classes = [permissions.IsAuthenticated, IsCampaignOrganizer]
 
@@ -146,8 +161,8 @@ class JudgmentReportView(CampaignAPIView):
     renderer_classes = [DownloadRenderer, JSONRenderer]
 
     @extend_schema(
-        parameters=SETTINGS_PARAMETERS,
-        responses={(200, "text/csv"): OpenApiTypes.BINARY},
+        parameters=[*SETTINGS_PARAMETERS, _format_parameter(reports.JUDGMENT_FORMATS)],
+        responses=_file_responses(reports.JUDGMENT_FORMATS),
         description="The normalised judgment report, streamed: fmt is csv, tsv or jsonl.",
     )
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
@@ -174,8 +189,8 @@ class SystemReportView(CampaignAPIView):
     renderer_classes = [DownloadRenderer, JSONRenderer]
 
     @extend_schema(
-        parameters=SETTINGS_PARAMETERS,
-        responses={(200, "text/csv"): OpenApiTypes.BINARY},
+        parameters=[*SETTINGS_PARAMETERS, _format_parameter(reports.SYSTEM_FORMATS)],
+        responses=_file_responses(reports.SYSTEM_FORMATS),
         description="The system report: fmt is csv, json or tex (LaTeX tables).",
     )
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:

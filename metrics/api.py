@@ -114,6 +114,11 @@ class ResultView(APIView):
     permission_classes = [permissions.IsAuthenticated, IsOrganizer]
 
     @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "kind", str, OpenApiParameter.PATH, enum=list(AnalysisResult.Kind.values)
+            )
+        ],
         responses=inline_serializer(
             "AnalysisResultDocument",
             {

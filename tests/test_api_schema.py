@@ -7,8 +7,10 @@
 2. A bounded schemathesis run: for every operation, requests generated from the schema (valid and
    invalid ones) go through the real WSGI application to PostgreSQL, authenticated by token as
    an organizer who owns a seeded campaign and annotates it, half of them aimed at that
-   campaign's real ids. No answer may be a server error, and every answer must match the schema
-   (status code, content type, body).
+   campaign's real ids. No answer may be a server error, and every documented answer must match
+   the schema (content type, body). Status codes are not checked against the schema: it
+   documents the successes, and the errors (400, 401, 403, 404, 409) follow DRF's conventions
+   described in the README instead of being listed on every operation.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import uuid
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -50,7 +54,7 @@ def _walk(patterns: list[Any], prefix: str = "/") -> Iterator[tuple[str, Any]]:
 def _methods(callback: Any) -> set[str]:
     actions = getattr(callback, "actions", None)
     if actions:  # a viewset route: the HTTP methods the router mapped to actions
-        return {method.lower() for method in actions}
+        return {method.lower() for method in actions} - IGNORED_METHODS
     view = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
     assert view is not None, f"{callback} is not a class-based or DRF view"
     return {m for m in view.http_method_names if hasattr(view, m)} - IGNORED_METHODS
@@ -139,3 +143,108 @@ def test_a_metric_name_with_a_nul_byte_is_an_unknown_metric(as_role, campaign) -
     response = as_role("owner").get(url, {"metric": "bl\x00eu"})
     assert response.status_code == 400
     assert response.json()["detail"] == "Choose a metric: bleu, chrf, ter."
+
+
+# Examples per operation and generation mode: the whole run stays well under a minute.
+MAX_EXAMPLES = 25
+
+
+@pytest.fixture
+def seeded(transactional_db: None) -> dict[str, Any]:
+    """An organizer with an API token who owns a campaign with data, a protocol with tasks, and
+    annotates it too (a task taken, one judgment recorded), with a finished analysis: the real
+    ids to aim requests at."""
+    from rest_framework.authtoken.models import Token
+
+    from annotation.judging import judgment_record
+    from annotation.tasking import task_assign_next
+    from tests.dashboard_factories import analysis_run_sync
+    from tests.factories import full_answer, make_campaign, make_config, make_user
+
+    owner = make_user("schema-owner", organizer=True)
+    campaign = make_campaign(owner=owner, with_data=True)
+    campaign.annotators.add(owner)
+    config = make_config(campaign, items_per_task=4, outputs_per_screen=2)
+    assignment = task_assign_next(config=config, annotator=owner)
+    assert assignment is not None
+    item = assignment.task.items.order_by("position").first()
+    judgment_record(
+        assignment_id=assignment.pk,
+        annotator=owner,
+        item_id=item.pk,
+        revision_seen=0,
+        submission_id=uuid.uuid4(),
+        answer=full_answer(item),
+    )
+    analysis_run_sync(campaign=campaign, user=owner, bootstrap_samples=20, ar_trials=20)
+    return {
+        "token": Token.objects.create(user=owner).key,
+        "path": {
+            "id": str(campaign.pk),
+            "campaign_id": str(campaign.pk),
+            "config_id": config.pk,
+            "assignment_id": str(assignment.pk),
+        },
+    }
+
+
+def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(seeded) -> None:  # type: ignore[no-untyped-def]
+    import schemathesis
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.specs.openapi.checks import (
+        content_type_conformance,
+        response_schema_conformance,
+    )
+
+    from annotation.models import Campaign
+    from evalsite.wsgi import application
+
+    schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
+    headers = {"Authorization": f"Token {seeded['token']}"}
+    checks = [
+        not_a_server_error,
+        content_type_conformance,
+        response_schema_conformance,
+    ]
+    failures: list[str] = []
+    operations = 0
+    answered: Counter[int] = Counter()
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        operations += 1
+        # An earlier operation may have closed the campaign (PUT, PATCH): open it again, so
+        # the annotator's operations reach their tasks.
+        Campaign.objects.filter(pk=seeded["path"]["id"]).update(status=Campaign.Status.ACTIVE)
+        names = {p.name for p in operation.path_parameters}
+        real = {k: v for k, v in seeded["path"].items() if k in names}
+        strategies = [
+            operation.as_strategy(mode, path_parameters=real or None)
+            for mode in (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
+        ]
+        if real:  # also ids of objects that do not exist
+            strategies.append(operation.as_strategy(schemathesis.GenerationMode.POSITIVE))
+
+        @settings(
+            max_examples=MAX_EXAMPLES,
+            deadline=None,
+            database=None,
+            derandomize=True,  # the same requests on every run: CI does not flicker
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(case=st.one_of(strategies))
+        def run(case: Any) -> None:
+            response = case.call(headers=headers)
+            answered[response.status_code // 100] += 1
+            case.validate_response(response, checks=checks)
+
+        try:
+            run()
+        except (Exception, BaseExceptionGroup) as exc:
+            failures.append(f"{operation.label}: {exc}")
+    assert operations >= 20
+    # The run reached the views, not only the 404 of unknown ids: many answers succeeded.
+    assert answered[2] > 100, answered
+    assert not failures, "\n\n".join(failures)
