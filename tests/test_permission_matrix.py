@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -336,13 +337,20 @@ def seed_build() -> Seed:
     return Seed(users, campaign, config, assignment, invite)
 
 
-@pytest.fixture(scope="module")
-def seeded(django_db_setup: None, django_db_blocker: Any) -> Iterator[Seed]:
-    """Built once per module, in a transaction rolled back at its end. Each test's own
-    transaction nests in it (a savepoint), so whatever a test changes is undone after it."""
+@contextmanager
+def seed_rolled_back(django_db_blocker: Any) -> Iterator[Seed]:
+    """The seed, in a transaction rolled back at the end. Each test's own transaction nests in
+    it (a savepoint), so whatever a test changes is undone after it."""
     with django_db_blocker.unblock(), transaction.atomic():
         yield seed_build()
         transaction.set_rollback(True)
+
+
+@pytest.fixture(scope="module")
+def seeded(django_db_setup: None, django_db_blocker: Any) -> Iterator[Seed]:
+    """Built once per module (it takes seconds; the tests take many requests each)."""
+    with seed_rolled_back(django_db_blocker) as built:
+        yield built
 
 
 @pytest.fixture
