@@ -51,6 +51,10 @@ logger = logging.getLogger(__name__)
 
 BATCH = 2000
 INVITE_SALT = "evalsite.invite"
+# A link's signature carries when it was made (the setup page makes it). However long its invite
+# is valid in the database (at most a year through the page), a link older than this is refused:
+# an expiry changed by hand in the admin does not revive a leaked link of long ago.
+INVITE_TOKEN_MAX_AGE = timedelta(days=366)
 
 
 class TaskError(Exception):
@@ -473,7 +477,11 @@ class InviteError(Exception):
 def invite_from_token(*, token: str) -> Invite:
     """The invite a token names, if the signature is valid and the invite usable."""
     try:
-        data = signing.loads(token, salt=INVITE_SALT)
+        data = signing.loads(token, salt=INVITE_SALT, max_age=INVITE_TOKEN_MAX_AGE)
+    except signing.SignatureExpired:
+        raise InviteError(
+            _("This invite link has expired; ask the organizer for a new one.")
+        ) from None
     except signing.BadSignature:
         raise InviteError(_("This invite link is not valid.")) from None
     invite = Invite.objects.select_related("campaign", "user").filter(pk=data.get("invite")).first()

@@ -4,16 +4,19 @@ themselves, and a link never logs anyone in as an account with a password or org
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.core import signing
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Invite
-from annotation.tasking import invite_create, invite_token
-from tests.factories import PASSWORD, make_user
+from annotation.tasking import INVITE_SALT, invite_create, invite_token
+from tests.factories import PASSWORD, make_campaign, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -149,3 +152,64 @@ def test_organizers_create_and_withdraw_links_on_the_annotation_page(campaign, o
     client.post(reverse("invite_revoke", args=[campaign.pk, first.pk]))
     first.refresh_from_db()
     assert first.revoked
+
+
+class PastSigner(signing.TimestampSigner):
+    """Django's signer, signing as of ``days`` ago (a link's signature says when it was made)."""
+
+    def __init__(self, *, days: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.then = time.time() - days * 24 * 3600
+
+    def timestamp(self) -> str:
+        return signing.b62_encode(int(self.then))
+
+
+def token_signed_ago(invite: Invite, days: int) -> str:
+    signer = PastSigner(days=days, salt=INVITE_SALT)
+    return signer.sign_object({"invite": invite.pk}, compress=True)
+
+
+@pytest.mark.parametrize(("days", "status"), [(10, 302), (400, 410)])
+def test_a_link_made_longer_ago_than_a_year_is_refused_even_if_its_invite_is_valid(
+    client, invite, days, status
+) -> None:  # type: ignore[no-untyped-def]
+    Invite.objects.filter(pk=invite.pk).update(expires_at=timezone.now() + timedelta(days=30))
+    response = client.post(reverse("invite", args=[token_signed_ago(invite, days)]))
+    assert response.status_code == status
+    if status == 410:
+        assert "This invite link has expired" in response.content.decode()
+        assert "_auth_user_id" not in client.session
+
+
+def test_an_invite_valid_for_no_time_has_expired_when_it_is_opened(client, campaign, owner) -> None:  # type: ignore[no-untyped-def]
+    invite = invite_create(campaign=campaign, label="Late", created_by=owner, days=0)
+    response = client.post(url(invite))
+    assert response.status_code == 410
+    assert "This invite link has expired" in response.content.decode()
+    assert not campaign.annotators.filter(username__startswith="late-").exists()
+
+
+def test_a_link_signed_for_another_purpose_or_with_another_key_is_refused(client, invite) -> None:  # type: ignore[no-untyped-def]
+    other_salt = signing.dumps({"invite": invite.pk}, salt="evalsite.something-else")
+    other_key = signing.dumps({"invite": invite.pk}, key="not-our-secret-key", salt=INVITE_SALT)
+    for token in (other_salt, other_key):
+        response = client.post(reverse("invite", args=[token]))
+        assert response.status_code == 410
+        assert "This invite link is not valid." in response.content.decode()
+    invite.refresh_from_db()
+    assert invite.user is None
+
+
+def test_a_link_of_another_campaign_admits_to_that_campaign_only(
+    client, campaign, other_organizer
+) -> None:  # type: ignore[no-untyped-def]
+    other = make_campaign(owner=other_organizer, name="Another campaign")
+    other_invite = invite_create(campaign=other, label="Crowd", created_by=other_organizer)
+    page = client.get(url(other_invite)).content.decode()
+    assert "Another campaign" in page
+    assert campaign.name not in page
+    client.post(url(other_invite))
+    user = client.get(reverse("my_tasks")).context["user"]
+    assert other.annotators.filter(pk=user.pk).exists()
+    assert not campaign.annotators.filter(pk=user.pk).exists()
