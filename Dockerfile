@@ -13,4 +13,4 @@ RUN EVALSITE_ENV=production SECRET_KEY=build-only ALLOWED_HOSTS=build EVALSITE_V
 RUN useradd --create-home evalsite && mkdir -p /app/var && chown evalsite /app/var
 USER evalsite
 EXPOSE 8000
-CMD ["gunicorn", "evalsite.wsgi:application", "--bind", "0.0.0.0:8000"]
+CMD ["gunicorn", "--config", "python:evalsite.gunicorn_config", "evalsite.wsgi:application", "--bind", "0.0.0.0:8000"]

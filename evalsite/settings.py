@@ -36,9 +36,22 @@ else:
 
 CSRF_TRUSTED_ORIGINS = env.string_list("CSRF_TRUSTED_ORIGINS")
 if PRODUCTION:
+    # Behind the TLS-terminating proxy that sets X-Forwarded-Proto (docs/deployment.md). With
+    # SECURE_COOKIES=0 (trying the stack over plain HTTP) the redirect and HSTS follow it off.
     SESSION_COOKIE_SECURE = env.boolean("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # /healthz answers before this redirect (its middleware comes first), so plain-HTTP health
+    # checks keep working.
+    SECURE_SSL_REDIRECT = env.boolean("SECURE_SSL_REDIRECT", SESSION_COOKIE_SECURE)
+    # Browsers remember HSTS for this long: an hour by default, so a mistake wears off; raise it
+    # to a year (31536000) once HTTPS is there for good. The preload list only accepts a year on
+    # a registrable domain, so the preload flag does nothing until both hold.
+    SECURE_HSTS_SECONDS = env.integer(
+        "SECURE_HSTS_SECONDS", 3600 if SESSION_COOKIE_SECURE else 0, minimum=0
+    )
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.boolean("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env.boolean("SECURE_HSTS_PRELOAD", True)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -188,6 +201,11 @@ CELERY_TASK_SOFT_TIME_LIMIT = env.integer("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60
 CELERY_TASK_TIME_LIMIT = env.integer("CELERY_TASK_TIME_LIMIT", 35 * 60, minimum=1)
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must exceed CELERY_TASK_SOFT_TIME_LIMIT.")
+
+# Processes per Celery worker (the compose worker service; `manage.py serve` passes its own):
+# a dedicated worker machine wants about one per CPU core. Scaling out is more workers on more
+# machines, all on the same Redis and PostgreSQL.
+CELERY_WORKER_CONCURRENCY = env.integer("CELERY_WORKER_CONCURRENCY", 2, minimum=1)
 
 # Unset broker: a file-system transport under var/, so `make run` needs no server.
 CELERY_BROKER_URL = env.url("CELERY_BROKER_URL", "filesystem://", schemes=("redis", "filesystem"))

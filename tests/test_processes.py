@@ -4,6 +4,7 @@ PostgreSQL and Redis, and `manage.py serve` on the embedded default (what `make 
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -33,14 +34,17 @@ def test_a_real_worker_on_redis_runs_a_task_that_writes_to_the_database(
 
 
 def production_environment(**overrides: str) -> dict[str, str]:
-    """What the compose file gives its app containers: `.env` (copied from `.env.example` as the
-    README says), then the compose `environment:` block, then the Dockerfile's ENV where `.env`
-    leaves it unset; `overrides` stand for this machine's services and folders."""
+    """What the compose file gives its app containers: `.env` (copied from `.env.example` with a
+    generated SECRET_KEY, as the README says), then the compose `environment:` block, then the
+    Dockerfile's ENV where `.env` leaves it unset; `overrides` stand for this machine's services
+    and folders."""
     env: dict[str, str] = {"PATH": os.environ["PATH"]}
     for line in (ROOT / ".env.example").read_text().splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             key, _, value = line.partition("=")
             env[key.strip()] = value.strip()
+    assert env["SECRET_KEY"] == "", ".env.example must not ship a usable secret key"
+    env["SECRET_KEY"] = secrets.token_urlsafe(50)
     env.update({k: str(v) for k, v in compose_file()["x-app"]["environment"].items()})
     for line in (ROOT / "Dockerfile").read_text().splitlines():
         if line.startswith("ENV "):
@@ -106,7 +110,9 @@ def test_gunicorn_serves_the_app_with_the_compose_web_command(
         css = html.split('rel="stylesheet" href="')[1].split('"')[0]
         assert css.startswith("/static/css/evalsite."), css
         assert css.endswith(".css"), css  # whitenoise's hashed name
-        request = urllib.request.Request(f"http://127.0.0.1:{port}{css}", headers={"Host": host})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}{css}", headers={"Host": host, "X-Forwarded-Proto": "https"}
+        )
         with urllib.request.urlopen(request) as response:
             assert response.status == 200
             assert b"--accent" in response.read()
