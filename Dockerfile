@@ -8,7 +8,9 @@ COPY metrics ./metrics
 RUN pip install --no-cache-dir .
 COPY . .
 # Static files are collected at build time; whitenoise serves them with hashed names.
-RUN EVALSITE_ENV=production SECRET_KEY=build-only ALLOWED_HOSTS=build EVALSITE_VAR_DIR=/tmp/build \
+# The settings refuse a short or published key even for this: a throwaway one, used once.
+RUN EVALSITE_ENV=production ALLOWED_HOSTS=build EVALSITE_VAR_DIR=/tmp/build \
+    SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
     python manage.py collectstatic --noinput
 RUN useradd --create-home evalsite && mkdir -p /app/var && chown evalsite /app/var
 USER evalsite

@@ -157,6 +157,26 @@ def parse_database_url(url: str, *, variable: str) -> dict[str, Any]:
     )
 
 
+# Keys that have been published and so sign nothing: the placeholder .env.example once shipped
+# and the throwaway of an image build. Any key of Django's startproject is refused by its prefix.
+PUBLISHED_SECRET_KEYS = frozenset({"change-me-to-a-long-random-string", "build-only"})
+MIN_SECRET_KEY_LENGTH = 50  # Django's own deployment check asks for at least 50 characters
+
+
+def production_secret_key(value: str, *, variable: str = "SECRET_KEY") -> str:
+    """``value`` if it can serve as the production secret key; otherwise ``ImproperlyConfigured``
+    saying how to make one. Whoever knows the key can forge sessions and invite links."""
+    how = 'generate one with: python3 -c "import secrets; print(secrets.token_urlsafe(50))"'
+    if value in PUBLISHED_SECRET_KEYS or value.startswith("django-insecure-"):
+        raise ImproperlyConfigured(f"{variable} is a published placeholder; {how}")
+    if len(value) < MIN_SECRET_KEY_LENGTH:
+        raise ImproperlyConfigured(
+            f"{variable} must be at least {MIN_SECRET_KEY_LENGTH} characters long "
+            f"(got {len(value)}); {how}"
+        )
+    return value
+
+
 def local_secret_key(path: Path) -> str:
     """The development secret key: generated once into ``path`` (git-ignored), then reused."""
     if path.exists():

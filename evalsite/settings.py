@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from evalsite.env import Env, local_secret_key
+from evalsite.env import Env, local_secret_key, production_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env.from_os()
@@ -24,7 +24,9 @@ ENVIRONMENT = env.choice("EVALSITE_ENV", ("development", "production"), "develop
 PRODUCTION = ENVIRONMENT == "production"
 
 if PRODUCTION:
-    SECRET_KEY = env.required_string("SECRET_KEY", "when EVALSITE_ENV=production")
+    SECRET_KEY = production_secret_key(
+        env.required_string("SECRET_KEY", "when EVALSITE_ENV=production")
+    )
     ALLOWED_HOSTS = env.string_list("ALLOWED_HOSTS")
     if not ALLOWED_HOSTS:
         raise ImproperlyConfigured("ALLOWED_HOSTS must be set when EVALSITE_ENV=production.")
