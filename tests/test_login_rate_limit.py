@@ -163,3 +163,11 @@ def test_an_unreachable_cache_does_not_lock_anyone_out(settings) -> None:  # typ
     for _ in range(4):
         assert attempt("limited", "wrong").status_code == 200
     assert attempt("limited", PASSWORD).status_code == 302
+
+
+def test_the_refusal_speaks_german_to_a_german_browser() -> None:
+    for _ in range(3):
+        attempt("limited", "wrong", HTTP_ACCEPT_LANGUAGE="de")
+    refused = attempt("limited", "wrong", HTTP_ACCEPT_LANGUAGE="de")
+    assert refused.status_code == 429
+    assert "Zu viele fehlgeschlagene Anmeldeversuche" in refused.content.decode()
