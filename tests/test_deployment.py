@@ -120,14 +120,27 @@ def test_check_deploy_is_clean_with_the_production_settings(tmp_path: Path) -> N
     assert "WARNING" not in done.stdout + done.stderr, done.stdout + done.stderr
 
 
-def test_a_web_worker_count_below_one_stops_gunicorn_naming_the_variable(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("service", "variable", "value", "message"),
+    [
+        ("web", "WEB_CONCURRENCY", "0", "WEB_CONCURRENCY must be at least 1, got 0."),
+        (
+            "worker",
+            "CELERY_WORKER_CONCURRENCY",
+            "two",
+            "CELERY_WORKER_CONCURRENCY must be an integer, got 'two'.",
+        ),
+    ],
+)
+def test_a_bad_process_count_stops_the_service_naming_the_variable(
+    service: str, variable: str, value: str, message: str, tmp_path: Path
 ) -> None:
-    command = [*compose_command("web"), "--check-config"]
-    env = production_environment(EVALSITE_VAR_DIR=str(tmp_path / "var"), WEB_CONCURRENCY="0")
+    # gunicorn only checks its configuration; the worker stops while loading the settings.
+    command = [*compose_command(service), *(["--check-config"] if service == "web" else [])]
+    env = production_environment(EVALSITE_VAR_DIR=str(tmp_path / "var"), **{variable: value})
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
-    assert "WEB_CONCURRENCY must be at least 1, got 0." in done.stderr, done.stderr
+    assert message in done.stderr, done.stderr
 
 
 @pytest.mark.django_db(transaction=True)
@@ -520,6 +533,10 @@ def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
         assert len(raters) == len(annotators), annotators_csv.text
         assert sum(int(r["n_rows"]) for r in raters) == submitted, annotators_csv.text
         assert all(r["included"] == "1" for r in raters), annotators_csv.text
+
+        # Web and worker kept nothing on their own disks: var/ (the compose volume) is only the
+        # embedded default's, so neither needs a shared or backed-up folder.
+        assert not (tmp_path / "var").exists()
     except AssertionError as failure:
         # The server's side of a failure, in pytest's report.
         raise AssertionError(f"{failure}\n--- gunicorn ---\n{log.read_text()[-5000:]}") from None
