@@ -348,6 +348,36 @@ def group_cpu_seconds(pid: int) -> float:
     return total
 
 
+def machine_ticks() -> tuple[int, int]:
+    """(busy, total) CPU ticks of the whole machine so far, from /proc/stat."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+class CpuShares:
+    """CPU used during a phase, in cores: gunicorn (master and workers), this process (the
+    client), and the whole machine (PostgreSQL, Redis, and whatever else runs)."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server_pid = server_pid
+        self.wall = time.perf_counter()
+        self.client = time.process_time()
+        self.server = group_cpu_seconds(server_pid)
+        self.machine = machine_ticks()
+
+    def line(self) -> str:
+        wall = time.perf_counter() - self.wall
+        busy, total = machine_ticks()
+        cores = os.cpu_count() or 1
+        machine = (busy - self.machine[0]) / max(total - self.machine[1], 1) * cores
+        return (
+            f"CPU: gunicorn {(group_cpu_seconds(self.server_pid) - self.server) / wall:.2f} cores, "
+            f"client {(time.process_time() - self.client) / wall:.2f}, whole machine "
+            f"{machine:.2f} of {cores}"
+        )
+
+
 # --------------------------------------------------------------------------------------------
 # The client
 
@@ -735,7 +765,7 @@ def main() -> None:
     )
     connections.close_all()
     emit(
-        f"seeded {args.database_url.rsplit('/', 1)[-1]}: {args.annotators} annotators, "
+        f"seeded {urlsplit(args.database_url).path.lstrip('/')}: {args.annotators} annotators, "
         f"{seeded.items} items of {args.protocol} in tasks of {args.task_size}, "
         f"{time.perf_counter() - started:.1f} s"
     )
@@ -749,8 +779,8 @@ def main() -> None:
         asyncio.run(warm_up(client, seeded, workers=args.web_workers))
 
         emit()
-        cpu = (time.process_time(), group_cpu_seconds(server.pid))
         emit(f"reference (/healthz) — load average {load_average()}")
+        cpu = CpuShares(server.pid)
         wall = asyncio.run(
             reference_run(client, concurrency=args.annotators, requests=args.reference_requests)
         )
@@ -758,14 +788,12 @@ def main() -> None:
         emit(
             f"  {healthz_rate:7.1f} requests/s   {percentiles(client.latencies.get('healthz', []))}"
         )
-        cpu_client = time.process_time() - cpu[0]
-        cpu_server = group_cpu_seconds(server.pid) - cpu[1]
-        emit(f"  CPU: gunicorn {cpu_server / wall:.2f} cores, client {cpu_client / wall:.2f} cores")
+        emit(f"  {cpu.line()}")
 
         emit()
         emit(f"load ({args.flow} flow) — load average {load_average()}")
         client.latencies.clear()
-        cpu = (time.process_time(), group_cpu_seconds(server.pid))
+        cpu = CpuShares(server.pid)
         outcomes, wall = asyncio.run(
             load_run(
                 client,
@@ -777,8 +805,7 @@ def main() -> None:
                 rng_seed=args.seed,
             )
         )
-        cpu_client = time.process_time() - cpu[0]
-        cpu_server = group_cpu_seconds(server.pid) - cpu[1]
+        shares = cpu.line()
         lat = client.latencies
         submits = sum(len(lat.get(k, [])) for k in ("submit", "repeat", "stale"))
         requests = sum(len(v) for v in lat.values())
@@ -799,7 +826,7 @@ def main() -> None:
         emit(f"  errors:   {len(client.errors) + len(outcomes.unexpected)} unexpected")
         for error in (client.errors + outcomes.unexpected)[:5]:
             emit(f"    {error}")
-        emit(f"  CPU: gunicorn {cpu_server / wall:.2f} cores, client {cpu_client / wall:.2f} cores")
+        emit(f"  {shares}")
         emit(
             f"  ratio to the reference: {submit_rate / healthz_rate:.3f} submits per /healthz, "
             f"{requests / wall / healthz_rate:.3f} requests per /healthz"
