@@ -1,0 +1,248 @@
+"""In a real Chromium: markup in every uploaded or entered field stays inert text.
+
+An organizer creates a campaign whose name and description are script payloads and uploads, in
+the browser, a JSONL file whose every field carries one (source, references, translations,
+system and run names, document and segment ids). Protocols with payload names and instructions
+get tasks, simulated raters judge through the real services, the analysis runs; an invite and
+an assign-by-name form carry payloads too. Then every page that shows those values is opened
+(as the organizer, as an annotator on every protocol's annotation page, and as staff in the
+admin's change lists): no payload may run (``window.__xss`` stays undefined and no dialog
+opens), no element or ``javascript:`` link may come out of them, and the payloads read as
+literal text where the values are shown.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib import admin
+
+from annotation.models import Campaign, ProtocolConfig
+from annotation.tasking import invite_create, invite_token, task_assign_next, tasks_build
+from tests.dashboard_factories import analysis_run_sync
+from tests.factories import PASSWORD, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SCRIPT = "<script>window.__xss=1</script>"
+IMG = '<img src=x onerror="window.__xss=1">'
+SVG = '"><svg onload=window.__xss=1>'
+# Closes an inline <script> (json_script blocks) and opens one of its own.
+BREAKOUT = "</script><script>window.__xss=1</script>"
+QUOTE = "' onmouseover='window.__xss=1' x='"
+JS_URL = "javascript:window.__xss=1//"
+PAYLOADS = (SCRIPT, IMG, SVG, BREAKOUT, QUOTE, JS_URL)
+
+CAMPAIGN_NAME = f"XSS {IMG}"
+DESCRIPTION = "\n".join(PAYLOADS)
+SYSTEMS = {f"sys{IMG}{BREAKOUT}": f"run{BREAKOUT}", SVG: f"opt{SCRIPT}", JS_URL: f"r{QUOTE}"}
+DOCS = (f"doc{SCRIPT}", f"doc{SVG}")
+SEGMENTS = 12
+# The analysis page's settings, with few resamples: the test is about escaping, not statistics.
+FEW_RESAMPLES = "n_bootstrap=50&ranking_bootstrap=10&names=real"
+
+# Anything a payload could have created, were it parsed as markup.
+INJECTED = "[onerror], [onload], [onmouseover], img[src=x], a[href^='javascript:' i]"
+
+
+def payload_rows() -> list[dict[str, Any]]:
+    rows = []
+    for n in range(SEGMENTS):
+        payload = PAYLOADS[n % len(PAYLOADS)]
+        source = f"Satz {n} {payload}"
+        references = [f"Sentence {n} {payload}", f"Phrase {n} {payload}"]
+        for k, (system, run) in enumerate(SYSTEMS.items()):
+            rows.append(
+                {
+                    "doc_id": DOCS[n * len(DOCS) // SEGMENTS],
+                    "seg_id": f"{n}{SCRIPT}" if n % 2 else str(n),
+                    "source": source,
+                    "references": references,
+                    "system": system,
+                    "run": run,
+                    "translation": f"Output {k} of sentence {n} {payload}",
+                }
+            )
+    return rows
+
+
+class Watch:
+    """Opens pages and checks that nothing ran: no ``window.__xss``, no dialog, no element
+    made from a payload; a screenshot of each page."""
+
+    def __init__(self, page: Any, base: str, shots: Path) -> None:
+        self.page = page
+        self.base = base
+        self.shots = shots
+        self.dialogs: list[str] = []
+        self.pages: list[str] = []
+        page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
+
+    def check(self, name: str) -> str:
+        page = self.page
+        page.wait_for_load_state("load")
+        self.pages.append(name)
+        assert page.evaluate("typeof window.__xss") == "undefined", f"a payload ran on {name}"
+        assert self.dialogs == [], f"a dialog opened on {name}: {self.dialogs}"
+        injected = page.locator(INJECTED).evaluate_all("els => els.map(e => e.outerHTML)")
+        assert injected == [], f"markup from a payload on {name}: {injected}"
+        page.screenshot(path=self.shots / f"xss-{name}.png", full_page=True)
+        return str(page.inner_text("body"))
+
+    def open(self, name: str, path: str) -> str:
+        # The analysis pages compute on request: more time than a plain page on a busy machine.
+        response = self.page.goto(self.base + path, timeout=90_000)
+        assert response is not None
+        assert response.status == 200, f"{path} answered {response.status}"
+        return self.check(name)
+
+
+def login(page: Any, base: str, username: str) -> None:
+    page.context.clear_cookies()
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url(lambda url: "/login/" not in url)
+
+
+def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
+    page,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    base = live_server.url
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    watch = Watch(page, base, shots)
+    organizer = make_user("olivia", organizer=True)
+    annotator = make_user("anna")
+    make_user("root", is_staff=True, is_superuser=True)
+
+    # The organizer creates the campaign and uploads the data in the browser.
+    login(page, base, "olivia")
+    page.goto(f"{base}/campaigns/new/")
+    page.fill("#id_name", CAMPAIGN_NAME)
+    page.fill("#id_source_language", "de")
+    page.fill("#id_target_language", "en")
+    page.fill("#id_description", DESCRIPTION)
+    page.select_option("#id_status", "active")
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/upload/")
+    watch.check("upload-form")
+    data = "\n".join(json.dumps(row) for row in payload_rows()).encode()
+    page.set_input_files(
+        "#id_data", {"name": "xss.jsonl", "mimeType": "application/json", "buffer": data}
+    )
+    page.click("main button[type=submit]")
+    page.wait_for_selector("#counts")
+    text = watch.check("upload-result")
+    assert page.inner_text("dd[data-count=segments]").strip() == str(SEGMENTS)
+    assert CAMPAIGN_NAME in text
+    campaign = Campaign.objects.get(owner=organizer)
+    assert campaign.name == CAMPAIGN_NAME
+
+    # Protocols with payloads in their names and instructions, judged by simulated raters, and
+    # an analysis of it all; an invite with a payload label.
+    configs = []
+    for protocol, mode, k in [
+        ("adequacy_fluency", "bilingual", 3),
+        ("ranking", "bilingual", 3),
+        ("direct_assessment", "reference", 1),
+    ]:
+        config = ProtocolConfig.objects.create(
+            campaign=campaign,
+            name=f"{protocol} {SVG}",
+            protocol=protocol,
+            mode=mode,
+            outputs_per_screen=k,
+            items_per_task=6,
+            annotations_per_task=2,
+            context_segments=1,
+            instructions=f"Read carefully.\n{SCRIPT}\n{IMG}\n{JS_URL}",
+        )
+        tasks_build(config=config)
+        configs.append(config)
+    # The annotator takes a task of every protocol before the raters fill the others.
+    campaign.annotators.add(annotator)
+    assignments = [task_assign_next(config=c, annotator=annotator) for c in configs]
+    from annotation.demo import demo_simulate_judgments
+
+    assert demo_simulate_judgments(campaign=campaign) > 0
+    analysis_run_sync(campaign=campaign, user=organizer, bootstrap_samples=50, ar_trials=50)
+    invite = invite_create(campaign=campaign, label=f"crowd {SCRIPT}", created_by=organizer)
+
+    # Every organizer page that shows those values.
+    text = watch.open("campaign-list", "/campaigns/")
+    assert CAMPAIGN_NAME in text
+    text = watch.open("campaign-detail", f"/campaigns/{campaign.pk}/")
+    for value in (CAMPAIGN_NAME, SCRIPT, IMG, SVG, JS_URL, *SYSTEMS, DOCS[0]):
+        assert value in text, value
+    watch.open("campaign-edit", f"/campaigns/{campaign.pk}/edit/")
+    assert page.input_value("#id_name") == CAMPAIGN_NAME
+    assert page.input_value("#id_description") == DESCRIPTION
+    text = watch.open("annotation-setup", f"/campaigns/{campaign.pk}/annotation/")
+    assert configs[0].name in text
+    assert f"crowd {SCRIPT}" in text
+    for config in configs:
+        text = watch.open(
+            f"config-{config.protocol}", f"/campaigns/{campaign.pk}/annotation/{config.pk}/"
+        )
+        assert config.name in text
+    # A form error that echoes what was typed: assign a task to a user named by a payload.
+    page.fill("#id_task", "1")
+    page.fill("#id_username", SCRIPT)
+    page.click("form[action$='/assign/'] button[type=submit]")
+    text = watch.check("assign-error")
+    assert f"No such user: {SCRIPT}" in text
+    text = watch.open("analysis", f"/campaigns/{campaign.pk}/analysis/?{FEW_RESAMPLES}")
+    assert any(system in text for system in SYSTEMS)
+    watch.open("analysis-import", f"/campaigns/{campaign.pk}/analysis/import/")
+    watch.open("analysis-settings", f"/campaigns/{campaign.pk}/analysis-settings/")
+    watch.open("dashboard", f"/campaigns/{campaign.pk}/dashboard/")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#heatmaps .js-plotly-plot svg.main-svg').length > 0"
+    )
+    page.wait_for_function(
+        "() => document.querySelectorAll('#scatter-grid .js-plotly-plot svg.main-svg').length > 0"
+    )
+    text = watch.check("dashboard-drawn")
+    for system in SYSTEMS:
+        assert system in page.locator("#metrics").inner_text(), system
+    heatmap_labels = page.locator("#heatmaps .js-plotly-plot").first.locator(".ytick text")
+    assert set(SYSTEMS) <= set(heatmap_labels.all_text_contents())
+    # The plots' data block holds "</script>" from a system name, and stayed one block.
+    plots = page.evaluate("JSON.parse(document.getElementById('dashboard-plots').textContent)")
+    assert BREAKOUT in json.dumps(plots)
+    for panel in ("metrics", "heatmaps", "correlations"):
+        page.locator(f"#{panel}").screenshot(path=shots / f"xss-dashboard-{panel}.png")
+
+    # The annotator: the invite, My tasks, and a screen of every protocol.
+    login(page, base, "anna")
+    text = watch.open("invite", f"/invite/{invite_token(invite=invite)}/")
+    assert CAMPAIGN_NAME in text
+    assert IMG in text
+    for config, assignment in zip(configs, assignments, strict=True):
+        assert assignment is not None
+        text = watch.open(f"annotate-{config.protocol}", f"/annotate/{assignment.pk}/")
+        assert "Satz" in text or "Sentence" in text
+        assert "Output" in text
+        assert SCRIPT in text  # the instructions, as text
+        assert any(p in text for p in PAYLOADS if p != SCRIPT)  # segments, as text
+    text = watch.open("my-tasks", "/my/tasks/")
+    assert CAMPAIGN_NAME in text
+
+    # Staff: every change list of the admin.
+    login(page, base, "root")
+    for model in admin.site._registry:
+        meta = model._meta
+        watch.open(
+            f"admin-{meta.app_label}-{meta.model_name}",
+            f"/admin/{meta.app_label}/{meta.model_name}/",
+        )
+    text = watch.open("admin-campaign-change", f"/admin/annotation/campaign/{campaign.pk}/change/")
+    assert page.input_value("#id_name") == CAMPAIGN_NAME
+    assert len(watch.pages) > 40
