@@ -1,7 +1,7 @@
 """The production deployment as docker-compose.yml describes it, proven without a Docker engine:
-every variable the app reads is in `.env.example`, `check --deploy` is clean with its values, the
-web and worker processes follow the concurrency variables, and a whole campaign runs over HTTP
-against gunicorn and a separate Celery worker started with the compose file's commands."""
+every variable the app reads is in `.env.example`, `check --deploy` is clean with its values, and
+a whole campaign runs over HTTP against gunicorn and a separate Celery worker started with the
+compose file's commands, each with as many processes as the concurrency variables say."""
 
 from __future__ import annotations
 
@@ -141,46 +141,6 @@ def test_a_bad_process_count_stops_the_service_naming_the_variable(
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert message in done.stderr, done.stderr
-
-
-@pytest.mark.django_db(transaction=True)
-def test_web_and_worker_processes_follow_the_concurrency_variables(
-    test_database_url: str,
-    redis_url: str,
-    tmp_path: Path,
-    celery_worker_process,  # type: ignore[no-untyped-def]
-) -> None:
-    from evalsite.celery import app
-
-    env = production_environment(
-        DATABASE_URL=test_database_url,
-        CELERY_BROKER_URL=redis_url,
-        CELERY_RESULT_BACKEND=redis_url,
-        CACHE_URL=redis_url,
-        STATIC_ROOT=str(tmp_path / "static"),
-        EVALSITE_VAR_DIR=str(tmp_path / "var"),
-        WEB_CONCURRENCY="2",
-        CELERY_WORKER_CONCURRENCY="3",
-    )
-    celery_worker_process(name="sized", env=env)
-    stats = app.control.inspect(timeout=5).stats() or {}
-    (pool,) = [s["pool"] for host, s in stats.items() if host.startswith("sized@")]
-    assert pool["max-concurrency"] == 3
-    assert len(pool["processes"]) == 3
-
-    port = free_port()
-    command = [f"127.0.0.1:{port}" if p == "0.0.0.0:8000" else p for p in compose_command("web")]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
-        # gunicorn forks its workers one by one; wait until it stops forking, then count.
-        deadline = time.monotonic() + 30
-        while len(child_pids(server.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        time.sleep(1)
-        assert len(child_pids(server.pid)) == 2
-    finally:
-        stop(server)
 
 
 # --- The end-to-end campaign over HTTP --------------------------------------------------------
@@ -353,9 +313,12 @@ def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
     tmp_path: Path,
     celery_worker_process,  # type: ignore[no-untyped-def]
 ) -> None:
+    """Also: the two processes have as many workers as the concurrency variables say (values
+    other than the defaults, so that the count shows they were read)."""
     from rest_framework.authtoken.models import Token
 
     from annotation.models import Judgment, Task
+    from evalsite.celery import app
 
     env = production_environment(
         DATABASE_URL=test_database_url,
@@ -367,6 +330,8 @@ def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
         # The organizer asks for the analysis below; a scheduled one would still be waiting in
         # the queue when this test ends (automatic scheduling: test_analysis_scheduling.py).
         EVALSITE_AUTO_ANALYSIS="0",
+        WEB_CONCURRENCY="2",
+        CELERY_WORKER_CONCURRENCY="3",
     )
     organizer = make_organizer_with_a_real_password_hash("org")
     annotators = [make_user(f"rater{n}") for n in range(3)]
@@ -381,6 +346,10 @@ def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
         stderr=subprocess.PIPE,
     )
     celery_worker_process(name="e2e", env=env)
+    stats = app.control.inspect(timeout=5).stats() or {}
+    (pool,) = [s["pool"] for host, s in stats.items() if host.startswith("e2e@")]
+    assert pool["max-concurrency"] == 3
+    assert len(pool["processes"]) == 3
     _, errors = collect.communicate(timeout=120)
     assert collect.returncode == 0, errors.decode()
     port = free_port()
@@ -391,6 +360,12 @@ def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
     try:
         wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
         api = Client(port, token=Token.objects.create(user=organizer).key)
+        # gunicorn forks its workers one by one: wait for the second, then make sure that no
+        # third follows while the organizer starts working.
+        deadline = time.monotonic() + 30
+        while len(child_pids(server.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(child_pids(server.pid)) == 2
 
         # Plain HTTP is sent to HTTPS; HTTPS answers carry HSTS.
         plain = Client(port).get("/login/", secure=False)
@@ -419,6 +394,7 @@ def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
             ],
         )
         assert uploaded.status == 201, uploaded.text
+        assert len(child_pids(server.pid)) == 2
 
         # Then logs in to the pages (a session with CSRF) to set up the protocol and tasks.
         browser = Client(port)
