@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -304,6 +305,28 @@ class Stack:
             time.sleep(0.2)
         return self.processes[name]
 
+    def supervise(self, name: str, stop: threading.Event) -> list[tuple[float, str]]:
+        """Start the worker ``name`` again whenever it exits, as compose's ``restart:
+        unless-stopped`` does (at once; compose waits a little). Returns the list it fills with
+        (moment, log of the process that exited)."""
+        exits: list[tuple[float, str]] = []
+
+        def watch() -> None:
+            current, restarts = name, 0
+            while not stop.is_set():
+                process = self.processes.get(current)
+                if process is not None and process.poll() is not None:
+                    exits.append((time.monotonic(), current))
+                    del self.processes[current]
+                    restarts += 1
+                    current = f"{name}-restart{restarts}"
+                    with contextlib.suppress(SystemExit):
+                        self.start_worker(current)
+                time.sleep(0.2)
+
+        threading.Thread(target=watch, daemon=True).start()
+        return exits
+
     def kill(self, name: str) -> None:
         """SIGKILL the process group: the worker and its pool processes die at once."""
         process = self.processes.pop(name)
@@ -416,9 +439,16 @@ class Campaign:
     annotator_tokens: list[str]
 
 
-def campaign_create(*, annotators: int, items_per_task: int = 20) -> Campaign:
+def campaign_create(
+    *,
+    annotators: int,
+    items_per_task: int = 20,
+    annotations_per_task: int = 10,
+    with_data: bool = True,
+) -> Campaign:
     """The demo's data (60 segments, 4 systems × 3 runs) as an organizer's campaign with a
-    direct-assessment protocol, and ``annotators`` annotators with API tokens."""
+    direct-assessment protocol (15 tasks of 20 items, each for ``annotations_per_task``
+    annotators), and ``annotators`` annotators with API tokens."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
@@ -439,6 +469,9 @@ def campaign_create(*, annotators: int, items_per_task: int = 20) -> Campaign:
         target_language="en",
         status="active",
     )
+    tokens: list[str] = []
+    if not with_data:
+        return Campaign(str(campaign.pk), 0, Token.objects.create(user=owner).key, tokens)
     campaign_data_import(campaign=campaign, files=demo_files(), user=owner)
     config = ProtocolConfig.objects.create(
         campaign=campaign,
@@ -446,10 +479,10 @@ def campaign_create(*, annotators: int, items_per_task: int = 20) -> Campaign:
         protocol="direct_assessment",
         mode="source",
         items_per_task=items_per_task,
+        annotations_per_task=annotations_per_task,
         outputs_per_screen=1,
     )
     tasks_build(config=config)
-    tokens = []
     for n in range(annotators):
         user = users.create_user(username=f"annotator{n:03d}", password=uuid.uuid4().hex)
         campaign.annotators.add(user)
@@ -468,80 +501,137 @@ class Submit:
 
     item: int
     submission_id: str
+    status: int = 0
+    tries: int = 0
+
+
+@dataclass
+class Response:
+    """One HTTP answer the client got: when (monotonic), how long it took, its status, and
+    whether an error said clearly what happened (503 with a ``detail``)."""
+
+    at: float
+    seconds: float
     status: int
-    tries: int
-    errors: list[str] = field(default_factory=list)
+    clear: bool
+
+
+# Statuses after which the same request is worth sending again: the service is unavailable
+# (503) or no HTTP answer came at all (0).
+RETRYABLE = (0, 502, 503, 504)
 
 
 @dataclass
 class Annotator:
-    """An annotator client: takes a task, answers its current item, retries a failed submit
-    with the same submission id (so a resent submit is stored once)."""
+    """An annotator client: takes a task, answers its current item, and resends a failed submit
+    with the same submission id (so a submit that was stored but not acknowledged is stored
+    once) until it is acknowledged or ``retry_for`` seconds have passed."""
 
     base: str
     token: str
     config_id: int
     assignment: str | None = None
     submits: list[Submit] = field(default_factory=list)
-    failures: list[tuple[int, str]] = field(default_factory=list)  # (status, message)
+    responses: list[Response] = field(default_factory=list)
+    finished: bool = False
+    error: str | None = None  # the first clear error received, to show
 
-    def _fail(self, status: int, body: Any) -> None:
-        detail = body.get("detail", body) if isinstance(body, dict) else body
-        self.failures.append((status, str(detail)[:160]))
+    def _call(self, path: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
+        started = time.monotonic()
+        status, reply = api(self.base, path, self.token, method, body)
+        clear = status == 503 and isinstance(reply, dict) and bool(reply.get("detail"))
+        self.responses.append(Response(started, time.monotonic() - started, status, clear))
+        if clear and self.error is None:
+            self.error = f"{status} {json.dumps(reply)}"
+        return status, reply
 
-    def step(self, *, retries: int = 0, retry_wait: float = 0.5) -> bool:
-        """Answer one item; False when there is nothing left or the server did not answer."""
+    def step(self, *, retry_for: float = 120, retry_wait: float = 0.25) -> bool:
+        """Answer one item; False when the server failed (try again later). Sets ``finished``
+        when no task is left."""
         if self.assignment is None:
-            status, body = api(
-                self.base, f"/api/protocols/{self.config_id}/take/", self.token, "POST"
-            )
+            status, body = self._call(f"/api/protocols/{self.config_id}/take/", "POST")
             if status == 204:
+                self.finished = True
                 return False
             if status != 200:
-                self._fail(status, body)
                 return False
             self.assignment = body["id"]
-        status, screen = api(self.base, f"/api/assignments/{self.assignment}/current/", self.token)
-        if status == 409 or (status == 200 and screen.get("done") == screen.get("total")):
-            self.assignment = None  # finished: take the next task
+        status, screen = self._call(f"/api/assignments/{self.assignment}/current/")
+        if status in (404, 409, 410):  # finished, expired or gone: take the next task
+            self.assignment = None
             return True
         if status != 200:
-            self._fail(status, screen)
             return False
         answer = {
             str(o["id"]): {c["key"]: (c["min"] + c["max"]) // 2 for c in screen["criteria"]}
             for o in screen["outputs"]
         }
+        submit = Submit(item=screen["item"], submission_id=str(uuid.uuid4()))
         body = {
-            "item": screen["item"],
+            "item": submit.item,
             "revision": screen["revision"],
-            "submission_id": str(uuid.uuid4()),
+            "submission_id": submit.submission_id,
             "answer": answer,
         }
-        submit = Submit(item=screen["item"], submission_id=body["submission_id"], status=0, tries=0)
         self.submits.append(submit)
-        for _ in range(retries + 1):
+        deadline = time.monotonic() + retry_for
+        while True:
             submit.tries += 1
-            status, reply = api(
-                self.base, f"/api/assignments/{self.assignment}/submit/", self.token, "POST", body
-            )
+            status, reply = self._call(f"/api/assignments/{self.assignment}/submit/", "POST", body)
             submit.status = status
             if status in (200, 201):
                 if reply.get("finished"):
                     self.assignment = None
                 return True
-            submit.errors.append(f"{status}: {_detail(reply)}")
-            self._fail(status, reply)
+            if status not in RETRYABLE or time.monotonic() > deadline:
+                return False
             time.sleep(retry_wait)
-        return False
 
     @property
     def acknowledged(self) -> list[Submit]:
         return [s for s in self.submits if s.status in (200, 201)]
 
 
-def _detail(body: Any) -> str:
-    return str(body.get("detail", body) if isinstance(body, dict) else body)[:160]
+def annotators_run(
+    clients: list[Annotator], stop: threading.Event, *, think: float = 0.1
+) -> list[threading.Thread]:
+    """One thread per client, answering items until ``stop`` is set or no task is left."""
+
+    def work(client: Annotator) -> None:
+        while not stop.is_set() and not client.finished:
+            if not client.step():
+                time.sleep(0.25)  # the server failed: try again a little later
+            time.sleep(think)
+
+    threads = [threading.Thread(target=work, args=(c,), daemon=True) for c in clients]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def acknowledged_wait(clients: list[Annotator], count: int, timeout: float = 120) -> None:
+    """Wait until the clients have ``count`` acknowledged submits between them."""
+    deadline = time.monotonic() + timeout
+    while sum(len(c.acknowledged) for c in clients) < count:
+        if time.monotonic() > deadline or all(c.finished for c in clients):
+            raise SystemExit(f"fewer than {count} submits acknowledged within {timeout:.0f} s")
+        time.sleep(0.1)
+
+
+def responses_summary(clients: list[Annotator], since: float, until: float) -> dict[str, Any]:
+    """What the clients got between two moments: answers by status, the unclear errors (not a
+    503 with a message: a 500, no answer) and the slowest answer."""
+    window = [r for c in clients for r in c.responses if since <= r.at <= until]
+    by_status: dict[int, int] = {}
+    for r in window:
+        by_status[r.status] = by_status.get(r.status, 0) + 1
+    unclear = [r for r in window if (r.status >= 500 and not r.clear) or r.status == 0]
+    return {
+        "answers": len(window),
+        "by_status": dict(sorted(by_status.items())),
+        "unclear": len(unclear),
+        "slowest": max((r.seconds for r in window), default=0.0),
+    }
 
 
 def judgments_check(annotators: list[Annotator]) -> list[str]:
@@ -553,8 +643,9 @@ def judgments_check(annotators: list[Annotator]) -> list[str]:
 
     django_connection_reset()
     problems = []
-    # Every accepted submit leaves a revision with its submission id.
-    stored = set(JudgmentRevision.objects.values_list("submission_id", flat=True))
+    # The judgment holds the latest accepted submit, its revisions the earlier ones.
+    stored = set(Judgment.objects.values_list("submission_id", flat=True))
+    stored |= set(JudgmentRevision.objects.values_list("submission_id", flat=True))
     for client in annotators:
         for submit in client.acknowledged:
             if uuid.UUID(submit.submission_id) not in stored:
