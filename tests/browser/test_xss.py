@@ -41,6 +41,7 @@ DESCRIPTION = "\n".join(PAYLOADS)
 SYSTEMS = {f"sys{IMG}{BREAKOUT}": f"run{BREAKOUT}", SVG: f"opt{SCRIPT}", JS_URL: f"r{QUOTE}"}
 DOCS = (f"doc{SCRIPT}", f"doc{SVG}")
 SEGMENTS = 12
+UPLOAD_NAME = "xss<img src=x onerror=window.__xss=1>.jsonl"  # file names are shown too
 # The analysis page's settings, with few resamples: the test is about escaping, not statistics.
 FEW_RESAMPLES = "n_bootstrap=50&ranking_bootstrap=10&names=real"
 
@@ -135,7 +136,7 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
     watch.check("upload-form")
     data = "\n".join(json.dumps(row) for row in payload_rows()).encode()
     page.set_input_files(
-        "#id_data", {"name": "xss.jsonl", "mimeType": "application/json", "buffer": data}
+        "#id_data", {"name": UPLOAD_NAME, "mimeType": "application/json", "buffer": data}
     )
     page.click("main button[type=submit]")
     page.wait_for_selector("#counts")
@@ -179,8 +180,18 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
     text = watch.open("campaign-list", "/campaigns/")
     assert CAMPAIGN_NAME in text
     text = watch.open("campaign-detail", f"/campaigns/{campaign.pk}/")
-    for value in (CAMPAIGN_NAME, SCRIPT, IMG, SVG, JS_URL, *SYSTEMS, DOCS[0]):
+    for value in (CAMPAIGN_NAME, SCRIPT, IMG, SVG, JS_URL, *SYSTEMS, DOCS[0], UPLOAD_NAME):
         assert value in text, value
+    # An upload error names the file: a broken file with a payload for a name.
+    watch.open("upload-form-again", f"/campaigns/{campaign.pk}/upload/")
+    broken = f"broken{SVG}.jsonl"
+    page.set_input_files(
+        "#id_data", {"name": broken, "mimeType": "application/json", "buffer": b"{not json\n"}
+    )
+    page.click("main button[type=submit]")
+    text = watch.check("upload-error")
+    # (Chromium sends the name's double quote as %22; the rest arrives as typed.)
+    assert "><svg onload=window.__xss=1>.jsonl, line 1" in text
     watch.open("campaign-edit", f"/campaigns/{campaign.pk}/edit/")
     assert page.input_value("#id_name") == CAMPAIGN_NAME
     assert page.input_value("#id_description") == DESCRIPTION
@@ -220,6 +231,17 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
     for panel in ("metrics", "heatmaps", "correlations"):
         page.locator(f"#{panel}").screenshot(path=shots / f"xss-dashboard-{panel}.png")
 
+    # DRF's browsable API shows the same values as HTML.
+    for name, path in [
+        ("api-campaigns", "/api/campaigns/"),
+        ("api-campaign", f"/api/campaigns/{campaign.pk}/"),
+        ("api-contents", f"/api/campaigns/{campaign.pk}/contents/"),
+        ("api-segments", f"/api/campaigns/{campaign.pk}/segments/"),
+        ("api-results", f"/api/campaigns/{campaign.pk}/results/metrics/"),
+    ]:
+        text = watch.open(name, path)
+        assert any(p in text for p in (CAMPAIGN_NAME, *SYSTEMS, DOCS[0], SCRIPT)), name
+
     # The annotator: the invite, My tasks, and a screen of every protocol.
     login(page, base, "anna")
     text = watch.open("invite", f"/invite/{invite_token(invite=invite)}/")
@@ -234,6 +256,10 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
         assert any(p in text for p in PAYLOADS if p != SCRIPT)  # segments, as text
     text = watch.open("my-tasks", "/my/tasks/")
     assert CAMPAIGN_NAME in text
+    text = watch.open("api-my-tasks", "/api/my/tasks/")
+    assert CAMPAIGN_NAME.replace('"', '\\"') in text
+    text = watch.open("api-current", f"/api/assignments/{assignments[2].pk}/current/")
+    assert "Output" in text
 
     # Staff: every change list of the admin.
     login(page, base, "root")
