@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation import reports
 from annotation.analysis import (
@@ -48,7 +48,7 @@ def _analysis(campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysi
 
 
 @organizer_required
-@require_GET
+@require_safe
 def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
     """Annotator QC with include/exclude, system rankings with intervals and clusters,
     agreement with counts, and the report downloads."""
@@ -154,7 +154,7 @@ def _download(response: HttpResponse, filename: str) -> HttpResponse:
 
 
 @organizer_required
-@require_GET
+@require_safe
 def campaign_report_judgments(
     request: HttpRequest, campaign_id: uuid.UUID, fmt: str
 ) -> HttpResponse:
@@ -174,7 +174,7 @@ def campaign_report_judgments(
 
 
 @organizer_required
-@require_GET
+@require_safe
 def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: str) -> HttpResponse:
     """The system report (CSV, JSON or LaTeX)."""
     campaign = campaign_for_organizer(request.user, campaign_id)
@@ -193,7 +193,7 @@ def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: s
 
 
 @organizer_required
-@require_GET
+@require_safe
 def campaign_report_annotators(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
     """The annotator report (CSV)."""
     campaign = campaign_for_organizer(request.user, campaign_id)

@@ -12,7 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.judging import JudgmentError, annotation_screen
 from annotation.models import Assignment, ProtocolConfig
@@ -28,7 +28,7 @@ from annotation.tasking import (
 
 
 @login_required
-@require_GET
+@require_safe
 def my_tasks(request: HttpRequest) -> HttpResponse:
     """An annotator's home: their tasks with progress, and the protocols they can take tasks of."""
     # Holds that ran out go back to the pool first, so statuses and free counts are current.
@@ -65,7 +65,7 @@ def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def annotate(
     request: HttpRequest, assignment_id: uuid.UUID, position: int | None = None
 ) -> HttpResponse:

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.forms import InviteForm, ProtocolConfigForm, PushAssignForm
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
@@ -116,7 +116,7 @@ def config_build(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -
 
 
 @organizer_required
-@require_GET
+@require_safe
 def config_tasks(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> HttpResponse:
     """The tasks of a protocol with their annotators and progress."""
     config = _config(request, campaign_id, config_id)

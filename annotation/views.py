@@ -14,7 +14,7 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import selectors, services
 from annotation.forms import CampaignForm, UploadForm
@@ -42,7 +42,7 @@ def organizer_required(view: View) -> View:
 
 
 @organizer_required
-@require_GET
+@require_safe
 def campaign_list(request: HttpRequest) -> HttpResponse:
     campaigns = (
         campaigns_managed_by(request.user)
@@ -85,7 +85,7 @@ def campaign_edit(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
 
 
 @organizer_required
-@require_GET
+@require_safe
 def campaign_detail(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
     campaign = campaign_for_organizer(request.user, campaign_id)
     context = {

@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from annotation.permissions import campaign_for_organizer
 from annotation.views import organizer_required
@@ -28,7 +28,7 @@ from metrics.services import analysis_request, jobs_dispatch_pending
 
 
 @organizer_required
-@require_GET
+@require_safe
 def campaign_dashboard(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
     """Job status, annotation progress, QC, human rankings, metrics, significance and
     metric–human correlations, from the stored results."""
@@ -42,7 +42,7 @@ def campaign_dashboard(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResp
 
 
 @organizer_required
-@require_GET
+@require_safe
 def campaign_dashboard_status(request: HttpRequest, campaign_id: uuid.UUID) -> JsonResponse:
     """The latest job's progress, the stale flag and annotation progress, for the page's polls.
 
@@ -88,7 +88,7 @@ def campaign_dashboard_recompute(request: HttpRequest, campaign_id: uuid.UUID) -
 
 
 @organizer_required
-@require_GET
+@require_safe
 def campaign_dashboard_result(
     request: HttpRequest, campaign_id: uuid.UUID, kind: str
 ) -> HttpResponse:

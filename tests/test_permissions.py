@@ -22,6 +22,17 @@ CAMPAIGN_PAGE_STATUS = {
 }
 
 
+@pytest.mark.parametrize("role", ROLES)
+def test_head_answers_as_get_does_without_a_body(as_role, campaign, role) -> None:  # type: ignore[no-untyped-def]
+    """Monitors and link checkers send HEAD: read-only pages answer it with GET's status (and
+    the same role checks), never 405, and send no body."""
+    client = as_role(role)
+    for url in (reverse("campaign_detail", args=[campaign.id]), reverse("my_tasks"), "/healthz"):
+        head, get = client.head(url), client.get(url)
+        assert head.status_code == get.status_code != 405, url
+        assert head.content == b"", url
+
+
 @pytest.mark.parametrize("page", CAMPAIGN_PAGES)
 @pytest.mark.parametrize("role", ROLES)
 def test_campaign_pages_open_only_for_owner_and_co_organizers(
