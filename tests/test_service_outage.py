@@ -179,3 +179,24 @@ def test_gunicorn_recovers_by_itself_when_postgresql_comes_back(
         assert web.poll() is None
     finally:
         stop(web)
+
+
+def test_only_connection_failures_count_as_the_database_being_down() -> None:
+    import psycopg
+    from django.db import OperationalError
+
+    from evalsite.middleware import database_is_down
+
+    def as_django_raises_it(cause: Exception) -> OperationalError:
+        error = OperationalError(str(cause))
+        error.__cause__ = cause
+        return error
+
+    # Refused or lost connections (no SQLSTATE), a server shutting down or starting up.
+    assert database_is_down(as_django_raises_it(psycopg.OperationalError("connection refused")))
+    assert database_is_down(as_django_raises_it(psycopg.errors.AdminShutdown()))
+    assert database_is_down(as_django_raises_it(psycopg.errors.CannotConnectNow()))
+    # One request's trouble is a 500 as before, not "the database is down".
+    assert not database_is_down(as_django_raises_it(psycopg.errors.DeadlockDetected()))
+    assert not database_is_down(as_django_raises_it(psycopg.errors.QueryCanceled()))
+    assert not database_is_down(ValueError("unrelated"))
