@@ -177,7 +177,19 @@ def seeded(transactional_db: None) -> dict[str, Any]:
         answer=full_answer(item),
     )
     analysis_run_sync(campaign=campaign, user=owner, bootstrap_samples=20, ar_trials=20)
+    screens = []
+    for later in assignment.task.items.order_by("position")[1:]:
+        outputs = list(later.outputs.order_by("position"))
+        criteria = config.definition.criteria_for(len(outputs))
+        screens.append(
+            {
+                "item": later.pk,
+                "outputs": [str(o.pk) for o in outputs],
+                "criteria": [(c.key, c.minimum, c.maximum) for c in criteria],
+            }
+        )
     return {
+        "screens": screens,
         "token": Token.objects.create(user=owner).key,
         "path": {
             "id": str(campaign.pk),
@@ -186,6 +198,38 @@ def seeded(transactional_db: None) -> dict[str, Any]:
             "assignment_id": str(assignment.pk),
         },
     }
+
+
+def _with_body(case: Any, body: dict[str, Any]) -> Any:
+    case.body = body
+    case.media_type = "application/json"
+    return case
+
+
+def _answers(screens: list[dict[str, Any]]) -> Any:
+    """Submits to the task's items: every output and criterion answered with a value in, at the
+    edge of or outside the scale, whole or not, as a new answer or a revision."""
+    from hypothesis import strategies as st
+
+    def body(screen: dict[str, Any]) -> Any:
+        value = {
+            key: st.one_of(
+                st.integers(low, high), st.integers(low - 1, high + 1), st.floats(low - 1, high + 1)
+            )
+            for key, low, high in screen["criteria"]
+        }
+        return st.fixed_dictionaries(
+            {
+                "item": st.just(screen["item"]),
+                "revision": st.integers(0, 2),
+                "submission_id": st.uuids().map(str),
+                "answer": st.fixed_dictionaries(
+                    {output: st.fixed_dictionaries(value) for output in screen["outputs"]}
+                ),
+            }
+        )
+
+    return st.sampled_from(screens).flatmap(body)
 
 
 def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(seeded) -> None:  # type: ignore[no-untyped-def]
@@ -203,17 +247,32 @@ def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(seeded) -> No
 
     schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
     headers = {"Authorization": f"Token {seeded['token']}"}
-    checks = [
-        not_a_server_error,
-        content_type_conformance,
-        response_schema_conformance,
-    ]
+    checks = [not_a_server_error, content_type_conformance, response_schema_conformance]
     failures: list[str] = []
-    operations = 0
-    answered: Counter[int] = Counter()
-    for result in schema.get_all_operations():
-        operation = result.ok()
-        operations += 1
+    answered: Counter[tuple[str, int]] = Counter()
+
+    def run(label: str, strategy: Any) -> None:
+        @settings(
+            max_examples=MAX_EXAMPLES,
+            deadline=None,
+            database=None,
+            derandomize=True,  # the same requests on every run: CI does not flicker
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(case=strategy)
+        def requests(case: Any) -> None:
+            response = case.call(headers=headers)
+            answered[label, response.status_code // 100] += 1
+            case.validate_response(response, checks=checks)
+
+        try:
+            requests()
+        except (Exception, BaseExceptionGroup) as exc:
+            failures.append(f"{label}: {exc}")
+
+    operations = [result.ok() for result in schema.get_all_operations()]
+    for operation in operations:
         # An earlier operation may have closed the campaign (PUT, PATCH): open it again, so
         # the annotator's operations reach their tasks.
         Campaign.objects.filter(pk=seeded["path"]["id"]).update(status=Campaign.Status.ACTIVE)
@@ -225,26 +284,17 @@ def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(seeded) -> No
         ]
         if real:  # also ids of objects that do not exist
             strategies.append(operation.as_strategy(schemathesis.GenerationMode.POSITIVE))
-
-        @settings(
-            max_examples=MAX_EXAMPLES,
-            deadline=None,
-            database=None,
-            derandomize=True,  # the same requests on every run: CI does not flicker
-            phases=[Phase.explicit, Phase.generate],
-            suppress_health_check=list(HealthCheck),
-        )
-        @given(case=st.one_of(strategies))
-        def run(case: Any) -> None:
-            response = case.call(headers=headers)
-            answered[response.status_code // 100] += 1
-            case.validate_response(response, checks=checks)
-
-        try:
-            run()
-        except (Exception, BaseExceptionGroup) as exc:
-            failures.append(f"{operation.label}: {exc}")
-    assert operations >= 20
-    # The run reached the views, not only the 404 of unknown ids: many answers succeeded.
-    assert answered[2] > 100, answered
+        run(operation.label, st.one_of(strategies))
+        if operation.path.endswith("/submit/"):  # and answers to the task's real items
+            answers = st.builds(
+                _with_body,
+                operation.as_strategy(path_parameters=real, media_type="application/json"),
+                _answers(seeded["screens"]),
+            )
+            run(f"{operation.label} (answers)", answers)
+    assert len(operations) >= 20
+    # The run reached the views, not only the 404 of unknown ids: many answers succeeded, and
+    # answers to the real items were stored.
+    assert sum(n for (_, status), n in answered.items() if status == 2) > 100, answered
+    assert answered["POST /api/assignments/{assignment_id}/submit/ (answers)", 2] > 0, answered
     assert not failures, "\n\n".join(failures)
