@@ -22,7 +22,7 @@ RETRY_AFTER = 5
 
 
 def database_unavailable(request: HttpRequest) -> HttpResponse:
-    """503 with a readable message: JSON for the API and the health check, a page otherwise.
+    """503 with a readable message: JSON under ``/api/``, a page otherwise.
 
     The page is rendered without the request: its context processors would look up the session
     and the user, in the database that is down.
