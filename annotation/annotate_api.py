@@ -181,21 +181,22 @@ def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
     return Response(body)
 
 
-@extend_schema(
-    request=SubmitSerializer,
-    responses=inline_serializer(
-        "SubmitResult",
-        {
-            "judgment": serializers.IntegerField(),
-            "created": serializers.BooleanField(),
-            "replay": serializers.BooleanField(),
-            "done": serializers.IntegerField(),
-            "total": serializers.IntegerField(),
-            "finished": serializers.BooleanField(),
-            "next_url": serializers.CharField(),
-        },
-    ),
+SUBMIT_RESULT = inline_serializer(
+    "SubmitResult",
+    {
+        "judgment": serializers.IntegerField(),
+        "created": serializers.BooleanField(),
+        "replay": serializers.BooleanField(),
+        "done": serializers.IntegerField(),
+        "total": serializers.IntegerField(),
+        "finished": serializers.BooleanField(),
+        "next_url": serializers.CharField(),
+    },
 )
+
+
+# 201 when the answer is stored, 200 when it changed nothing (a resent submit, the same answer).
+@extend_schema(request=SubmitSerializer, responses={201: SUBMIT_RESULT, 200: SUBMIT_RESULT})
 @api_view(["POST"])
 def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
     """Store the answer to an item. Errors are explicit: 409 for an item that is no longer

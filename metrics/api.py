@@ -76,15 +76,17 @@ class AnalysisView(APIView):
 
     @extend_schema(
         request=None,
-        responses=inline_serializer(
-            "RecomputeResult",
-            {
-                "job": JobSerializer(),
-                "reused": serializers.BooleanField(),
-                "queued": serializers.BooleanField(),
-                "detail": serializers.CharField(),
-            },
-        ),
+        responses={
+            202: inline_serializer(
+                "RecomputeResult",
+                {
+                    "job": JobSerializer(),
+                    "reused": serializers.BooleanField(),
+                    "queued": serializers.BooleanField(),
+                    "detail": serializers.CharField(),
+                },
+            )
+        },
     )
     def post(self, request: Request, campaign_id: uuid.UUID) -> Response:
         campaign = campaign_for_organizer(request.user, campaign_id)
