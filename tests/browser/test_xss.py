@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from django.contrib import admin
 
+from annotation.demo import demo_simulate_judgments
 from annotation.models import Campaign, ProtocolConfig
 from annotation.tasking import invite_create, invite_token, task_assign_next, tasks_build
 from tests.dashboard_factories import analysis_run_sync
@@ -170,8 +171,6 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
     # The annotator takes a task of every protocol before the raters fill the others.
     campaign.annotators.add(annotator)
     assignments = [task_assign_next(config=c, annotator=annotator) for c in configs]
-    from annotation.demo import demo_simulate_judgments
-
     assert demo_simulate_judgments(campaign=campaign) > 0
     analysis_run_sync(campaign=campaign, user=organizer, bootstrap_samples=50, ar_trials=50)
     invite = invite_create(campaign=campaign, label=f"crowd {SCRIPT}", created_by=organizer)
