@@ -20,6 +20,7 @@ from rest_framework.response import Response
 
 from annotation.judging import (
     JudgmentError,
+    Screen,
     annotation_screen,
     judgment_record,
     submission_outputs,
@@ -95,6 +96,51 @@ class SubmitSerializer(serializers.Serializer):
         return attrs
 
 
+class AnnotationItemSerializer(serializers.Serializer):
+    """An item as the annotation screen shows it (the current item, or the next one in a
+    submit's answer)."""
+
+    item = serializers.IntegerField()
+    position = serializers.IntegerField()
+    total = serializers.IntegerField()
+    done = serializers.IntegerField()
+    revision = serializers.IntegerField()
+    source = serializers.CharField(allow_null=True)
+    reference = serializers.CharField(allow_null=True)
+    outputs = serializers.ListField(child=serializers.DictField())
+    criteria = serializers.ListField(child=serializers.DictField())
+    context_before = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Neighbouring segments before this one, nearest last (sources, or "
+        "references in the modes that show a reference).",
+    )
+    context_after = serializers.ListField(
+        child=serializers.CharField(), help_text="Neighbouring segments after this one."
+    )
+    fluency_first = serializers.BooleanField(
+        help_text="Judge fluency of every output before showing the source/reference "
+        "and asking adequacy."
+    )
+
+
+def _screen_body(screen: Screen) -> dict[str, Any]:
+    criteria = screen.protocol.criteria_for(len(screen.outputs))
+    return {
+        "item": screen.item.pk,
+        "position": screen.position + 1,
+        "total": screen.total,
+        "done": screen.done,
+        "revision": screen.revision,
+        "source": screen.item.segment.source if screen.shows_source else None,
+        "reference": screen.reference if screen.shows_reference else None,
+        "outputs": [{"id": o.pk, "text": o.text} for o in screen.outputs],
+        "criteria": [c.as_json() for c in criteria],
+        "context_before": screen.context_before,
+        "context_after": screen.context_after,
+        "fluency_first": screen.assignment.task.config.fluency_first,
+    }
+
+
 def _error(exc: JudgmentError) -> Response:
     return Response(
         {"code": exc.code, "detail": exc.message, "errors": exc.errors}, status=exc.status
@@ -128,34 +174,7 @@ def config_take(request: Request, config_id: int) -> Response:
     return Response(AssignmentSerializer(assignment).data)
 
 
-@extend_schema(
-    responses=inline_serializer(
-        "AnnotationItem",
-        {
-            "item": serializers.IntegerField(),
-            "position": serializers.IntegerField(),
-            "total": serializers.IntegerField(),
-            "done": serializers.IntegerField(),
-            "revision": serializers.IntegerField(),
-            "source": serializers.CharField(allow_null=True),
-            "reference": serializers.CharField(allow_null=True),
-            "outputs": serializers.ListField(child=serializers.DictField()),
-            "criteria": serializers.ListField(child=serializers.DictField()),
-            "context_before": serializers.ListField(
-                child=serializers.CharField(),
-                help_text="Neighbouring segments before this one, nearest last (sources, or "
-                "references in the modes that show a reference).",
-            ),
-            "context_after": serializers.ListField(
-                child=serializers.CharField(), help_text="Neighbouring segments after this one."
-            ),
-            "fluency_first": serializers.BooleanField(
-                help_text="Judge fluency of every output before showing the source/reference "
-                "and asking adequacy."
-            ),
-        },
-    )
-)
+@extend_schema(responses=AnnotationItemSerializer)
 @api_view(["GET"])
 def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
     """The current item of a task (it counts as shown now, for the time per item)."""
@@ -163,22 +182,7 @@ def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
         screen = annotation_screen(assignment_id=assignment_id, annotator=request.user)
     except JudgmentError as exc:
         return _error(exc)
-    criteria = screen.protocol.criteria_for(len(screen.outputs))
-    body: dict[str, Any] = {
-        "item": screen.item.pk,
-        "position": screen.position + 1,
-        "total": screen.total,
-        "done": screen.done,
-        "revision": screen.revision,
-        "source": screen.item.segment.source if screen.shows_source else None,
-        "reference": screen.reference if screen.shows_reference else None,
-        "outputs": [{"id": o.pk, "text": o.text} for o in screen.outputs],
-        "criteria": [c.as_json() for c in criteria],
-        "context_before": screen.context_before,
-        "context_after": screen.context_after,
-        "fluency_first": screen.assignment.task.config.fluency_first,
-    }
-    return Response(body)
+    return Response(_screen_body(screen))
 
 
 SUBMIT_RESULT = inline_serializer(
@@ -191,6 +195,13 @@ SUBMIT_RESULT = inline_serializer(
         "total": serializers.IntegerField(),
         "finished": serializers.BooleanField(),
         "next_url": serializers.CharField(),
+        "next": AnnotationItemSerializer(
+            allow_null=True,
+            help_text="The task's current item after this submit, as GET …/current/ answers "
+            "it, and noted as shown now: a client shows it at once, one request per item. "
+            "null when the task is finished or the hold has ended (GET …/current/ then says "
+            "what to do).",
+        ),
     },
 )
 
@@ -199,8 +210,9 @@ SUBMIT_RESULT = inline_serializer(
 @extend_schema(request=SubmitSerializer, responses={201: SUBMIT_RESULT, 200: SUBMIT_RESULT})
 @api_view(["POST"])
 def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
-    """Store the answer to an item. Errors are explicit: 409 for an item that is no longer
-    current or an answer changed elsewhere, 400 for an incomplete or out-of-range answer."""
+    """Store the answer to an item; the answer carries the next item to show. Errors are
+    explicit: 409 for an item that is no longer current or an answer changed elsewhere, 400 for
+    an incomplete or out-of-range answer."""
     serializer = SubmitSerializer(
         data=request.data, context={"assignment_id": assignment_id, "annotator": request.user}
     )
@@ -230,6 +242,7 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
             submission_id=data["submission_id"],
             answer=data["answer"],
             outputs=data["shown"],
+            with_next=True,
         )
     except JudgmentError as exc:
         return _error(exc)
@@ -243,6 +256,7 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
             "total": result.total,
             "finished": result.finished,
             "next_url": next_url,
+            "next": None if result.next is None else _screen_body(result.next),
         },
         status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
     )

@@ -18,13 +18,13 @@ Rules for a submit:
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F, FilteredRelation, Q
+from django.db.models import F, FilteredRelation, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -134,7 +134,6 @@ def annotation_screen(
         except TaskError as exc:
             raise JudgmentError("not_active", str(exc), 409) from None
     task = assignment.task
-    config = task.config
     if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
         raise JudgmentError(
             "not_active",
@@ -148,6 +147,25 @@ def annotation_screen(
         position = current
     if not 0 <= position < task.size or position > current:
         raise JudgmentError("not_current", _("You can open items you have reached only."), 404)
+    return _screen_at(
+        assignment=assignment, annotator=annotator, position=position, now=now, mark_shown=True
+    )
+
+
+def _screen_at(
+    *,
+    assignment: Assignment,
+    annotator: AbstractBaseUser,
+    position: int,
+    now: datetime,
+    mark_shown: bool,
+) -> Screen:
+    """The screen of the item at ``position`` of an assignment already checked by the caller
+    (with ``task__config`` loaded). ``mark_shown`` notes the current item as shown now unless
+    it already is; a caller that noted it itself passes False."""
+    task = assignment.task
+    config = task.config
+    current = assignment.items_done
     protocol = config.definition
     mode = protocol.mode(config.mode)
     outputs = _outputs_with_context(
@@ -160,20 +178,25 @@ def annotation_screen(
     if config.context_segments:
         low = segment.position_in_document - config.context_segments
         high = segment.position_in_document + config.context_segments
-        neighbours = Segment.objects.filter(
-            document_id=segment.document_id, position_in_document__range=(low, high)
-        ).exclude(pk=segment.pk)
+        # No ORDER BY (the models' default one joins the campaign): sorted below.
+        neighbours = (
+            Segment.objects.filter(
+                document_id=segment.document_id, position_in_document__range=(low, high)
+            )
+            .exclude(pk=segment.pk)
+            .order_by()
+        )
         if mode.shows_reference:
             rows = list(
-                Reference.objects.filter(segment__in=neighbours, index=0).values_list(
-                    "segment__position_in_document", "text"
-                )
+                Reference.objects.filter(segment__in=neighbours, index=0)
+                .order_by()
+                .values_list("segment__position_in_document", "text")
             )
         else:
             rows = list(neighbours.values_list("position_in_document", "source"))
         for where, text in sorted(rows):
             (context_before if where < segment.position_in_document else context_after).append(text)
-    if position == current and assignment.shown_item_id != item.pk:
+    if mark_shown and position == current and assignment.shown_item_id != item.pk:
         # The clock of the current item starts the first time it is shown: a reload does not
         # restart it, and opening an earlier item to revise it does not touch it.
         Assignment.objects.filter(pk=assignment.pk).exclude(shown_item=item).update(
@@ -207,6 +230,8 @@ class Recorded:
     done: int
     total: int
     finished: bool
+    # With ``with_next``: the task's current item after this submit (None when finished).
+    next: Screen | None = None
 
 
 def submission_outputs(
@@ -260,6 +285,7 @@ def judgment_record(
     answer: dict[str, Any],
     now: datetime | None = None,
     outputs: list[ItemOutput] | None = None,
+    with_next: bool = False,
 ) -> Recorded:
     """Store an annotator's answer to an item (see the module docstring for the rules).
 
@@ -268,8 +294,82 @@ def judgment_record(
     with one (``… WHERE revision = <the revision it was based on>``). Of two racing submits
     exactly one matches; the other is answered as a replay (same UUID) or as stale.
     ``outputs`` (from ``submission_outputs``) saves the query when the caller already has them.
+
+    ``with_next`` also returns the screen of the task's current item after the submit
+    (``Recorded.next``), noted as shown now as a GET of it would: a client shows it at once
+    instead of asking for it. None when the task is finished, or when the hold has ended (a
+    submit never re-claims a task; reading the current item says what to do).
     """
     now = now or timezone.now()
+    recorded, advanced = _judgment_store(
+        assignment_id=assignment_id,
+        annotator=annotator,
+        item_id=item_id,
+        revision_seen=revision_seen,
+        submission_id=submission_id,
+        answer=answer,
+        now=now,
+        outputs=outputs,
+        with_next=with_next,
+    )
+    if not with_next or recorded.finished:
+        return recorded
+    if advanced is not None:
+        # A new answer: the UPDATE that advanced the task already noted the next item as shown.
+        screen = _screen_at(
+            assignment=advanced,
+            annotator=annotator,
+            position=advanced.items_done,
+            now=now,
+            mark_shown=False,
+        )
+    else:
+        screen = _current_screen(assignment_id=assignment_id, annotator=annotator, now=now)
+    return replace(recorded, next=screen)
+
+
+def _current_screen(
+    *, assignment_id: uuid.UUID, annotator: AbstractBaseUser, now: datetime
+) -> Screen | None:
+    """The current item's screen as a GET of it shows it, or None where that GET would answer
+    an error or re-claim an ended hold."""
+    try:
+        assignment = _assignment_for(assignment_id, annotator)
+    except JudgmentError:
+        return None
+    if (
+        assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE)
+        or (
+            assignment.status == Assignment.Status.ACTIVE
+            and assignment.expires_at is not None
+            and assignment.expires_at < now
+        )
+        or assignment.items_done >= assignment.task.size
+    ):
+        return None
+    return _screen_at(
+        assignment=assignment,
+        annotator=annotator,
+        position=assignment.items_done,
+        now=now,
+        mark_shown=True,
+    )
+
+
+def _judgment_store(
+    *,
+    assignment_id: uuid.UUID,
+    annotator: AbstractBaseUser,
+    item_id: int,
+    revision_seen: int,
+    submission_id: uuid.UUID,
+    answer: dict[str, Any],
+    now: datetime,
+    outputs: list[ItemOutput] | None,
+    with_next: bool,
+) -> tuple[Recorded, Assignment | None]:
+    """``judgment_record`` without the next screen; with a new answer and ``with_next``, also
+    the advanced assignment as stored (its task and config loaded, the next item noted)."""
     with transaction.atomic():
         if outputs is None:
             outputs = submission_outputs(
@@ -291,7 +391,7 @@ def judgment_record(
             )
         ):
             # The same submit again (a double click, a retried request): already stored.
-            return _replay(first.j_id, first.a_done, task.size)
+            return _replay(first.j_id, first.a_done, task.size), None
         if first.a_status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
             raise JudgmentError(
                 "not_active",
@@ -323,6 +423,13 @@ def judgment_record(
                 update |= {"status": Assignment.Status.DONE, "completed_at": now}
             elif first.a_origin == Assignment.Origin.PULL:
                 update["expires_at"] = now + timedelta(minutes=config.hold_minutes)
+            if with_next and not finished:
+                # The answer's acknowledgement carries the next item, shown at once: its clock
+                # starts now, noted in this UPDATE rather than in one more.
+                next_item = (
+                    Item.objects.filter(task_id=task.pk, position=done).order_by().values("pk")
+                )
+                update |= {"shown_item": Subquery(next_item), "shown_at": now}
             advanced = Assignment.objects.filter(
                 pk=assignment_id,
                 annotator=annotator,
@@ -333,7 +440,7 @@ def judgment_record(
                 # Another submit for this item won the race (or the hold ended meanwhile).
                 existing = Judgment.objects.filter(annotator=annotator, item=item).first()
                 if existing is not None and existing.submission_id == submission_id:
-                    return _replay(existing.pk, done, task.size)
+                    return _replay(existing.pk, done, task.size), None
                 raise _not_current()
             created = Judgment.objects.create(
                 item=item,
@@ -352,7 +459,19 @@ def judgment_record(
                 ]
             )
             campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
-            return Recorded(created, True, False, done, task.size, finished)
+            held = None
+            if with_next and not finished:
+                held = Assignment(
+                    pk=assignment_id,
+                    task=task,
+                    annotator_id=annotator.pk,
+                    status=Assignment.Status.ACTIVE,
+                    origin=first.a_origin,
+                    items_done=done,
+                    expires_at=update.get("expires_at"),
+                    shown_at=now,
+                )
+            return Recorded(created, True, False, done, task.size, finished), held
 
         # A revision keeps the item's timing: the time to the first answer.
         bumped = Judgment.objects.filter(pk=first.j_id, revision=first.j_revision).update(
@@ -394,7 +513,8 @@ def judgment_record(
             submitted_at=now,
             seconds=first.j_seconds,
         )
-        return Recorded(revised, False, False, first.a_done, task.size, first.a_done >= task.size)
+        finished = first.a_done >= task.size
+        return Recorded(revised, False, False, first.a_done, task.size, finished), None
 
 
 def _replay(judgment_id: int, done: int, total: int) -> Recorded:

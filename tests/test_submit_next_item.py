@@ -1,0 +1,152 @@
+"""The submit's answer carries the next item, as GET …/current/ shows it, so an API client needs
+one request per item: shown from the moment of the answer (its time per item starts then), the
+same after a resent submit or a revision, and null when the task is finished."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation.judging import judgment_record
+from annotation.models import Assignment, Item, Judgment
+from annotation.tasking import task_assign_next
+from tests.factories import full_answer, make_config, make_rich_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def held(owner, annotator):  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "adequacy_fluency", items_per_task=3, context_segments=1)
+    return task_assign_next(config=config, annotator=annotator)
+
+
+@pytest.fixture
+def api(annotator) -> APIClient:  # type: ignore[no-untyped-def]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotator).key}")
+    return client
+
+
+def submit(api: APIClient, assignment: Assignment, position: int, **fields):  # type: ignore[no-untyped-def]
+    item = Item.objects.get(task=assignment.task, position=position)
+    body = {
+        "item": item.pk,
+        "revision": 0,
+        "submission_id": str(uuid.uuid4()),
+        "answer": full_answer(item),
+    } | fields
+    return api.post(
+        reverse("api-assignment-submit", args=[assignment.pk]), body, format="json"
+    ), body
+
+
+def current(api: APIClient, assignment: Assignment):  # type: ignore[no-untyped-def]
+    return api.get(reverse("api-assignment-current", args=[assignment.pk]))
+
+
+def test_a_submit_answers_with_the_next_item_as_the_current_item_endpoint_shows_it(
+    api, held
+) -> None:  # type: ignore[no-untyped-def]
+    response, _ = submit(api, held, 0)
+    assert response.status_code == 201, response.content
+    answer = response.json()
+    # The fields of before are kept.
+    assert answer["created"] is True
+    assert answer["done"] == 1
+    assert answer["finished"] is False
+    assert answer["next_url"] == reverse("annotate", args=[held.pk])
+    assert answer["next"]["item"] == Item.objects.get(task=held.task, position=1).pk
+    assert answer["next"] == current(api, held).json()
+    assert answer["next"]["position"] == 2
+    assert answer["next"]["done"] == 1
+    assert answer["next"]["context_before"] or answer["next"]["context_after"]
+
+
+def test_the_next_item_counts_as_shown_from_the_submit_that_carried_it(annotator, held) -> None:  # type: ignore[no-untyped-def]
+    shown = timezone.now()
+    items = list(Item.objects.filter(task=held.task).order_by("position"))
+    first = judgment_record(
+        assignment_id=held.pk,
+        annotator=annotator,
+        item_id=items[0].pk,
+        revision_seen=0,
+        submission_id=uuid.uuid4(),
+        answer=full_answer(items[0]),
+        now=shown,
+        with_next=True,
+    )
+    assert first.next is not None
+    assert first.next.item.pk == items[1].pk
+    held.refresh_from_db()
+    assert (held.shown_item_id, held.shown_at) == (items[1].pk, shown)
+    judgment_record(
+        assignment_id=held.pk,
+        annotator=annotator,
+        item_id=items[1].pk,
+        revision_seen=0,
+        submission_id=uuid.uuid4(),
+        answer=full_answer(items[1]),
+        now=shown + timedelta(seconds=17),
+    )
+    assert Judgment.objects.get(item=items[1]).seconds == pytest.approx(17)
+
+
+def test_a_resent_submit_and_a_revision_answer_with_the_current_item(api, held) -> None:  # type: ignore[no-untyped-def]
+    first, body = submit(api, held, 0)
+    again = api.post(reverse("api-assignment-submit", args=[held.pk]), body, format="json")
+    assert again.status_code == 200
+    assert again.json()["replay"] is True
+    assert again.json()["next"] == first.json()["next"]
+    revised, _ = submit(api, held, 0, revision=1)
+    assert revised.status_code == 200
+    assert revised.json()["created"] is False
+    assert revised.json()["next"]["item"] == first.json()["next"]["item"]
+
+
+def test_the_last_submit_of_a_task_answers_next_null(api, held) -> None:  # type: ignore[no-untyped-def]
+    for position in range(2):
+        assert submit(api, held, position)[0].status_code == 201
+    last, body = submit(api, held, 2)
+    assert last.status_code == 201
+    assert last.json()["finished"] is True
+    assert last.json()["next"] is None
+    assert last.json()["next_url"] == reverse("my_tasks")
+    again = api.post(reverse("api-assignment-submit", args=[held.pk]), body, format="json")
+    assert again.json()["replay"] is True
+    assert again.json()["next"] is None
+
+
+def test_refused_submits_keep_their_errors_and_carry_no_next_item(api, held) -> None:  # type: ignore[no-untyped-def]
+    stale_body = submit(api, held, 0)[1]
+    stale = api.post(
+        reverse("api-assignment-submit", args=[held.pk]),
+        stale_body | {"submission_id": str(uuid.uuid4())},
+        format="json",
+    )
+    assert stale.status_code == 409
+    assert stale.json()["code"] == "stale"
+    assert "next" not in stale.json()
+    ahead, _ = submit(api, held, 2)
+    assert ahead.status_code == 409
+    assert ahead.json()["code"] == "not_current"
+
+
+def test_a_submit_after_the_hold_ended_answers_next_null_without_reclaiming(api, held) -> None:  # type: ignore[no-untyped-def]
+    _, body = submit(api, held, 0)
+    Assignment.objects.filter(pk=held.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    again = api.post(reverse("api-assignment-submit", args=[held.pk]), body, format="json")
+    assert again.status_code == 200
+    assert again.json()["replay"] is True
+    assert again.json()["next"] is None
+    held.refresh_from_db()
+    assert held.status == Assignment.Status.ACTIVE
+    assert held.expires_at < timezone.now()
