@@ -93,3 +93,22 @@ def test_the_queue_down_message_is_translated_when_it_is_used() -> None:
         assert str(QUEUE_DOWN).startswith("Die Warteschlange im Hintergrund ist gerade nicht")
     with translation.override("en"):
         assert str(QUEUE_DOWN).startswith("The background queue is unreachable right now.")
+
+
+def test_the_database_down_answer_speaks_german_to_a_german_browser() -> None:
+    import json
+
+    from django.test import RequestFactory
+    from django.utils import translation
+
+    from evalsite.middleware import database_unavailable
+
+    factory = RequestFactory()
+    with translation.override("de"):
+        page = database_unavailable(factory.get("/campaigns/"))
+        api = database_unavailable(factory.get("/api/campaigns/"))
+    assert page.status_code == api.status_code == 503
+    html = page.content.decode()
+    assert "Vorübergehend nicht verfügbar" in html
+    assert "Die Datenbank ist gerade nicht erreichbar" in html
+    assert json.loads(api.content)["detail"].startswith("Die Datenbank ist gerade nicht erreichbar")
