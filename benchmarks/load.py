@@ -14,10 +14,14 @@ What it does, in order:
    ``--workers`` value or ``${WEB_CONCURRENCY}`` is replaced by it);
 3. reference: ``--reference-requests`` GETs of ``/healthz`` (one ``SELECT 1``) at the same
    concurrency through the same client, so the figures can be compared across machines;
-4. load: every annotator takes a task (``POST /api/protocols/<id>/take/``), then per item reads
-   the current item (``GET …/current/``, skipped with ``--flow submit``) and submits a random
-   valid answer (``POST …/submit/``); after ``--repeat`` of the submits (10 %) the same request
-   is sent again (it must be answered 200 as a replay of the same judgment) and after
+4. load: every annotator takes a task (``POST /api/protocols/<id>/take/``), reads its current
+   item (``GET …/current/``) and submits a random valid answer (``POST …/submit/``), whose
+   answer carries the next item to answer (``--flow next``, the default: one request per item);
+   ``--flow page`` reads the current item before every submit instead (two requests per item, as
+   a client that ignores ``next`` does), ``--flow submit`` only submits (items read from the
+   database beforehand); after ``--repeat`` of the submits (10 %) the same request
+   is sent again (it must be answered 200 as a replay of the same judgment, in the next flow
+   with the same next item) and after
    ``--stale`` of them (5 %) a second, different answer to the item just answered, based on
    revision 0 — a second window still showing the item (it must be answered 409 ``stale``). A
    finished task is followed by a new take;
@@ -60,10 +64,16 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/evalsite_load"
+# Persistent connections, as docker-compose.yml's DATABASE_URL sets them.
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/evalsite_load?conn_max_age=60"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/3"
 N_SYSTEMS = 4
 REQUEST_TIMEOUT = 60.0
+FLOWS = {
+    "next": "one request per item, each submit's answer carries the next item",
+    "page": "GET of the current item before each submit, two requests per item",
+    "submit": "submits only, items read from the database beforehand",
+}
 
 
 def emit(line: str = "") -> None:
@@ -487,19 +497,23 @@ async def annotate(
 
     taken = await take()
     done = 0
+    # The next flow: the item the last submit's answer carried (None: read the current one).
+    shown: dict[str, Any] | None = None
     while taken is not None and done < items:
         assignment, task_position = taken
         base = f"/api/assignments/{assignment}"
-        if flow == "page":
-            current = await client.request("current", "GET", f"{base}/current/", token)
-            if current is None:
-                return
-            if current.status != 200:
-                outcomes.unexpected.append(f"current: {current.status} {current.body}")
-                return
-            item_id = int(current.body["item"])
-            output_ids = [int(o["id"]) for o in current.body["outputs"]]
-            criteria = [(c["key"], int(c["min"]), int(c["max"])) for c in current.body["criteria"]]
+        if flow in ("page", "next"):
+            if shown is None:
+                current = await client.request("current", "GET", f"{base}/current/", token)
+                if current is None:
+                    return
+                if current.status != 200:
+                    outcomes.unexpected.append(f"current: {current.status} {current.body}")
+                    return
+                shown = current.body
+            item_id = int(shown["item"])
+            output_ids = [int(o["id"]) for o in shown["outputs"]]
+            criteria = [(c["key"], int(c["min"]), int(c["max"])) for c in shown["criteria"]]
         else:
             item_id, output_ids = seeded.tasks[task_position][
                 done % len(seeded.tasks[task_position])
@@ -525,6 +539,10 @@ async def annotate(
         outcomes.acknowledged.append((user_id, item_id, submission, judgment))
         done += 1
         finished = bool(answer.body["finished"])
+        shown = answer.body.get("next") if flow == "next" else None
+        if flow == "next" and not finished and not isinstance(shown, dict):
+            outcomes.unexpected.append(f"submit without the next item: {answer.body}")
+            return
         roll = rng.random()
         if roll < repeat:
             # The same request again (a double click, a retry after a lost response).
@@ -536,6 +554,7 @@ async def annotate(
                 and again.body.get("replay") is True
                 and again.body.get("created") is False
                 and again.body.get("judgment") == judgment
+                and (flow != "next" or again.body.get("next") == shown)
             ):
                 outcomes.repeats["200 replay of the same judgment"] += 1
             else:
@@ -554,6 +573,7 @@ async def annotate(
             # The position within the next task restarts at 0.
             items -= done
             done = 0
+            shown = None
             if items > 0:
                 taken = await take()
 
@@ -728,10 +748,12 @@ def main() -> None:
     parser.add_argument("--stale", type=float, default=0.05, help="share of stale submits")
     parser.add_argument(
         "--flow",
-        choices=("page", "submit"),
-        default="page",
-        help="page: GET the current item before each submit, as the annotation page does; "
-        "submit: only submits (items read from the database beforehand)",
+        choices=("next", "page", "submit"),
+        default="next",
+        help="next: one request per item, each submit's answer carries the next item (the "
+        "first one of a task is read with GET); page: GET the current item before each "
+        "submit (two requests per item); submit: only submits (items read from the database "
+        "beforehand)",
     )
     parser.add_argument("--protocol", default="direct_assessment")
     parser.add_argument(
@@ -791,7 +813,7 @@ def main() -> None:
         emit(f"  {cpu.line()}")
 
         emit()
-        emit(f"load ({args.flow} flow) — load average {load_average()}")
+        emit(f"load ({args.flow} flow: {FLOWS[args.flow]}) — load average {load_average()}")
         client.latencies.clear()
         cpu = CpuShares(server.pid)
         outcomes, wall = asyncio.run(

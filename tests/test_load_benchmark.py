@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from annotation.models import Judgment
 from benchmarks import load
 
@@ -24,8 +26,10 @@ def test_compose_interpolation_gives_the_worker_count_in_every_form() -> None:
     assert "--workers" not in command or command[command.index("--workers") + 1] == "2"
 
 
+# next: each submit's answer carries the next item; page: a GET of it before each submit.
+@pytest.mark.parametrize("flow", ["next", "page"])
 def test_a_small_load_run_stores_every_acknowledged_judgment_once(
-    test_database_url: str, redis_url: str, tmp_path: Path
+    test_database_url: str, redis_url: str, tmp_path: Path, flow: str
 ) -> None:
     seeded = load.seed(annotators=3, items_per_annotator=6, task_size=4)
     env = load.web_environment(
@@ -36,7 +40,7 @@ def test_a_small_load_run_stores_every_acknowledged_judgment_once(
         client = load.Client(base)
         asyncio.run(load.warm_up(client, seeded, workers=2))
         outcomes, _ = asyncio.run(
-            load.load_run(client, seeded, items=6, flow="page", repeat=0.4, stale=0.4, rng_seed=7)
+            load.load_run(client, seeded, items=6, flow=flow, repeat=0.4, stale=0.4, rng_seed=7)
         )
     finally:
         load.stop_web(server)
@@ -50,6 +54,9 @@ def test_a_small_load_run_stores_every_acknowledged_judgment_once(
     assert sum(outcomes.repeats.values()) + sum(outcomes.stales.values()) >= 5
     assert load.check(seeded, outcomes) == []
     assert Judgment.objects.count() == 18
+    # One read of the current item per task taken in the next flow, one per item in the page flow.
+    reads = len(client.latencies.get("current", []))
+    assert reads == (6 if flow == "next" else 18)
 
     # The check is not vacuous: a judgment lost after its acknowledgement is reported.
     Judgment.objects.filter(pk=outcomes.acknowledged[0][3]).delete()
