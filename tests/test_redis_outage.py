@@ -145,7 +145,9 @@ def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
         started = time.monotonic()
         status, body = call(f"{base}/api/campaigns/{campaign.pk}/analysis/", owner_token, "POST")
         assert status == 202, body
-        assert time.monotonic() - started < 3
+        # Not a speed test: it must not hang on the broker's retries or TCP timeouts (minutes);
+        # 3.5 s was seen on a loaded machine, so the bound is the submit's above.
+        assert time.monotonic() - started < 10
         assert body["queued"] is False
         assert "unreachable" in body["detail"]
         job = AnalysisJob.objects.get(pk=body["job"]["id"])
