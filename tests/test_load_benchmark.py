@@ -5,12 +5,24 @@ checks it ends with — which must also catch a lost judgment. No timing is asse
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 from annotation.models import Judgment
 from benchmarks import load
+
+T = TypeVar("T")
+
+
+def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run the client's coroutine in a thread of its own: after the browser tests, Playwright's
+    sync API keeps an event loop running in this one, where asyncio.run() refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def test_compose_interpolation_gives_the_worker_count_in_every_form() -> None:
@@ -38,8 +50,8 @@ def test_a_small_load_run_stores_every_acknowledged_judgment_once(
     server, base, _ = load.start_web(env=env, workers=2, log=tmp_path / "web.log")
     try:
         client = load.Client(base)
-        asyncio.run(load.warm_up(client, seeded, workers=2))
-        outcomes, _ = asyncio.run(
+        run_apart(load.warm_up(client, seeded, workers=2))
+        outcomes, _ = run_apart(
             load.load_run(client, seeded, items=6, flow=flow, repeat=0.4, stale=0.4, rng_seed=7)
         )
     finally:
