@@ -483,8 +483,10 @@ async def annotate(
     stale: float,
     rng: np.random.Generator,
     outcomes: Outcomes,
+    think: float = 0.0,
 ) -> None:
-    """One annotator: take a task, answer ``items`` items, with repeats and stale submits."""
+    """One annotator: take a task, answer ``items`` items, with repeats and stale submits,
+    pausing ``think`` seconds on average (exponentially distributed) before each answer."""
     take_path = f"/api/protocols/{seeded.config_id}/take/"
 
     async def take() -> tuple[str, int] | None:
@@ -500,6 +502,8 @@ async def annotate(
     # The next flow: the item the last submit's answer carried (None: read the current one).
     shown: dict[str, Any] | None = None
     while taken is not None and done < items:
+        if think > 0:
+            await asyncio.sleep(rng.exponential(think))
         assignment, task_position = taken
         base = f"/api/assignments/{assignment}"
         if flow in ("page", "next"):
@@ -622,6 +626,7 @@ async def load_run(
     repeat: float,
     stale: float,
     rng_seed: int,
+    think: float = 0.0,
 ) -> tuple[Outcomes, float]:
     outcomes = Outcomes()
     rngs = np.random.default_rng(rng_seed).spawn(len(seeded.tokens))
@@ -639,6 +644,7 @@ async def load_run(
                 stale=stale,
                 rng=rng,
                 outcomes=outcomes,
+                think=think,
             )
             for (user_id, token), rng in zip(seeded.tokens, rngs, strict=True)
         )
@@ -755,6 +761,14 @@ def main() -> None:
         "submit (two requests per item); submit: only submits (items read from the database "
         "beforehand)",
     )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="mean seconds an annotator spends on an item before answering (exponential; "
+        "default 0: every annotator submits as fast as it is answered, the capacity test); "
+        "e.g. 0.5 gives the latency at an offered rate of about annotators/0.5 submits/s",
+    )
     parser.add_argument("--protocol", default="direct_assessment")
     parser.add_argument(
         "--web-workers", type=int, default=2 * (os.cpu_count() or 1) + 1, help="gunicorn processes"
@@ -766,6 +780,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.annotators < 1 or args.items < 1 or args.task_size < 1 or args.web_workers < 1:
         parser.error("--annotators, --items, --task-size and --web-workers must be at least 1")
+    if args.think < 0:
+        parser.error("--think must not be negative")
     if min(args.repeat, args.stale) < 0 or args.repeat + args.stale > 1:
         parser.error("--repeat and --stale are shares between 0 and 1, together at most 1")
 
@@ -813,7 +829,8 @@ def main() -> None:
         emit(f"  {cpu.line()}")
 
         emit()
-        emit(f"load ({args.flow} flow: {FLOWS[args.flow]}) — load average {load_average()}")
+        pace = f"think {args.think:g} s per item" if args.think else "no think time"
+        emit(f"load ({args.flow} flow: {FLOWS[args.flow]}; {pace}) — load average {load_average()}")
         client.latencies.clear()
         cpu = CpuShares(server.pid)
         outcomes, wall = asyncio.run(
@@ -825,6 +842,7 @@ def main() -> None:
                 repeat=args.repeat,
                 stale=args.stale,
                 rng_seed=args.seed,
+                think=args.think,
             )
         )
         shares = cpu.line()
