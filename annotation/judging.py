@@ -28,7 +28,7 @@ from weakref import WeakKeyDictionary
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Field, Model, Subquery
+from django.db.models import Field, Model
 from django.db.models.expressions import Col
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -253,6 +253,31 @@ def annotation_screen(
     )
 
 
+@cache
+def _neighbours_query(references: bool) -> str:
+    # No ORDER BY: the caller sorts.
+    if references:
+        select = f'SELECT s."position_in_document", r."text" FROM "{Reference._meta.db_table}" r'
+        join = f' INNER JOIN "{Segment._meta.db_table}" s ON r."segment_id" = s."id"'
+        where = ' AND r."index" = 0'
+    else:
+        select = f'SELECT s."position_in_document", s."source" FROM "{Segment._meta.db_table}" s'
+        join = where = ""
+    return (
+        f'{select}{join} WHERE s."document_id" = %s'
+        ' AND s."position_in_document" BETWEEN %s AND %s AND NOT s."id" = %s' + where
+    )
+
+
+def _neighbours(*, segment: Segment, low: int, high: int, references: bool) -> list[Any]:
+    """(position in document, text) of the other segments of the document whose position is
+    within ``low``..``high``: their first references (``references``) or their sources,
+    unordered."""
+    with transaction.get_connection().cursor() as cursor:
+        cursor.execute(_neighbours_query(references), [segment.document_id, low, high, segment.pk])
+        return cursor.fetchall()
+
+
 def _screen_at(
     *,
     assignment: Assignment,
@@ -279,22 +304,7 @@ def _screen_at(
     if config.context_segments:
         low = segment.position_in_document - config.context_segments
         high = segment.position_in_document + config.context_segments
-        # No ORDER BY (the models' default one joins the campaign): sorted below.
-        neighbours = (
-            Segment.objects.filter(
-                document_id=segment.document_id, position_in_document__range=(low, high)
-            )
-            .exclude(pk=segment.pk)
-            .order_by()
-        )
-        if mode.shows_reference:
-            rows = list(
-                Reference.objects.filter(segment__in=neighbours, index=0)
-                .order_by()
-                .values_list("segment__position_in_document", "text")
-            )
-        else:
-            rows = list(neighbours.values_list("position_in_document", "source"))
+        rows = _neighbours(segment=segment, low=low, high=high, references=mode.shows_reference)
         for where, text in sorted(rows):
             (context_before if where < segment.position_in_document else context_after).append(text)
     if mark_shown and position == current and assignment.shown_item_id != item.pk:
@@ -547,24 +557,27 @@ def _judgment_store(
         if first.j_id is None:
             done = item.position + 1
             finished = done >= task.size
-            update: dict[str, Any] = {"items_done": done, "shown_item": None}
+            update: dict[str, Any] = {"items_done": done}
             if finished:
                 update |= {"status": Assignment.Status.DONE, "completed_at": now}
             elif first.a_origin == Assignment.Origin.PULL:
                 update["expires_at"] = now + timedelta(minutes=config.hold_minutes)
+            next_position = None
             if with_next and not finished:
                 # The answer's acknowledgement carries the next item, shown at once: its clock
                 # starts now, noted in this UPDATE rather than in one more.
-                next_item = (
-                    Item.objects.filter(task_id=task.pk, position=done).order_by().values("pk")
-                )
-                update |= {"shown_item": Subquery(next_item), "shown_at": now}
-            advanced = Assignment.objects.filter(
-                pk=assignment_id,
+                next_position = done
+                update["shown_at"] = now
+            else:
+                update["shown_item"] = None
+            advanced = _assignment_advance(
+                assignment_id=assignment_id,
                 annotator=annotator,
                 items_done=item.position,
-                status__in=[Assignment.Status.ACTIVE, Assignment.Status.DONE],
-            ).update(**update)
+                update=update,
+                task_id=task.pk,
+                next_position=next_position,
+            )
             if not advanced:
                 # Another submit for this item won the race (or the hold ended meanwhile).
                 existing = Judgment.objects.filter(annotator=annotator, item=item).first()
@@ -644,6 +657,49 @@ def _judgment_store(
         )
         finished = first.a_done >= task.size
         return Recorded(revised, False, False, first.a_done, task.size, finished), None
+
+
+def _assignment_advance(
+    *,
+    assignment_id: uuid.UUID,
+    annotator: AbstractBaseUser,
+    items_done: int,
+    update: dict[str, Any],
+    task_id: int,
+    next_position: int | None,
+) -> int:
+    """``UPDATE`` the assignment with ``update`` if it still is at ``items_done`` and active or
+    done; its shown item becomes the task's item at ``next_position`` when given. The number
+    of rows updated (0 or 1). In SQL, as the ORM's ``update()`` would write it (its query
+    building cost more CPU than the rest of the submit's write)."""
+    db = transaction.get_connection()
+    table = Assignment._meta.db_table
+    columns = []
+    params: list[Any] = []
+    for name, value in update.items():
+        column = _field(Assignment, name)
+        columns.append(f'"{column.column}" = %s')
+        params.append(column.get_db_prep_save(value, db))
+    if next_position is not None:
+        columns.append(
+            f'"{_field(Assignment, "shown_item").column}" = (SELECT "id" FROM '
+            f'"{Item._meta.db_table}" WHERE "task_id" = %s AND "position" = %s)'
+        )
+        params += [task_id, next_position]
+    active = [Assignment.Status.ACTIVE, Assignment.Status.DONE]
+    sql = (
+        f'UPDATE "{table}" SET {", ".join(columns)} WHERE "id" = %s AND "annotator_id" = %s'
+        f' AND "items_done" = %s AND "status" IN (%s, %s)'
+    )
+    params += [
+        _field(Assignment, "id").get_db_prep_value(assignment_id, db),
+        annotator.pk,
+        items_done,
+        *[str(status) for status in active],
+    ]
+    with db.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
 
 
 def _replay(judgment_id: int, done: int, total: int) -> Recorded:
