@@ -80,9 +80,9 @@ def recreate_database(url: str) -> None:
     name = parts.path.lstrip("/")
     if not name or name in ("postgres", "template0", "template1"):
         raise SystemExit(f"refusing to drop the database {name!r}")
-    admin = urlunsplit(parts._replace(path="/postgres"))
+    admin = urlunsplit(parts._replace(path="/postgres", query=""))
     with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         connection.execute(f'CREATE DATABASE "{name}"')
 
 

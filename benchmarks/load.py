@@ -58,12 +58,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.dashboard import emit, recreate_database  # noqa: E402 - after the path
+
 # Persistent connections, as docker-compose.yml's DATABASE_URL sets them.
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/evalsite_load?conn_max_age=60"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/3"
@@ -76,27 +79,8 @@ FLOWS = {
 }
 
 
-def emit(line: str = "") -> None:
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
-
-
 # --------------------------------------------------------------------------------------------
 # Database and campaign
-
-
-def recreate_database(url: str) -> None:
-    """Drop and create the database of ``url`` (connecting to the server's ``postgres``)."""
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    if not name or name in ("postgres", "template0", "template1"):
-        raise SystemExit(f"refusing to drop the database {name!r}")
-    admin = urlunsplit(parts._replace(path="/postgres", query=""))
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{name}"')
 
 
 def setup_django(database_url: str, redis_url: str) -> None:
