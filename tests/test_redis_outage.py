@@ -4,14 +4,10 @@ the compose web command and a Celery worker with the compose worker command."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 import pytest
 import redis
@@ -19,6 +15,7 @@ from rest_framework.authtoken.models import Token
 
 from annotation.models import Item, Judgment
 from annotation.tasking import task_assign_next
+from benchmarks.fault_stack import api
 from metrics.models import AnalysisJob
 from metrics.pipeline import metric_settings
 from tests.conftest import ROOT, compose_command, free_port, stop, wait_for_http
@@ -53,23 +50,6 @@ def start_redis(port: int, folder: Path) -> subprocess.Popen[bytes]:
         except redis.exceptions.ConnectionError:
             time.sleep(0.1)
     raise AssertionError("redis-server did not start")
-
-
-def call(url: str, token: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method)
-    request.add_header("Authorization", f"Token {token}")
-    request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            raw = response.read()
-            return response.status, json.loads(raw) if raw else None
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        try:
-            return exc.code, json.loads(raw or b"null")
-        except json.JSONDecodeError:
-            return exc.code, raw.decode(errors="replace")
 
 
 def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
@@ -126,8 +106,9 @@ def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
         # An annotator's submit is saved, promptly, with the queue down.
         item = Item.objects.get(task=assignment.task, position=0)
         started = time.monotonic()
-        status, body = call(
-            f"{base}/api/assignments/{assignment.pk}/submit/",
+        status, body = api(
+            base,
+            f"/api/assignments/{assignment.pk}/submit/",
             annotator_token,
             "POST",
             {
@@ -143,7 +124,7 @@ def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
 
         # "Recompute now" says what happened, promptly, and keeps the request.
         started = time.monotonic()
-        status, body = call(f"{base}/api/campaigns/{campaign.pk}/analysis/", owner_token, "POST")
+        status, body = api(base, f"/api/campaigns/{campaign.pk}/analysis/", owner_token, "POST")
         assert status == 202, body
         # Not a speed test: it must not hang on the broker's retries or TCP timeouts (minutes);
         # 3.5 s was seen on a loaded machine, so the bound is the submit's above.
@@ -158,7 +139,7 @@ def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
         server = start_redis(redis_port, tmp_path)
         deadline = time.monotonic() + 240
         while True:
-            status, body = call(f"{base}/api/campaigns/{campaign.pk}/analysis/", owner_token)
+            status, body = api(base, f"/api/campaigns/{campaign.pk}/analysis/", owner_token)
             assert status == 200, body
             if body["status"] in ("done", "failed"):
                 break
