@@ -10,46 +10,17 @@ import time
 from pathlib import Path
 
 import pytest
-import redis
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Item, Judgment
 from annotation.tasking import task_assign_next
-from benchmarks.fault_stack import api
+from benchmarks.fault_stack import PrivateRedis, api
 from metrics.models import AnalysisJob
 from metrics.pipeline import metric_settings
 from tests.conftest import ROOT, compose_command, free_port, stop, wait_for_http
 from tests.factories import full_answer, make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def start_redis(port: int, folder: Path) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(folder),
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    client = redis.Redis(port=port, socket_connect_timeout=1)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            client.ping()
-            return server
-        except redis.exceptions.ConnectionError:
-            time.sleep(0.1)
-    raise AssertionError("redis-server did not start")
 
 
 def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
@@ -68,12 +39,13 @@ def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
     annotator_token = Token.objects.create(user=annotator).key
     owner_token = Token.objects.create(user=owner).key
 
-    redis_port, web_port = free_port(), free_port()
-    server = start_redis(redis_port, tmp_path)
+    web_port = free_port()
+    broker = PrivateRedis(tmp_path)
+    broker.start()
     env = {
         "PATH": os.environ["PATH"],
         "DATABASE_URL": test_database_url,
-        "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "CELERY_BROKER_URL": broker.url,
         "EVALSITE_ENV": "production",
         "SECRET_KEY": "outage-" + "k" * 50,
         "ALLOWED_HOSTS": "127.0.0.1",
@@ -100,8 +72,7 @@ def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
     try:
         wait_for_http(f"{base}/healthz", web)
 
-        server.terminate()
-        server.wait(timeout=10)
+        broker.stop()
 
         # An annotator's submit is saved, promptly, with the queue down.
         item = Item.objects.get(task=assignment.task, position=0)
@@ -136,7 +107,7 @@ def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
         assert not job.dispatched
 
         # Redis returns; the worker reconnects by itself and the next status poll sends the job.
-        server = start_redis(redis_port, tmp_path)
+        broker.start()
         deadline = time.monotonic() + 240
         while True:
             status, body = api(base, f"/api/campaigns/{campaign.pk}/analysis/", owner_token)
@@ -151,6 +122,6 @@ def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
     finally:
         stop(worker)
         stop(web)
-        stop(server)
+        broker.stop()
         worker_log.close()
         web_log.close()
