@@ -54,6 +54,30 @@ def fail(problems: list[str], passed: str = "nothing lost, no duplicates") -> in
     return 1 if problems else 0
 
 
+def submits_account(clients: list[Annotator]) -> list[str]:
+    """How the annotators' submits ended, printed: each acknowledged (after retries if need
+    be) and stored once. The problems found."""
+    from annotation.models import Judgment
+
+    problems: list[str] = []
+    submits = [s for c in clients for s in c.submits]
+    retried = [s for s in submits if s.tries > 1]
+    unacknowledged = [s for s in submits if s.status not in (200, 201)]
+    emit(
+        f"{len(submits)} submits, {len(retried)} of them resent after an error "
+        f"(at most {max((s.tries for s in submits), default=0)} tries); "
+        f"{len(unacknowledged)} never acknowledged"
+    )
+    if unacknowledged:
+        problems.append(f"{len(unacknowledged)} submits never acknowledged despite retries")
+    problems += judgments_check(clients)
+    stored = Judgment.objects.count()
+    emit(f"judgments stored: {stored}; acknowledged submits: {len(submits)}")
+    if stored != len(submits):
+        problems.append(f"{stored} judgments stored for {len(submits)} acknowledged submits")
+    return problems
+
+
 def metric_settings_small(campaign_id: str, **fields: Any) -> None:
     from metrics.pipeline import metric_settings
 
@@ -328,21 +352,7 @@ def redis_restart(args: argparse.Namespace) -> int:
                 "EVALSITE_JOB_STALE_SECONDS"
             )
 
-        submits = [s for c in clients for s in c.submits]
-        unacknowledged = [s for s in submits if s.status not in (200, 201)]
-        emit(
-            f"{len(submits)} submits, {sum(s.tries > 1 for s in submits)} resent after an "
-            f"error; {len(unacknowledged)} never acknowledged"
-        )
-        if unacknowledged:
-            problems.append(f"{len(unacknowledged)} submits never acknowledged")
-        problems += judgments_check(clients)
-        from annotation.models import Judgment
-
-        stored = Judgment.objects.count()
-        emit(f"judgments stored: {stored}; acknowledged submits: {len(submits)}")
-        if stored != len(submits):
-            problems.append(f"{stored} judgments stored for {len(submits)} acknowledged submits")
+        problems += submits_account(clients)
         return fail(problems)
 
 
@@ -445,23 +455,7 @@ def postgres_restart(args: argparse.Namespace) -> int:
             f"health probes failing: {len(late)}"
         )
 
-        submits = [s for c in clients for s in c.submits]
-        retried = [s for s in submits if s.tries > 1]
-        unacknowledged = [s for s in submits if s.status not in (200, 201)]
-        emit(
-            f"{len(submits)} submits, {len(retried)} of them resent after an error "
-            f"(at most {max((s.tries for s in submits), default=0)} tries); "
-            f"{len(unacknowledged)} never acknowledged"
-        )
-        if unacknowledged:
-            problems.append(f"{len(unacknowledged)} submits never acknowledged despite retries")
-        problems += judgments_check(clients)
-        from annotation.models import Judgment
-
-        stored = Judgment.objects.count()
-        emit(f"judgments stored: {stored}; acknowledged submits: {len(submits)}")
-        if stored != len(submits):
-            problems.append(f"{stored} judgments stored for {len(submits)} acknowledged submits")
+        problems += submits_account(clients)
         if services.processes["web"].poll() is not None:
             problems.append("gunicorn died")
         return fail(problems)
