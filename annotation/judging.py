@@ -18,18 +18,16 @@ Rules for a submit:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Field, Model
-from django.db.models.expressions import Col
+from django.db.models import Field
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -49,6 +47,7 @@ from annotation.models import (
 from annotation.protocols import Protocol
 from annotation.signals import campaign_data_changed
 from annotation.tasking import TaskError, assignment_resume
+from evalsite.rawsql import Columns, chain, converted, hot_cursor, model_field
 
 
 class JudgmentError(Exception):
@@ -74,80 +73,16 @@ def _assignment_for(
     return assignment
 
 
-# The two reads of every submit are written in SQL: building them with the ORM (filtered
-# relations, select_related over four tables) cost more CPU than the rest of the request, while
-# the SQL itself is fixed. Rows become model instances as select_related makes them: every
-# concrete column, the database's converters applied, related instances cached.
-
-
-class _Columns:
-    """The select list of every concrete column of a model under a table alias, and how to
-    turn those values back into an instance."""
-
-    def __init__(self, model: type[Model], alias: str):
-        self.model = model
-        self.fields: list[Field[Any, Any]] = list(model._meta.concrete_fields)
-        self.sql = ", ".join(f'{alias}."{f.column}"' for f in self.fields)
-
-    def __len__(self) -> int:
-        return len(self.fields)
-
-    def instance(self, values: Sequence[Any], db: BaseDatabaseWrapper) -> Any:
-        return self.model.from_db(db.alias, None, _converted(values, self.fields, db))
-
-
-# Per connection (the converters are the backend's): a field's converters, as the ORM applies them.
-_CONVERTERS: WeakKeyDictionary[
-    BaseDatabaseWrapper, dict[Field[Any, Any], tuple[Col, list[Any]]]
-] = WeakKeyDictionary()
-
-
-def _converted(
-    values: Sequence[Any], fields: list[Field[Any, Any]], db: BaseDatabaseWrapper
-) -> list[Any]:
-    known = _CONVERTERS.setdefault(db, {})
-    result = []
-    for value, model_field in zip(values, fields, strict=True):
-        entry = known.get(model_field)
-        if entry is None:
-            col = model_field.get_col(model_field.model._meta.db_table)
-            entry = known[model_field] = (
-                col,
-                db.ops.get_db_converters(col) + col.get_db_converters(db),
-            )
-        col, converters = entry
-        for convert in converters:
-            value = convert(value, col, db)
-        result.append(value)
-    return result
-
-
-def _field(model: type[Model], name: str) -> Field[Any, Any]:
-    return model._meta.get_field(name)  # type: ignore[return-value]
-
-
-def _chain(
-    row: Sequence[Any], columns: list[_Columns], links: list[str], db: BaseDatabaseWrapper
-) -> tuple[Any, Sequence[Any]]:
-    """The first instance of a row that selects ``columns`` one after the other, each of them
-    cached as the ``links`` relation of the one before (as ``select_related("a__b__c")``
-    does); and the rest of the row."""
-    start = 0
-    instances = []
-    for part in columns:
-        instances.append(part.instance(row[start : start + len(part)], db))
-        start += len(part)
-    for parent, child, name in zip(instances[:-1], instances[1:], links, strict=True):
-        _field(type(parent), name).set_cached_value(parent, child)
-    return instances[0], row[start:]
+# The hot reads are written in SQL (evalsite/rawsql.py says why); rows become model instances as
+# select_related makes them.
 
 
 @cache
-def _context_query() -> tuple[str, list[_Columns]]:
-    output = _Columns(ItemOutput, "o")
-    item = _Columns(Item, "i")
-    segment = _Columns(Segment, "s")
-    document = _Columns(Document, "d")
+def _context_query() -> tuple[str, list[Columns]]:
+    output = Columns(ItemOutput, "o")
+    item = Columns(Item, "i")
+    segment = Columns(Segment, "s")
+    document = Columns(Document, "d")
     sql = f"""
         SELECT {output.sql}, {item.sql}, {segment.sql}, {document.sql},
             mine."answer", mine."revision", ref."text"
@@ -172,20 +107,18 @@ def _outputs_with_context(
     annotator's current answer and the reference used as context — one query with LEFT JOINs."""
     sql, columns = _context_query()
     extra = [
-        _field(Judgment, "answer"),
-        _field(Judgment, "revision"),
-        _field(Reference, "text"),
+        model_field(Judgment, "answer"),
+        model_field(Judgment, "revision"),
+        model_field(Reference, "text"),
     ]
     db = transaction.get_connection()
-    with db.cursor() as cursor:
+    with hot_cursor(db) as cursor:
         cursor.execute(sql, [annotator.pk, ref_index, task_id, position])
         rows = cursor.fetchall()
     result = []
     for row in rows:
-        output, rest = _chain(row, columns, ["item", "segment", "document"], db)
-        output.answer, output.answer_revision, output.context_reference = _converted(
-            rest, extra, db
-        )
+        output, rest = chain(row, columns, ["item", "segment", "document"], db)
+        output.answer, output.answer_revision, output.context_reference = converted(rest, extra, db)
         result.append(output)
     return result
 
@@ -273,7 +206,7 @@ def _neighbours(*, segment: Segment, low: int, high: int, references: bool) -> l
     """(position in document, text) of the other segments of the document whose position is
     within ``low``..``high``: their first references (``references``) or their sources,
     unordered."""
-    with transaction.get_connection().cursor() as cursor:
+    with hot_cursor(transaction.get_connection()) as cursor:
         cursor.execute(_neighbours_query(references), [segment.document_id, low, high, segment.pk])
         return cursor.fetchall()
 
@@ -365,13 +298,13 @@ _MINE = {
 
 
 @cache
-def _submission_query() -> tuple[str, list[_Columns], list[str], list[Field[Any, Any]]]:
-    output = _Columns(ItemOutput, "o")
-    item = _Columns(Item, "i")
-    task = _Columns(Task, "t")
-    config = _Columns(ProtocolConfig, "c")
-    held = {name: _field(Assignment, f) for name, f in _HELD.items()}
-    mine = {name: _field(Judgment, f) for name, f in _MINE.items()}
+def _submission_query() -> tuple[str, list[Columns], list[str], list[Field[Any, Any]]]:
+    output = Columns(ItemOutput, "o")
+    item = Columns(Item, "i")
+    task = Columns(Task, "t")
+    config = Columns(ProtocolConfig, "c")
+    held = {name: model_field(Assignment, f) for name, f in _HELD.items()}
+    mine = {name: model_field(Judgment, f) for name, f in _MINE.items()}
     state = ", ".join(
         [f'held."{f.column}"' for f in held.values()]
         + [f'mine."{f.column}"' for f in mine.values()]
@@ -401,14 +334,14 @@ def submission_outputs(
     the item is not part of that task. The submit serializer and ``judgment_record`` share it."""
     sql, columns, names, fields = _submission_query()
     db = transaction.get_connection()
-    assignment_key = _field(Assignment, "id").get_db_prep_value(assignment_id, db)
-    with db.cursor() as cursor:
+    assignment_key = model_field(Assignment, "id").get_db_prep_value(assignment_id, db)
+    with hot_cursor(db) as cursor:
         cursor.execute(sql, [annotator.pk, assignment_key, annotator.pk, item_id])
         rows = cursor.fetchall()
     result = []
     for row in rows:
-        output, rest = _chain(row, columns, ["item", "task", "config"], db)
-        for name, value in zip(names, _converted(rest, fields, db), strict=True):
+        output, rest = chain(row, columns, ["item", "task", "config"], db)
+        for name, value in zip(names, converted(rest, fields, db), strict=True):
             setattr(output, name, value)
         result.append(output)
     return result
@@ -509,112 +442,106 @@ def _judgment_store(
 ) -> tuple[Recorded, Assignment | None]:
     """``judgment_record`` without the next screen; with a new answer and ``with_next``, also
     the advanced assignment as stored (its task and config loaded, the next item noted)."""
-    with transaction.atomic():
-        if outputs is None:
-            outputs = submission_outputs(
-                assignment_id=assignment_id, annotator=annotator, item_id=item_id
-            )
-        if not outputs:
-            raise JudgmentError("not_found", _("This item is not part of your task."), 404)
-        first = outputs[0]
-        item = first.item
-        task = item.task
-        config = task.config
-        if first.j_id is not None and (
-            first.j_submission == submission_id
-            or (
-                revision_seen != first.j_revision
-                and JudgmentRevision.objects.filter(
-                    judgment_id=first.j_id, submission_id=submission_id
-                ).exists()
-            )
-        ):
-            # The same submit again (a double click, a retried request): already stored.
-            return _replay(first.j_id, first.a_done, task.size), None
-        if first.a_status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
-            raise JudgmentError(
-                "not_active",
-                _(
-                    "Your hold on this task ended before this answer arrived, so it was not "
-                    "saved. Take the task again from My tasks to continue."
-                ),
-                409,
-            )
-        if first.j_id is None and item.position != first.a_done:
+    if outputs is None:
+        outputs = submission_outputs(
+            assignment_id=assignment_id, annotator=annotator, item_id=item_id
+        )
+    if not outputs:
+        raise JudgmentError("not_found", _("This item is not part of your task."), 404)
+    first = outputs[0]
+    item = first.item
+    task = item.task
+    config = task.config
+    if first.j_id is not None and (
+        first.j_submission == submission_id
+        or (
+            revision_seen != first.j_revision
+            and JudgmentRevision.objects.filter(
+                judgment_id=first.j_id, submission_id=submission_id
+            ).exists()
+        )
+    ):
+        # The same submit again (a double click, a retried request): already stored.
+        return _replay(first.j_id, first.a_done, task.size), None
+    if first.a_status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
+        raise JudgmentError(
+            "not_active",
+            _(
+                "Your hold on this task ended before this answer arrived, so it was not "
+                "saved. Take the task again from My tasks to continue."
+            ),
+            409,
+        )
+    if first.j_id is None and item.position != first.a_done:
+        raise _not_current()
+    if first.j_id is not None and revision_seen != first.j_revision:
+        raise _stale()
+    values, errors = config.definition.validate(answer, [o.pk for o in outputs])
+    if errors:
+        raise JudgmentError("invalid", errors[0], 400, errors)
+    shown_at = first.a_shown_at if first.a_shown_item == item.pk else None
+    seconds = (now - shown_at).total_seconds() if shown_at else None
+    normalised = {
+        str(o.pk): {c: v for (oid, c), v in values.items() if oid == o.pk} for o in outputs
+    }
+    rows = [(oid, criterion, value) for (oid, criterion), value in values.items()]
+
+    if first.j_id is None:
+        done = item.position + 1
+        finished = done >= task.size
+        update: dict[str, Any] = {"items_done": done}
+        if finished:
+            update |= {"status": Assignment.Status.DONE, "completed_at": now}
+        elif first.a_origin == Assignment.Origin.PULL:
+            update["expires_at"] = now + timedelta(minutes=config.hold_minutes)
+        next_position = None
+        if with_next and not finished:
+            # The answer's acknowledgement carries the next item, shown at once: its clock
+            # starts now, noted in this UPDATE rather than in one more.
+            next_position = done
+            update["shown_at"] = now
+        else:
+            update["shown_item"] = None
+        judgment = Judgment(
+            item=item,
+            annotator=annotator,
+            assignment_id=assignment_id,
+            submission_id=submission_id,
+            answer=normalised,
+            shown_at=shown_at,
+            submitted_at=now,
+            seconds=seconds,
+        )
+        stored = _answer_insert(
+            judgment=judgment,
+            rows=rows,
+            items_done=item.position,
+            update=update,
+            next_position=next_position,
+        )
+        if not stored:
+            # Another submit for this item won the race (or the hold ended meanwhile).
+            existing = Judgment.objects.filter(annotator=annotator, item=item).first()
+            if existing is not None and existing.submission_id == submission_id:
+                return _replay(existing.pk, done, task.size), None
             raise _not_current()
-        if first.j_id is not None and revision_seen != first.j_revision:
-            raise _stale()
-        values, errors = config.definition.validate(answer, [o.pk for o in outputs])
-        if errors:
-            raise JudgmentError("invalid", errors[0], 400, errors)
-        shown_at = first.a_shown_at if first.a_shown_item == item.pk else None
-        seconds = (now - shown_at).total_seconds() if shown_at else None
-        normalised = {
-            str(o.pk): {c: v for (oid, c), v in values.items() if oid == o.pk} for o in outputs
-        }
-        rows = [(oid, criterion, value) for (oid, criterion), value in values.items()]
+        created = judgment
+        campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
+        held = None
+        if with_next and not finished:
+            held = Assignment(
+                pk=assignment_id,
+                task=task,
+                annotator_id=annotator.pk,
+                status=Assignment.Status.ACTIVE,
+                origin=first.a_origin,
+                items_done=done,
+                expires_at=update.get("expires_at"),
+                shown_at=now,
+            )
+        return Recorded(created, True, False, done, task.size, finished), held
 
-        if first.j_id is None:
-            done = item.position + 1
-            finished = done >= task.size
-            update: dict[str, Any] = {"items_done": done}
-            if finished:
-                update |= {"status": Assignment.Status.DONE, "completed_at": now}
-            elif first.a_origin == Assignment.Origin.PULL:
-                update["expires_at"] = now + timedelta(minutes=config.hold_minutes)
-            next_position = None
-            if with_next and not finished:
-                # The answer's acknowledgement carries the next item, shown at once: its clock
-                # starts now, noted in this UPDATE rather than in one more.
-                next_position = done
-                update["shown_at"] = now
-            else:
-                update["shown_item"] = None
-            advanced = _assignment_advance(
-                assignment_id=assignment_id,
-                annotator=annotator,
-                items_done=item.position,
-                update=update,
-                task_id=task.pk,
-                next_position=next_position,
-            )
-            if not advanced:
-                # Another submit for this item won the race (or the hold ended meanwhile).
-                existing = Judgment.objects.filter(annotator=annotator, item=item).first()
-                if existing is not None and existing.submission_id == submission_id:
-                    return _replay(existing.pk, done, task.size), None
-                raise _not_current()
-            created = Judgment.objects.create(
-                item=item,
-                annotator=annotator,
-                assignment_id=assignment_id,
-                submission_id=submission_id,
-                answer=normalised,
-                shown_at=shown_at,
-                submitted_at=now,
-                seconds=seconds,
-            )
-            JudgmentValue.objects.bulk_create(
-                [
-                    JudgmentValue(judgment=created, output_id=o, criterion=c, value=v)
-                    for o, c, v in rows
-                ]
-            )
-            campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
-            held = None
-            if with_next and not finished:
-                held = Assignment(
-                    pk=assignment_id,
-                    task=task,
-                    annotator_id=annotator.pk,
-                    status=Assignment.Status.ACTIVE,
-                    origin=first.a_origin,
-                    items_done=done,
-                    expires_at=update.get("expires_at"),
-                    shown_at=now,
-                )
-            return Recorded(created, True, False, done, task.size, finished), held
-
+    with transaction.atomic():
         # A revision keeps the item's timing: the time to the first answer.
         bumped = Judgment.objects.filter(pk=first.j_id, revision=first.j_revision).update(
             revision=first.j_revision + 1,
@@ -655,34 +582,113 @@ def _judgment_store(
             submitted_at=now,
             seconds=first.j_seconds,
         )
-        finished = first.a_done >= task.size
-        return Recorded(revised, False, False, first.a_done, task.size, finished), None
+    finished = first.a_done >= task.size
+    return Recorded(revised, False, False, first.a_done, task.size, finished), None
 
 
-def _assignment_advance(
+def _answer_insert(
     *,
-    assignment_id: uuid.UUID,
-    annotator: AbstractBaseUser,
+    judgment: Judgment,
+    rows: list[tuple[int, str, float]],
+    items_done: int,
+    update: dict[str, Any],
+    next_position: int | None,
+) -> bool:
+    """Store a new answer if its assignment still is at ``items_done`` and active or done:
+    ``UPDATE`` the assignment with ``update`` (its shown item becomes the task's item at
+    ``next_position`` when given), insert ``judgment`` (its pk set here) and its values
+    ``rows`` of (output id, criterion, value). False, with nothing written, when the
+    assignment has moved on: another submit won the race, or the hold ended.
+
+    On PostgreSQL this is one statement (data-modifying ``WITH``), atomic by itself: one round
+    trip instead of BEGIN, three statements and COMMIT. Elsewhere (SQLite, which has no
+    data-modifying ``WITH``) the same three statements run in a transaction."""
+    db = transaction.get_connection()
+    advance, params = _advance_sql(
+        db=db,
+        assignment_id=judgment.assignment_id,
+        annotator_id=judgment.annotator_id,
+        items_done=items_done,
+        update=update,
+        task_id=judgment.item.task_id,
+        next_position=next_position,
+    )
+    if db.vendor != "postgresql":
+        with transaction.atomic(using=db.alias):
+            with db.cursor() as cursor:
+                cursor.execute(advance, params)
+                if not cursor.rowcount:
+                    return False
+            judgment.save(force_insert=True, using=db.alias)
+            JudgmentValue.objects.using(db.alias).bulk_create(
+                [
+                    JudgmentValue(judgment=judgment, output_id=o, criterion=c, value=v)
+                    for o, c, v in rows
+                ]
+            )
+        return True
+    fields = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
+    pk = model_field(Judgment, "id").column
+    value_columns = [
+        model_field(JudgmentValue, n) for n in ("judgment", "output", "criterion", "value")
+    ]
+    row = "(" + ", ".join(f"%s::{f.db_type(db)}" for f in value_columns[1:]) + ")"
+    values_table = JudgmentValue._meta.db_table
+    sql = f"""
+        WITH advanced AS ({advance} RETURNING 1),
+        stored AS (
+            INSERT INTO "{Judgment._meta.db_table}" ({_quoted(f.column for f in fields)})
+            SELECT {", ".join(f"%s::{f.db_type(db)}" for f in fields)} FROM advanced
+            RETURNING "{pk}"
+        ),
+        answered AS (
+            INSERT INTO "{values_table}" ({_quoted(f.column for f in value_columns)})
+            SELECT stored."{pk}", v.o, v.c, v.x
+            FROM stored CROSS JOIN (VALUES {", ".join(row for _r in rows)}) AS v (o, c, x)
+        )
+        SELECT "{pk}" FROM stored
+    """
+    params += [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in fields]
+    for row in rows:
+        params += row
+    with hot_cursor(db) as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchone()
+    if found is None:
+        return False
+    judgment.pk = found[0]
+    judgment._state.adding = False
+    judgment._state.db = db.alias
+    return True
+
+
+def _quoted(columns: Iterable[str]) -> str:
+    return ", ".join(f'"{column}"' for column in columns)
+
+
+def _advance_sql(
+    *,
+    db: BaseDatabaseWrapper,
+    assignment_id: uuid.UUID | str,
+    annotator_id: int,
     items_done: int,
     update: dict[str, Any],
     task_id: int,
     next_position: int | None,
-) -> int:
-    """``UPDATE`` the assignment with ``update`` if it still is at ``items_done`` and active or
-    done; its shown item becomes the task's item at ``next_position`` when given. The number
-    of rows updated (0 or 1). In SQL, as the ORM's ``update()`` would write it (its query
-    building cost more CPU than the rest of the submit's write)."""
-    db = transaction.get_connection()
+) -> tuple[str, list[Any]]:
+    """The conditional ``UPDATE`` of a new answer (see ``_answer_insert``), as the ORM's
+    ``update()`` would write it (its query building cost more CPU than the rest of the
+    submit's write)."""
     table = Assignment._meta.db_table
     columns = []
     params: list[Any] = []
     for name, value in update.items():
-        column = _field(Assignment, name)
+        column = model_field(Assignment, name)
         columns.append(f'"{column.column}" = %s')
         params.append(column.get_db_prep_save(value, db))
     if next_position is not None:
         columns.append(
-            f'"{_field(Assignment, "shown_item").column}" = (SELECT "id" FROM '
+            f'"{model_field(Assignment, "shown_item").column}" = (SELECT "id" FROM '
             f'"{Item._meta.db_table}" WHERE "task_id" = %s AND "position" = %s)'
         )
         params += [task_id, next_position]
@@ -692,14 +698,12 @@ def _assignment_advance(
         f' AND "items_done" = %s AND "status" IN (%s, %s)'
     )
     params += [
-        _field(Assignment, "id").get_db_prep_value(assignment_id, db),
-        annotator.pk,
+        model_field(Assignment, "id").get_db_prep_value(assignment_id, db),
+        annotator_id,
         items_done,
         *[str(status) for status in active],
     ]
-    with db.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
+    return sql, params
 
 
 def _replay(judgment_id: int, done: int, total: int) -> Recorded:

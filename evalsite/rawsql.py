@@ -1,0 +1,128 @@
+"""Hot reads in SQL, their rows turned into model instances as the ORM would make them.
+
+The SQL of a request on the annotation hot path (the token lookup, a submit's reads) is fixed,
+while building it with the ORM (filters, select_related over several tables) cost more CPU than
+the rest of the request. Such queries are written once per process; their rows become model
+instances as select_related makes them: every concrete column, the database's converters
+applied, related instances cached.
+
+On PostgreSQL they also run on a cursor with server-side binding (``hot_cursor``), so that each
+connection prepares them once (the settings' ``prepare_threshold``) instead of planning their
+joins on every request. Every other query keeps Django's client-side binding, which never
+prepares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
+from django.db.models import Field, Model
+from django.db.models.expressions import Col
+
+
+class Columns:
+    """The select list of every concrete column of a model under a table alias, and how to
+    turn those values back into an instance."""
+
+    def __init__(self, model: type[Model], alias: str):
+        self.model = model
+        self.fields: list[Field[Any, Any]] = list(model._meta.concrete_fields)
+        self.sql = ", ".join(f'{alias}."{f.column}"' for f in self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def instance(self, values: Sequence[Any], db: BaseDatabaseWrapper) -> Any:
+        return self.model.from_db(db.alias, None, converted(values, self.fields, db))
+
+
+# Per connection (the converters are the backend's): a field's converters, as the ORM applies them.
+_CONVERTERS: WeakKeyDictionary[
+    BaseDatabaseWrapper, dict[Field[Any, Any], tuple[Col, list[Any]]]
+] = WeakKeyDictionary()
+
+
+def converted(
+    values: Sequence[Any], fields: list[Field[Any, Any]], db: BaseDatabaseWrapper
+) -> list[Any]:
+    """Values as the database returned them for ``fields``, as the ORM would read them."""
+    known = _CONVERTERS.setdefault(db, {})
+    result = []
+    for value, column in zip(values, fields, strict=True):
+        entry = known.get(column)
+        if entry is None:
+            col = column.get_col(column.model._meta.db_table)
+            entry = known[column] = (
+                col,
+                db.ops.get_db_converters(col) + col.get_db_converters(db),
+            )
+        col, converters = entry
+        for convert in converters:
+            value = convert(value, col, db)
+        result.append(value)
+    return result
+
+
+def model_field(model: type[Model], name: str) -> Field[Any, Any]:
+    return model._meta.get_field(name)  # type: ignore[return-value]
+
+
+def chain(
+    row: Sequence[Any], columns: list[Columns], links: list[str], db: BaseDatabaseWrapper
+) -> tuple[Any, Sequence[Any]]:
+    """The first instance of a row that selects ``columns`` one after the other, each of them
+    cached as the ``links`` relation of the one before (as ``select_related("a__b__c")``
+    does); and the rest of the row."""
+    start = 0
+    instances = []
+    for part in columns:
+        instances.append(part.instance(row[start : start + len(part)], db))
+        start += len(part)
+    for parent, child, name in zip(instances[:-1], instances[1:], links, strict=True):
+        model_field(type(parent), name).set_cached_value(parent, child)
+    return instances[0], row[start:]
+
+
+class _LoggedHotCursor(CursorDebugWrapper):
+    """Logs a hot query as Django's server-side-binding mode does: the SQL with its parameters
+    composed in (the client-side reading of it finds no query text on a prepared statement)."""
+
+    @contextmanager
+    def debug_sql(
+        self,
+        sql: str | None = None,
+        params: Any = None,
+        use_last_executed_query: bool = False,
+        many: bool = False,
+    ) -> Iterator[None]:
+        if use_last_executed_query and sql is not None and not many:
+            sql = self.db.ops.compose_sql(sql, params)
+        with super().debug_sql(sql, params, use_last_executed_query=False, many=many):
+            yield
+
+
+@contextmanager
+def hot_cursor(db: BaseDatabaseWrapper) -> Iterator[CursorWrapper]:
+    """A cursor for fixed hot-path SQL: on PostgreSQL with server-side binding (the connection
+    prepares a statement once it has run it ``prepare_threshold`` times), elsewhere the
+    ordinary cursor. Wrapped as ``db.cursor()`` wraps its cursors (database errors, query
+    logging), so tests count its queries as any other."""
+    if db.vendor != "postgresql":
+        with db.cursor() as cursor:
+            yield cursor
+        return
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    db.validate_thread_sharing()
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    with db.wrap_database_errors:
+        raw = ServerBindingCursor(db.connection)
+    wrapper = _LoggedHotCursor if db.queries_logged else CursorWrapper
+    with wrapper(raw, db) as cursor:
+        yield cursor
