@@ -141,7 +141,7 @@ def parse_database_url(url: str, *, variable: str) -> dict[str, Any]:
                 f"{variable}: conn_max_age must be a whole number of seconds."
             ) from None
         config: dict[str, Any] = {
-            "ENGINE": "django.db.backends.postgresql",
+            "ENGINE": "evalsite.db.postgresql",
             "NAME": name,
             "USER": unquote(parts.username or ""),
             "PASSWORD": unquote(parts.password or ""),

@@ -74,7 +74,7 @@ def test_the_string_false_is_false_and_unset_is_the_default() -> None:
 
 def test_database_urls_are_parsed() -> None:
     pg = parse_database_url("postgres://me:s%40cret@db.example:6543/evals", variable="X")
-    assert pg["ENGINE"] == "django.db.backends.postgresql"
+    assert pg["ENGINE"] == "evalsite.db.postgresql"
     assert (pg["USER"], pg["PASSWORD"], pg["HOST"], pg["PORT"], pg["NAME"]) == (
         "me",
         "s@cret",
@@ -124,7 +124,7 @@ def test_database_and_broker_urls_switch_to_postgres_and_redis(tmp_path: Path) -
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [
-        "django.db.backends.postgresql",
+        "evalsite.db.postgresql",
         "redis://127.0.0.1:6379/3",
         "redis://127.0.0.1:6379/3",
     ]
