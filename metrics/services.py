@@ -12,6 +12,7 @@ lost and no web request waits for the broker.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -107,22 +108,51 @@ def jobs_dispatch_pending() -> int:
     return sent
 
 
+# Per process: debounce key → time.monotonic() until which this process knows an analysis is
+# already scheduled (the key is in the cache), so judgments until then skip the cache round trip.
+# The key's value is its expiry (Unix time); another process's is trusted up to this many
+# seconds before it (clocks of web machines differ a little), and judgments in that last
+# stretch ask the cache as before.
+_SCHEDULED_UNTIL: dict[str, float] = {}
+SCHEDULE_CLOCK_MARGIN = 2.0
+
+
 def analysis_schedule_debounced(*, campaign_id: Any) -> bool:
     """After new data (judgments, uploads): schedule one analysis about a minute from now,
-    at most once a minute per campaign. Never raises: a broker or cache outage only logs."""
+    at most once a minute per campaign. Never raises: a broker or cache outage only logs.
+
+    Once this process has seen the campaign's debounce key (set by itself or by another
+    process), it does not ask the cache again until shortly before the key expires: the
+    annotation hot path makes no cache round trip for most judgments. If the cache loses the
+    key meanwhile (Redis restarted empty), the next analysis is scheduled at most one window
+    later than it would have been."""
     if not settings.EVALSITE_AUTO_ANALYSIS:
         return False
     delay = settings.EVALSITE_ANALYSIS_DEBOUNCE_SECONDS
+    window = max(delay, 1)
+    key = f"evalsite:analysis-scheduled:{campaign_id}"
+    if _SCHEDULED_UNTIL.get(key, 0.0) > time.monotonic():
+        return False
     from metrics.tasks import analysis_request_task
 
     try:
-        if not cache.add(f"evalsite:analysis-scheduled:{campaign_id}", 1, timeout=max(delay, 1)):
+        if not cache.add(key, time.time() + window, timeout=window):
+            expires = cache.get(key)
+            if isinstance(expires, int | float):
+                _remember_scheduled(key, min(float(expires) - time.time(), window))
             return False
         analysis_request_task.apply_async((str(campaign_id),), countdown=delay, retry=False)
     except BROKER_ERRORS as exc:
         logger.warning("could not schedule the analysis of %s: %s", campaign_id, exc)
         return False
+    _remember_scheduled(key, window)
     return True
+
+
+def _remember_scheduled(key: str, seconds_left: float) -> None:
+    trusted = seconds_left - SCHEDULE_CLOCK_MARGIN
+    if trusted > 0:
+        _SCHEDULED_UNTIL[key] = time.monotonic() + trusted
 
 
 def jobs_abandon_stale(*, campaign_id: Any) -> int:

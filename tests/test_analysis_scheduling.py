@@ -1,7 +1,9 @@
 """The automatic refresh chain on a real Celery worker process and Redis: a judgment submit or a
 judgment import marks the results stale and, after its commit, schedules a recomputation; a
 burst of submits within the debounce window schedules one, not one per submit; a change after
-the window schedules again; and each scheduled request leaves results that describe the data."""
+the window schedules again; and each scheduled request leaves results that describe the data.
+A web process that has seen the window's key does not ask the cache again until shortly before
+it expires."""
 
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ from annotation.importers import UploadFile
 from annotation.judging import annotation_screen, judgment_record
 from annotation.judgment_import import judgments_import
 from annotation.tasking import task_assign_next
+from metrics import services
 from metrics.models import AnalysisJob
 from metrics.selectors import dashboard_status
+from metrics.services import analysis_schedule_debounced
 from tests.dashboard_factories import analysis_run_sync
 from tests.factories import make_config, make_rich_campaign
 from tests.test_analysis_worker import wait_for
@@ -120,3 +124,36 @@ def test_submits_and_imports_schedule_one_debounced_recomputation_per_window(
     assert fourth.status == AnalysisJob.Status.DONE, fourth.error
     assert dashboard_status(campaign=campaign)["stale"] is False
     assert requests_received(log) == 3
+
+
+def test_a_process_that_saw_the_debounce_key_skips_the_cache_until_shortly_before_it_expires(
+    settings,  # type: ignore[no-untyped-def]
+) -> None:
+    settings.EVALSITE_AUTO_ANALYSIS = True
+    settings.EVALSITE_ANALYSIS_DEBOUNCE_SECONDS = 30
+    campaign_id = f"memo-{uuid.uuid4()}"
+    key = f"evalsite:analysis-scheduled:{campaign_id}"
+    try:
+        # Another process scheduled the analysis; its key says it expires in 30 s.
+        cache.set(key, time.time() + 30, timeout=30)
+        assert analysis_schedule_debounced(campaign_id=campaign_id) is False
+        left = services._SCHEDULED_UNTIL[key] - time.monotonic()
+        assert 30 - services.SCHEDULE_CLOCK_MARGIN - 1 < left <= 30 - services.SCHEDULE_CLOCK_MARGIN
+        # The cache loses the key (Redis restarted empty): this process does not ask it again
+        # before then — had it asked, it would have set the key and scheduled an analysis.
+        cache.delete(key)
+        assert analysis_schedule_debounced(campaign_id=campaign_id) is False
+        assert cache.get(key) is None
+
+        # A key within the clock margin of its expiry is not trusted: the next judgment asks.
+        services._SCHEDULED_UNTIL.pop(key)
+        cache.set(key, time.time() + services.SCHEDULE_CLOCK_MARGIN - 0.5, timeout=5)
+        assert analysis_schedule_debounced(campaign_id=campaign_id) is False
+        assert key not in services._SCHEDULED_UNTIL
+        # Nor is a key set by an earlier version (its value is 1, no expiry).
+        cache.set(key, 1, timeout=30)
+        assert analysis_schedule_debounced(campaign_id=campaign_id) is False
+        assert key not in services._SCHEDULED_UNTIL
+    finally:
+        cache.delete(key)
+        services._SCHEDULED_UNTIL.pop(key, None)
