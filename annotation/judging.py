@@ -33,6 +33,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import (
     Assignment,
+    Campaign,
     Document,
     Item,
     ItemOutput,
@@ -61,15 +62,39 @@ class JudgmentError(Exception):
         self.errors = errors or []
 
 
-def _assignment_for(
-    assignment_id: uuid.UUID, annotator: AbstractBaseUser, *, lock: bool = False
-) -> Assignment:
-    query = Assignment.objects.select_related("task__config__campaign")
-    if lock:
-        query = query.select_for_update(of=("self",))
-    assignment = query.filter(pk=assignment_id, annotator=annotator).first()
-    if assignment is None:
+@cache
+def _assignment_query() -> tuple[str, list[Columns]]:
+    columns = [
+        Columns(Assignment, "a"),
+        Columns(Task, "t"),
+        Columns(ProtocolConfig, "c"),
+        Columns(Campaign, "cp"),
+    ]
+    assignment, task, config, campaign = columns
+    sql = f"""
+        SELECT {assignment.sql}, {task.sql}, {config.sql}, {campaign.sql}
+        FROM "{Assignment._meta.db_table}" a
+        INNER JOIN "{Task._meta.db_table}" t ON a."task_id" = t."id"
+        INNER JOIN "{ProtocolConfig._meta.db_table}" c ON t."config_id" = c."id"
+        INNER JOIN "{Campaign._meta.db_table}" cp ON c."campaign_id" = cp."id"
+        WHERE a."id" = %s AND a."annotator_id" = %s
+    """
+    return sql, columns
+
+
+def _assignment_for(assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> Assignment:
+    """The annotator's assignment with its task, config and campaign loaded (as
+    ``select_related("task__config__campaign")``), or 404."""
+    sql, columns = _assignment_query()
+    db = transaction.get_connection()
+    with hot_cursor(db) as cursor:
+        cursor.execute(
+            sql, [model_field(Assignment, "id").get_db_prep_value(assignment_id, db), annotator.pk]
+        )
+        row = cursor.fetchone()
+    if row is None:
         raise JudgmentError("not_found", _("No such task."), 404)
+    assignment, _rest = chain(row, columns, ["task", "config", "campaign"], db)
     return assignment
 
 
