@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field
 from django.utils import timezone
@@ -652,6 +652,27 @@ def _answer_insert(
                 ]
             )
         return True
+    sql, fields = _answer_sql(advance, len(rows), db.alias)
+    params += [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in fields]
+    for row in rows:
+        params += row
+    with hot_cursor(db) as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchone()
+    if found is None:
+        return False
+    judgment.pk = found[0]
+    judgment._state.adding = False
+    judgment._state.db = db.alias
+    return True
+
+
+@cache
+def _answer_sql(advance: str, n_values: int, alias: str) -> tuple[str, list[Field[Any, Any]]]:
+    """``_answer_insert``'s statement on PostgreSQL around the ``advance`` UPDATE, for a
+    judgment of ``n_values`` values; and the judgment's fields in the order of its parameters.
+    Every parameter is cast to its column's type (server-side binding sends NULLs untyped)."""
+    db = connections[alias]
     fields = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
     pk = model_field(Judgment, "id").column
     value_columns = [
@@ -669,22 +690,12 @@ def _answer_insert(
         answered AS (
             INSERT INTO "{values_table}" ({_quoted(f.column for f in value_columns)})
             SELECT stored."{pk}", v.o, v.c, v.x
-            FROM stored CROSS JOIN (VALUES {", ".join(row for _r in rows)}) AS v (o, c, x)
+            FROM stored CROSS JOIN (VALUES {", ".join(row for _r in range(n_values))})
+                AS v (o, c, x)
         )
         SELECT "{pk}" FROM stored
     """
-    params += [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in fields]
-    for row in rows:
-        params += row
-    with hot_cursor(db) as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchone()
-    if found is None:
-        return False
-    judgment.pk = found[0]
-    judgment._state.adding = False
-    judgment._state.db = db.alias
-    return True
+    return sql, fields
 
 
 def _quoted(columns: Iterable[str]) -> str:
@@ -701,34 +712,38 @@ def _advance_sql(
     task_id: int,
     next_position: int | None,
 ) -> tuple[str, list[Any]]:
-    """The conditional ``UPDATE`` of a new answer (see ``_answer_insert``), as the ORM's
-    ``update()`` would write it (its query building cost more CPU than the rest of the
-    submit's write)."""
-    table = Assignment._meta.db_table
-    columns = []
-    params: list[Any] = []
-    for name, value in update.items():
-        column = model_field(Assignment, name)
-        columns.append(f'"{column.column}" = %s')
-        params.append(column.get_db_prep_save(value, db))
+    """The conditional ``UPDATE`` of a new answer (see ``_answer_insert``) and its
+    parameters."""
+    params: list[Any] = [
+        model_field(Assignment, name).get_db_prep_save(value, db) for name, value in update.items()
+    ]
     if next_position is not None:
-        columns.append(
-            f'"{model_field(Assignment, "shown_item").column}" = (SELECT "id" FROM '
-            f'"{Item._meta.db_table}" WHERE "task_id" = %s AND "position" = %s)'
-        )
         params += [task_id, next_position]
-    active = [Assignment.Status.ACTIVE, Assignment.Status.DONE]
-    sql = (
-        f'UPDATE "{table}" SET {", ".join(columns)} WHERE "id" = %s AND "annotator_id" = %s'
-        f' AND "items_done" = %s AND "status" IN (%s, %s)'
-    )
     params += [
         model_field(Assignment, "id").get_db_prep_value(assignment_id, db),
         annotator_id,
         items_done,
-        *[str(status) for status in active],
+        str(Assignment.Status.ACTIVE),
+        str(Assignment.Status.DONE),
     ]
-    return sql, params
+    return _advance_text(tuple(update), next_position is not None), params
+
+
+@cache
+def _advance_text(names: tuple[str, ...], shows_next: bool) -> str:
+    """The SQL of ``_advance_sql`` for these assignment fields (and the next shown item), as the
+    ORM's ``update()`` would write it (its query building cost more CPU than the rest of the
+    submit's write)."""
+    columns = [f'"{model_field(Assignment, name).column}" = %s' for name in names]
+    if shows_next:
+        columns.append(
+            f'"{model_field(Assignment, "shown_item").column}" = (SELECT "id" FROM '
+            f'"{Item._meta.db_table}" WHERE "task_id" = %s AND "position" = %s)'
+        )
+    return (
+        f'UPDATE "{Assignment._meta.db_table}" SET {", ".join(columns)} '
+        'WHERE "id" = %s AND "annotator_id" = %s AND "items_done" = %s AND "status" IN (%s, %s)'
+    )
 
 
 def _replay(judgment_id: int, done: int, total: int) -> Recorded:
