@@ -55,6 +55,7 @@ import time
 import urllib.request
 import uuid
 from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -392,6 +393,8 @@ class Client:
         self.port = parts.port or 80
         self.host_header = f"{self.host}:{self.port}"
         self.latencies: dict[str, list[float]] = {}
+        # (kind, perf_counter at the send, seconds to the answer) of every answered request.
+        self.sent: list[tuple[str, float, float]] = []
         self.errors: list[str] = []
 
     async def request(
@@ -419,11 +422,16 @@ class Client:
             return None
         seconds = time.perf_counter() - started
         self.latencies.setdefault(kind, []).append(seconds)
+        self.sent.append((kind, started, seconds))
         try:
             parsed = json.loads(data) if data else None
         except ValueError:
             parsed = data[:200].decode(errors="replace")
         return Answer(status, parsed, seconds)
+
+    def clear(self) -> None:
+        self.latencies.clear()
+        self.sent.clear()
 
     async def _exchange(self, raw: bytes) -> tuple[int, bytes]:
         reader, writer = await asyncio.open_connection(self.host, self.port)
@@ -453,6 +461,9 @@ class Outcomes:
     stales: Counter[str] = field(default_factory=Counter)
     unexpected: list[str] = field(default_factory=list)
     takes: int = 0
+    # perf_counter when the run started and when each annotator stopped.
+    started: float = 0.0
+    finished: list[float] = field(default_factory=list)
 
 
 async def annotate(
@@ -468,9 +479,13 @@ async def annotate(
     rng: np.random.Generator,
     outcomes: Outcomes,
     think: float = 0.0,
+    pace: float = 0.0,
 ) -> None:
     """One annotator: take a task, answer ``items`` items, with repeats and stale submits,
-    pausing ``think`` seconds on average (exponentially distributed) before each answer."""
+    pausing ``think`` seconds on average (exponentially distributed) before each answer. With
+    ``pace``, answers are due at a steady rate instead: the gaps between due times are
+    exponential with mean ``pace`` seconds, counted from the last due time (not from the last
+    answer), and an answer already due when the item arrives goes at once."""
     take_path = f"/api/protocols/{seeded.config_id}/take/"
 
     async def take() -> tuple[str, int] | None:
@@ -485,9 +500,13 @@ async def annotate(
     done = 0
     # The next flow: the item the last submit's answer carried (None: read the current one).
     shown: dict[str, Any] | None = None
+    due = time.perf_counter()
     while taken is not None and done < items:
         if think > 0:
             await asyncio.sleep(rng.exponential(think))
+        if pace > 0:
+            due += rng.exponential(pace)
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
         assignment, task_position = taken
         base = f"/api/assignments/{assignment}"
         if flow in ("page", "next"):
@@ -596,7 +615,7 @@ async def warm_up(client: Client, seeded: Seeded, *, workers: int) -> None:
             await client.request("warm-up", "GET", "/healthz")
 
     await asyncio.gather(*(one() for _ in range(2 * workers)))
-    client.latencies.clear()
+    client.clear()
     if client.errors:
         raise SystemExit(f"the warm-up failed: {client.errors[:3]}")
 
@@ -611,24 +630,35 @@ async def load_run(
     stale: float,
     rng_seed: int,
     think: float = 0.0,
+    pace: float = 0.0,
 ) -> tuple[Outcomes, float]:
     outcomes = Outcomes()
     rngs = np.random.default_rng(rng_seed).spawn(len(seeded.tokens))
-    started = time.perf_counter()
+    started = outcomes.started = time.perf_counter()
+
+    async def noted(annotator: Awaitable[None]) -> None:
+        try:
+            await annotator
+        finally:
+            outcomes.finished.append(time.perf_counter())
+
     await asyncio.gather(
         *(
-            annotate(
-                client,
-                seeded,
-                user_id,
-                token,
-                items=items,
-                flow=flow,
-                repeat=repeat,
-                stale=stale,
-                rng=rng,
-                outcomes=outcomes,
-                think=think,
+            noted(
+                annotate(
+                    client,
+                    seeded,
+                    user_id,
+                    token,
+                    items=items,
+                    flow=flow,
+                    repeat=repeat,
+                    stale=stale,
+                    rng=rng,
+                    outcomes=outcomes,
+                    think=think,
+                    pace=pace,
+                )
             )
             for (user_id, token), rng in zip(seeded.tokens, rngs, strict=True)
         )
@@ -753,6 +783,15 @@ def main() -> None:
         "default 0: every annotator submits as fast as it is answered, the capacity test); "
         "e.g. 0.5 gives the latency at an offered rate of about annotators/0.5 submits/s",
     )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="offered submits per second of every kind (steady: each annotator's answers are "
+        "due at exponential gaps counted from the previous due time, repeats and stale submits "
+        "follow their answer); the latency at that rate, as long as the server keeps up "
+        "(the achieved rate is printed beside it). Instead of --think",
+    )
     parser.add_argument("--protocol", default="direct_assessment")
     parser.add_argument(
         "--web-workers", type=int, default=2 * (os.cpu_count() or 1) + 1, help="gunicorn processes"
@@ -764,8 +803,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.annotators < 1 or args.items < 1 or args.task_size < 1 or args.web_workers < 1:
         parser.error("--annotators, --items, --task-size and --web-workers must be at least 1")
-    if args.think < 0:
-        parser.error("--think must not be negative")
+    if args.think < 0 or args.rate < 0:
+        parser.error("--think and --rate must not be negative")
+    if args.think and args.rate:
+        parser.error("--think and --rate are two ways of pacing the annotators: give one")
     if min(args.repeat, args.stale) < 0 or args.repeat + args.stale > 1:
         parser.error("--repeat and --stale are shares between 0 and 1, together at most 1")
 
@@ -813,9 +854,20 @@ def main() -> None:
         emit(f"  {cpu.line()}")
 
         emit()
-        pace = f"think {args.think:g} s per item" if args.think else "no think time"
+        # Answers due per annotator: every submit kind counts towards --rate.
+        per_answer = 1 + args.repeat + args.stale
+        pace_seconds = args.annotators * per_answer / args.rate if args.rate else 0.0
+        if args.rate:
+            pace = (
+                f"{args.rate:g} submits/s offered: each annotator's answers due every "
+                f"{pace_seconds * 1000:.0f} ms on average"
+            )
+        elif args.think:
+            pace = f"think {args.think:g} s per item"
+        else:
+            pace = "no think time"
         emit(f"load ({args.flow} flow: {FLOWS[args.flow]}; {pace}) — load average {load_average()}")
-        client.latencies.clear()
+        client.clear()
         cpu = CpuShares(server.pid)
         outcomes, wall = asyncio.run(
             load_run(
@@ -827,6 +879,7 @@ def main() -> None:
                 stale=args.stale,
                 rng_seed=args.seed,
                 think=args.think,
+                pace=pace_seconds,
             )
         )
         shares = cpu.line()
@@ -841,6 +894,31 @@ def main() -> None:
         )
         all_submits = lat.get("submit", []) + lat.get("repeat", []) + lat.get("stale", [])
         emit(f"  every submit   {percentiles(all_submits)}")
+        # Until the first annotator is done, all of them are at work: the rate asked for.
+        steady_end = min(outcomes.finished)
+        steady = [
+            seconds
+            for kind, at, seconds in client.sent
+            if kind in ("submit", "repeat", "stale") and at < steady_end
+        ]
+        steady_wall = steady_end - outcomes.started
+        emit(
+            f"  steady phase (all {len(seeded.tokens)} annotators at work, the first "
+            f"{steady_wall:.1f} s): {len(steady) / steady_wall:.1f} submits/s, "
+            f"every submit {percentiles(steady)}"
+        )
+        emit("  over time (5 s windows of the sends): submits/s, p50 / p95 ms")
+        windows: dict[int, list[float]] = {}
+        for kind, at, seconds in client.sent:
+            if kind in ("submit", "repeat", "stale"):
+                windows.setdefault(int((at - outcomes.started) // 5), []).append(seconds)
+        for window, seconds in sorted(windows.items()):
+            ordered = sorted(seconds)
+            emit(
+                f"    {window * 5:4d}–{window * 5 + 5:<4d} s  {len(ordered) / 5:6.1f}  "
+                f"{ordered[len(ordered) // 2] * 1000:6.1f} / "
+                f"{ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000:6.1f}"
+            )
         for kind in ("submit", "repeat", "stale", "current", "take"):
             if kind in lat:
                 label = {"submit": "new answer"}.get(kind, kind)
