@@ -103,14 +103,36 @@ def _assignment_for(assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> As
 
 
 @cache
-def _context_query() -> tuple[str, list[Columns]]:
+def _context_query(near: str | None) -> tuple[str, list[Columns]]:
+    """The shown outputs of an item with their context. ``near`` ("source" or "reference", on
+    PostgreSQL only) adds the neighbouring segments of the document within ±%s positions, their
+    sources or first references, as two arrays in position order: one query instead of two."""
     output = Columns(ItemOutput, "o")
     item = Columns(Item, "i")
     segment = Columns(Segment, "s")
     document = Columns(Document, "d")
+    near_select = near_join = ""
+    if near is not None:
+        segments, references = Segment._meta.db_table, Reference._meta.db_table
+        text = 'r2."text"' if near == "reference" else 's2."source"'
+        with_reference = (
+            f' INNER JOIN "{references}" r2 ON r2."segment_id" = s2."id" AND r2."index" = 0'
+            if near == "reference"
+            else ""
+        )
+        near_select = ', near."at", near."text"'
+        near_join = f"""
+        LEFT JOIN LATERAL (
+            SELECT array_agg(s2."position_in_document" ORDER BY s2."position_in_document") AS "at",
+                array_agg({text} ORDER BY s2."position_in_document") AS "text"
+            FROM "{segments}" s2{with_reference}
+            WHERE s2."document_id" = s."document_id" AND NOT s2."id" = s."id"
+                AND s2."position_in_document" BETWEEN s."position_in_document" - %s
+                AND s."position_in_document" + %s
+        ) near ON TRUE"""
     sql = f"""
         SELECT {output.sql}, {item.sql}, {segment.sql}, {document.sql},
-            mine."answer", mine."revision", ref."text"
+            mine."answer", mine."revision", ref."text"{near_select}
         FROM "{ItemOutput._meta.db_table}" o
         INNER JOIN "{Item._meta.db_table}" i ON o."item_id" = i."id"
         LEFT OUTER JOIN "{Judgment._meta.db_table}" mine
@@ -118,7 +140,7 @@ def _context_query() -> tuple[str, list[Columns]]:
         INNER JOIN "{Segment._meta.db_table}" s ON i."segment_id" = s."id"
         LEFT OUTER JOIN "{Reference._meta.db_table}" ref
             ON ref."segment_id" = s."id" AND ref."index" = %s
-        INNER JOIN "{Document._meta.db_table}" d ON s."document_id" = d."id"
+        INNER JOIN "{Document._meta.db_table}" d ON s."document_id" = d."id"{near_join}
         WHERE i."task_id" = %s AND i."position" = %s
         ORDER BY o."position" ASC
     """
@@ -126,24 +148,40 @@ def _context_query() -> tuple[str, list[Columns]]:
 
 
 def _outputs_with_context(
-    *, task_id: int, position: int, annotator: AbstractBaseUser, ref_index: int
+    *,
+    task_id: int,
+    position: int,
+    annotator: AbstractBaseUser,
+    ref_index: int,
+    near: str | None = None,
+    within: int = 0,
 ) -> list[ItemOutput]:
     """The shown outputs of one item, each row carrying the item, segment, document, the
-    annotator's current answer and the reference used as context — one query with LEFT JOINs."""
-    sql, columns = _context_query()
+    annotator's current answer and the reference used as context — one query with LEFT JOINs.
+    With ``near`` (see ``_context_query``), the first output also carries the neighbouring
+    segments within ``within`` positions: ``near_at`` and ``near_text``, in position order."""
+    sql, columns = _context_query(near)
     extra = [
         model_field(Judgment, "answer"),
         model_field(Judgment, "revision"),
         model_field(Reference, "text"),
     ]
+    params: list[Any] = [annotator.pk, ref_index]
+    if near is not None:
+        params += [within, within]
+    params += [task_id, position]
     db = transaction.get_connection()
     with hot_cursor(db) as cursor:
-        cursor.execute(sql, [annotator.pk, ref_index, task_id, position])
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     result = []
     for row in rows:
         output, rest = chain(row, columns, ["item", "segment", "document"], db)
-        output.answer, output.answer_revision, output.context_reference = converted(rest, extra, db)
+        output.answer, output.answer_revision, output.context_reference = converted(
+            rest[: len(extra)], extra, db
+        )
+        if near is not None:
+            output.near_at, output.near_text = rest[len(extra)] or [], rest[len(extra) + 1] or []
         result.append(output)
     return result
 
@@ -252,17 +290,30 @@ def _screen_at(
     current = assignment.items_done
     protocol = config.definition
     mode = protocol.mode(config.mode)
+    # The neighbouring segments come with the outputs on PostgreSQL (one query), in a second
+    # query elsewhere.
+    near = None
+    if config.context_segments and transaction.get_connection().vendor == "postgresql":
+        near = "reference" if mode.shows_reference else "source"
     outputs = _outputs_with_context(
-        task_id=task.pk, position=position, annotator=annotator, ref_index=0
+        task_id=task.pk,
+        position=position,
+        annotator=annotator,
+        ref_index=0,
+        near=near,
+        within=config.context_segments,
     )
     item = outputs[0].item
     segment = item.segment
     context_before: list[str] = []
     context_after: list[str] = []
     if config.context_segments:
-        low = segment.position_in_document - config.context_segments
-        high = segment.position_in_document + config.context_segments
-        rows = _neighbours(segment=segment, low=low, high=high, references=mode.shows_reference)
+        if near is not None:
+            rows = list(zip(outputs[0].near_at, outputs[0].near_text, strict=True))
+        else:
+            low = segment.position_in_document - config.context_segments
+            high = segment.position_in_document + config.context_segments
+            rows = _neighbours(segment=segment, low=low, high=high, references=mode.shows_reference)
         for where, text in sorted(rows):
             (context_before if where < segment.position_in_document else context_after).append(text)
     if mark_shown and position == current and assignment.shown_item_id != item.pk:
