@@ -14,6 +14,7 @@ prepares.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -22,7 +23,10 @@ from weakref import WeakKeyDictionary
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Field, Model
+from django.db.models.base import ModelState
 from django.db.models.expressions import Col
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.signals import post_init, pre_init
 
 
 class Columns:
@@ -32,13 +36,43 @@ class Columns:
     def __init__(self, model: type[Model], alias: str):
         self.model = model
         self.fields: list[Field[Any, Any]] = list(model._meta.concrete_fields)
+        self.attnames = [f.attname for f in self.fields]
         self.sql = ", ".join(f'{alias}."{f.column}"' for f in self.fields)
+        self.plain = _plain(model)
 
     def __len__(self) -> int:
         return len(self.fields)
 
     def instance(self, values: Sequence[Any], db: BaseDatabaseWrapper) -> Any:
-        return self.model.from_db(db.alias, None, converted(values, self.fields, db))
+        """The instance ``Model.from_db`` makes of a row of every concrete field. For a model
+        with Django's own ``__init__``, plain attributes and no ``pre_init``/``post_init``
+        receivers, the same instance is made directly: ``Model.__init__`` (a loop over the
+        fields with two signals) was the largest single cost of turning rows into instances."""
+        values = converted(values, self.fields, db)
+        model = self.model
+        if not self.plain or pre_init.has_listeners(model) or post_init.has_listeners(model):
+            return model.from_db(db.alias, None, values)
+        new = model.__new__(model)
+        state = new._state = ModelState()
+        state.adding = False
+        state.db = db.alias
+        new.__dict__.update(zip(self.attnames, values, strict=True))
+        return new
+
+
+def _plain(model: type[Model]) -> bool:
+    """Whether ``Model.__init__`` would do no more for this model than set each field's
+    attribute: it does not override ``__init__``, and no field's attribute is a descriptor that
+    acts on assignment (a foreign key's id only clears a related cache, empty here)."""
+    if model.__init__ is not Model.__init__:
+        return False
+    for model_field in model._meta.concrete_fields:
+        descriptor = inspect.getattr_static(model, model_field.attname, None)
+        if hasattr(type(descriptor), "__set__") and not isinstance(
+            descriptor, ForeignKeyDeferredAttribute
+        ):
+            return False
+    return True
 
 
 # Per connection (the converters are the backend's): a field's converters, as the ORM applies them.
