@@ -18,7 +18,7 @@ Rules for a submit:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import cache
@@ -142,9 +142,47 @@ def _context_query(near: str | None) -> tuple[str, list[Columns]]:
             ON ref."segment_id" = s."id" AND ref."index" = %s
         INNER JOIN "{Document._meta.db_table}" d ON s."document_id" = d."id"{near_join}
         WHERE i."task_id" = %s AND i."position" = %s
-        ORDER BY o."position" ASC
     """
     return sql, [output, item, segment, document]
+
+
+def _context_request(
+    *,
+    task_id: int,
+    position: int,
+    annotator: AbstractBaseUser,
+    ref_index: int,
+    near: str | None,
+    within: int,
+) -> tuple[str, list[Any]]:
+    """``_context_query``'s SQL (unordered) and its parameters for one item."""
+    sql, _columns = _context_query(near)
+    params: list[Any] = [annotator.pk, ref_index]
+    if near is not None:
+        params += [within, within]
+    return sql, [*params, task_id, position]
+
+
+def _context_rows(
+    rows: Sequence[Sequence[Any]], near: str | None, db: BaseDatabaseWrapper
+) -> list[ItemOutput]:
+    """The outputs of ``_context_query`` rows (see ``_outputs_with_context``)."""
+    _sql, columns = _context_query(near)
+    extra = [
+        model_field(Judgment, "answer"),
+        model_field(Judgment, "revision"),
+        model_field(Reference, "text"),
+    ]
+    result = []
+    for row in rows:
+        output, rest = chain(row, columns, ["item", "segment", "document"], db)
+        output.answer, output.answer_revision, output.context_reference = converted(
+            rest[: len(extra)], extra, db
+        )
+        if near is not None:
+            output.near_at, output.near_text = rest[len(extra)] or [], rest[len(extra) + 1] or []
+        result.append(output)
+    return result
 
 
 def _outputs_with_context(
@@ -160,30 +198,27 @@ def _outputs_with_context(
     annotator's current answer and the reference used as context — one query with LEFT JOINs.
     With ``near`` (see ``_context_query``), the first output also carries the neighbouring
     segments within ``within`` positions: ``near_at`` and ``near_text``, in position order."""
-    sql, columns = _context_query(near)
-    extra = [
-        model_field(Judgment, "answer"),
-        model_field(Judgment, "revision"),
-        model_field(Reference, "text"),
-    ]
-    params: list[Any] = [annotator.pk, ref_index]
-    if near is not None:
-        params += [within, within]
-    params += [task_id, position]
+    sql, params = _context_request(
+        task_id=task_id,
+        position=position,
+        annotator=annotator,
+        ref_index=ref_index,
+        near=near,
+        within=within,
+    )
     db = transaction.get_connection()
     with hot_cursor(db) as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql + ' ORDER BY o."position" ASC', params)
         rows = cursor.fetchall()
-    result = []
-    for row in rows:
-        output, rest = chain(row, columns, ["item", "segment", "document"], db)
-        output.answer, output.answer_revision, output.context_reference = converted(
-            rest[: len(extra)], extra, db
-        )
-        if near is not None:
-            output.near_at, output.near_text = rest[len(extra)] or [], rest[len(extra) + 1] or []
-        result.append(output)
-    return result
+    return _context_rows(rows, near, db)
+
+
+def _near(config: ProtocolConfig, mode: Any) -> str | None:
+    """What ``_context_query`` joins for a config's neighbouring segments: on PostgreSQL they
+    come with the outputs (one query), elsewhere in a second query (None)."""
+    if config.context_segments and transaction.get_connection().vendor == "postgresql":
+        return "reference" if mode.shows_reference else "source"
+    return None
 
 
 @dataclass
@@ -281,28 +316,27 @@ def _screen_at(
     position: int,
     now: datetime,
     mark_shown: bool,
+    outputs: list[ItemOutput] | None = None,
 ) -> Screen:
     """The screen of the item at ``position`` of an assignment already checked by the caller
     (with ``task__config`` loaded). ``mark_shown`` notes the current item as shown now unless
-    it already is; a caller that noted it itself passes False."""
+    it already is; a caller that noted it itself passes False. ``outputs``: the item's rows of
+    ``_context_query`` when the caller already has them."""
     task = assignment.task
     config = task.config
     current = assignment.items_done
     protocol = config.definition
     mode = protocol.mode(config.mode)
-    # The neighbouring segments come with the outputs on PostgreSQL (one query), in a second
-    # query elsewhere.
-    near = None
-    if config.context_segments and transaction.get_connection().vendor == "postgresql":
-        near = "reference" if mode.shows_reference else "source"
-    outputs = _outputs_with_context(
-        task_id=task.pk,
-        position=position,
-        annotator=annotator,
-        ref_index=0,
-        near=near,
-        within=config.context_segments,
-    )
+    near = _near(config, mode)
+    if outputs is None:
+        outputs = _outputs_with_context(
+            task_id=task.pk,
+            position=position,
+            annotator=annotator,
+            ref_index=0,
+            near=near,
+            within=config.context_segments,
+        )
     item = outputs[0].item
     segment = item.segment
     context_before: list[str] = []
@@ -470,6 +504,7 @@ def judgment_record(
             position=advanced.items_done,
             now=now,
             mark_shown=False,
+            outputs=advanced.next_outputs,
         )
     else:
         screen = _current_screen(assignment_id=assignment_id, annotator=annotator, now=now)
@@ -517,7 +552,8 @@ def _judgment_store(
     with_next: bool,
 ) -> tuple[Recorded, Assignment | None]:
     """``judgment_record`` without the next screen; with a new answer and ``with_next``, also
-    the advanced assignment as stored (its task and config loaded, the next item noted)."""
+    the advanced assignment as stored (its task and config loaded, the next item noted), with
+    ``next_outputs``: the next item's outputs when the write read them too (else None)."""
     if outputs is None:
         outputs = submission_outputs(
             assignment_id=assignment_id, annotator=annotator, item_id=item_id
@@ -588,12 +624,26 @@ def _judgment_store(
             submitted_at=now,
             seconds=seconds,
         )
-        stored = _answer_insert(
+        show = None
+        if next_position is not None:
+            # The next item's outputs come back from the same statement where it can.
+            near = _near(config, config.definition.mode(config.mode))
+            screen_sql, screen_params = _context_request(
+                task_id=task.pk,
+                position=next_position,
+                annotator=annotator,
+                ref_index=0,
+                near=near,
+                within=config.context_segments,
+            )
+            show = (screen_sql, screen_params, near)
+        stored, next_outputs = _answer_insert(
             judgment=judgment,
             rows=rows,
             items_done=item.position,
             update=update,
             next_position=next_position,
+            show=show,
         )
         if not stored:
             # Another submit for this item won the race (or the hold ended meanwhile).
@@ -615,6 +665,7 @@ def _judgment_store(
                 expires_at=update.get("expires_at"),
                 shown_at=now,
             )
+            held.next_outputs = next_outputs
         return Recorded(created, True, False, done, task.size, finished), held
 
     with transaction.atomic():
@@ -669,7 +720,8 @@ def _answer_insert(
     items_done: int,
     update: dict[str, Any],
     next_position: int | None,
-) -> bool:
+    show: tuple[str, list[Any], str | None] | None = None,
+) -> tuple[bool, list[ItemOutput] | None]:
     """Store a new answer if its assignment still is at ``items_done`` and active or done:
     ``UPDATE`` the assignment with ``update`` (its shown item becomes the task's item at
     ``next_position`` when given), insert ``judgment`` (its pk set here) and its values
@@ -677,8 +729,11 @@ def _answer_insert(
     assignment has moved on: another submit won the race, or the hold ended.
 
     On PostgreSQL this is one statement (data-modifying ``WITH``), atomic by itself: one round
-    trip instead of BEGIN, three statements and COMMIT. Elsewhere (SQLite, which has no
-    data-modifying ``WITH``) the same three statements run in a transaction."""
+    trip instead of BEGIN, three statements and COMMIT. With ``show`` (a ``_context_request``
+    and its ``near``) the same statement also reads the next item's outputs, returned beside
+    the flag (its snapshot is from before the write, which changes nothing they show). Elsewhere
+    (SQLite, which has no data-modifying ``WITH``) the same three statements run in a
+    transaction and the outputs are None: the caller reads them."""
     db = transaction.get_connection()
     advance, params = _advance_sql(
         db=db,
@@ -694,7 +749,7 @@ def _answer_insert(
             with db.cursor() as cursor:
                 cursor.execute(advance, params)
                 if not cursor.rowcount:
-                    return False
+                    return False, None
             judgment.save(force_insert=True, using=db.alias)
             JudgmentValue.objects.using(db.alias).bulk_create(
                 [
@@ -702,26 +757,41 @@ def _answer_insert(
                     for o, c, v in rows
                 ]
             )
-        return True
+        return True, None
     sql, fields = _answer_sql(advance, len(rows), db.alias)
     params += [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in fields]
     for row in rows:
         params += row
+    pk = model_field(Judgment, "id").column
+    if show is None:
+        sql += f'SELECT stored."{pk}" FROM stored'
+    else:
+        screen_sql, screen_params, _near = show
+        # Ordered by the output's position: its column in ``SELECT stored.id, shown.*``.
+        order = 2 + [f.attname for f in ItemOutput._meta.concrete_fields].index("position")
+        sql += (
+            f'SELECT stored."{pk}", shown.* FROM stored LEFT JOIN ({screen_sql}) shown ON TRUE '
+            f"ORDER BY {order}"
+        )
+        params += screen_params
     with hot_cursor(db) as cursor:
         cursor.execute(sql, params)
-        found = cursor.fetchone()
-    if found is None:
-        return False
-    judgment.pk = found[0]
+        found = cursor.fetchall()
+    if not found:
+        return False, None
+    judgment.pk = found[0][0]
     judgment._state.adding = False
     judgment._state.db = db.alias
-    return True
+    if show is None or found[0][1] is None:
+        return True, None
+    return True, _context_rows([row[1:] for row in found], show[2], db)
 
 
 @cache
 def _answer_sql(advance: str, n_values: int, alias: str) -> tuple[str, list[Field[Any, Any]]]:
     """``_answer_insert``'s statement on PostgreSQL around the ``advance`` UPDATE, for a
-    judgment of ``n_values`` values; and the judgment's fields in the order of its parameters.
+    judgment of ``n_values`` values, up to its final SELECT (of ``stored``, the new judgment's
+    id); and the judgment's fields in the order of its parameters.
     Every parameter is cast to its column's type (server-side binding sends NULLs untyped)."""
     db = connections[alias]
     fields = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
@@ -744,7 +814,6 @@ def _answer_sql(advance: str, n_values: int, alias: str) -> tuple[str, list[Fiel
             FROM stored CROSS JOIN (VALUES {", ".join(row for _r in range(n_values))})
                 AS v (o, c, x)
         )
-        SELECT "{pk}" FROM stored
     """
     return sql, fields
 
