@@ -38,10 +38,11 @@ def test_compose_interpolation_gives_the_worker_count_in_every_form() -> None:
     assert "--workers" not in command or command[command.index("--workers") + 1] == "2"
 
 
-# next: each submit's answer carries the next item; page: a GET of it before each submit.
-@pytest.mark.parametrize("flow", ["next", "page"])
+# next: each submit's answer carries the next item; page: a GET of it before each submit;
+# paced: the next flow with answers due every 50 ms on average (--rate).
+@pytest.mark.parametrize(("flow", "pace"), [("next", 0.0), ("page", 0.0), ("next", 0.05)])
 def test_a_small_load_run_stores_every_acknowledged_judgment_once(
-    test_database_url: str, redis_url: str, tmp_path: Path, flow: str
+    test_database_url: str, redis_url: str, tmp_path: Path, flow: str, pace: float
 ) -> None:
     seeded = load.seed(annotators=3, items_per_annotator=6, task_size=4)
     env = load.web_environment(
@@ -52,7 +53,9 @@ def test_a_small_load_run_stores_every_acknowledged_judgment_once(
         client = load.Client(base)
         run_apart(load.warm_up(client, seeded, workers=2))
         outcomes, _ = run_apart(
-            load.load_run(client, seeded, items=6, flow=flow, repeat=0.4, stale=0.4, rng_seed=7)
+            load.load_run(
+                client, seeded, items=6, flow=flow, repeat=0.4, stale=0.4, rng_seed=7, pace=pace
+            )
         )
     finally:
         load.stop_web(server)
@@ -66,6 +69,15 @@ def test_a_small_load_run_stores_every_acknowledged_judgment_once(
     assert sum(outcomes.repeats.values()) + sum(outcomes.stales.values()) >= 5
     assert load.check(seeded, outcomes) == []
     assert Judgment.objects.count() == 18
+    # Every annotator's end is noted (the steady phase ends with the first), after the start;
+    # every answered request is noted with its send time.
+    assert len(outcomes.finished) == 3
+    assert min(outcomes.finished) > outcomes.started
+    assert len(client.sent) == sum(len(v) for v in client.latencies.values())
+    if pace:
+        # Paced: each annotator's 6 answers are due at (seeded) exponential gaps of 50 ms on
+        # average, 0.3 s in all on average; none is done before the first gap has passed.
+        assert min(outcomes.finished) - outcomes.started > 0.05
     # One read of the current item per task taken in the next flow, one per item in the page flow.
     reads = len(client.latencies.get("current", []))
     assert reads == (6 if flow == "next" else 18)
