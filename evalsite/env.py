@@ -114,6 +114,26 @@ class Env:
         return parse_database_url(raw, variable=name)
 
 
+def prepare_threshold(value: Any, *, variable: str) -> int | None:
+    """psycopg's ``prepare_threshold`` from ``?prepare_threshold=`` in a database URL: a whole
+    number of runs before a hot-path statement is prepared, or ``off`` (never prepare, as a
+    transaction-pooling PgBouncer needs)."""
+    if value is None or isinstance(value, int):
+        return value
+    text = str(value).strip().lower()
+    if text in {"off", "none", "no", "false"}:
+        return None
+    try:
+        number = int(text)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise ImproperlyConfigured(
+            f"{variable}: prepare_threshold must be a whole number or off, got {value!r}."
+        )
+    return number
+
+
 def parse_database_url(url: str, *, variable: str) -> dict[str, Any]:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()

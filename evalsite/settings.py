@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from evalsite.env import Env, local_secret_key, production_secret_key
+from evalsite.env import Env, local_secret_key, prepare_threshold, production_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env.from_os()
@@ -122,8 +122,11 @@ else:
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
     # The annotation hot path's fixed queries (evalsite/rawsql.py) are prepared by each
     # connection the second time it runs them; every other query uses client-side binding and is
-    # never prepared. (A transaction-pooling PgBouncer in between would need this off.)
-    DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 1)
+    # never prepared. A transaction-pooling PgBouncer in between needs this off:
+    # ?prepare_threshold=off in DATABASE_URL.
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = prepare_threshold(
+        DATABASES["default"]["OPTIONS"].get("prepare_threshold", 1), variable="DATABASE_URL"
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -253,3 +253,18 @@ def test_consistent_short_time_limits_are_taken(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "35"
+
+
+def test_prepare_threshold_comes_from_the_database_url() -> None:
+    from evalsite.env import prepare_threshold
+
+    assert prepare_threshold(1, variable="X") == 1
+    assert prepare_threshold("0", variable="X") == 0
+    assert prepare_threshold("5", variable="X") == 5
+    assert prepare_threshold("off", variable="X") is None
+    assert prepare_threshold("None", variable="X") is None
+    for bad in ("-1", "soon", "1.5"):
+        with pytest.raises(ImproperlyConfigured, match="prepare_threshold must be"):
+            prepare_threshold(bad, variable="X")
+    options = parse_database_url("postgres://h/db?prepare_threshold=off", variable="X")["OPTIONS"]
+    assert prepare_threshold(options["prepare_threshold"], variable="X") is None
