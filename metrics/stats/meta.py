@@ -152,10 +152,16 @@ def system_correlation_bootstrap(
 
 
 def least_squares_line(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
-    """Slope and intercept of the least-squares line y = a·x + b (for scatter plots)."""
+    """Slope and intercept of the least-squares line y = a·x + b (for scatter plots).
+
+    In closed form on centred values (numpy's pairwise sums): the same line as ``np.polyfit``,
+    but the same bits in every process. ``polyfit`` solves through LAPACK, whose threaded BLAS
+    may sum in another order in a Celery worker than in the web process, so a stored document
+    and the same one computed again differed in the last digits."""
     a = np.asarray(x, dtype=np.float64)
     b = np.asarray(y, dtype=np.float64)
     if a.size < 2 or float(np.ptp(a)) == 0.0:
         return math.nan, math.nan
-    slope, intercept = np.polyfit(a, b, 1)
-    return float(slope), float(intercept)
+    dx = a - a.mean()
+    slope = float(np.sum(dx * (b - b.mean())) / np.sum(dx * dx))
+    return slope, float(b.mean() - slope * a.mean())

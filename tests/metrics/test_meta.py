@@ -136,6 +136,23 @@ def test_the_fitted_line_is_numpys_least_squares() -> None:
     assert intercept == pytest.approx(reference.intercept)
 
 
+def test_the_closed_form_line_matches_polyfit_and_scipy_on_random_data() -> None:
+    rng = np.random.default_rng(11)
+    for n in [2, 3, 5, 21, 100]:
+        for _ in range(20):
+            x = rng.normal(50, 20, size=n)
+            y = 0.3 * x + rng.normal(0, 5, size=n) - 7
+            slope, intercept = least_squares_line(x, y)
+            fitted = np.polyfit(x, y, 1)
+            reference = sps.linregress(x, y)
+            assert slope == pytest.approx(fitted[0], rel=1e-9, abs=1e-12)
+            assert intercept == pytest.approx(fitted[1], rel=1e-9, abs=1e-9)
+            assert slope == pytest.approx(reference.slope, rel=1e-9, abs=1e-12)
+            assert intercept == pytest.approx(reference.intercept, rel=1e-9, abs=1e-9)
+    assert all(map(np.isnan, least_squares_line([3, 3, 3], [1, 2, 3])))
+    assert all(map(np.isnan, least_squares_line([1], [2])))
+
+
 def test_a_human_statistic_that_is_not_a_ratio_is_resampled_as_its_point_is() -> None:
     # Expected Wins from per-segment pairwise win counts: the point and every resample are the
     # same function of summed counts. Replayed here with scipy and the documented draw
