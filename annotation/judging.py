@@ -146,21 +146,30 @@ def _context_query(near: str | None) -> tuple[str, list[Columns]]:
     return sql, [output, item, segment, document]
 
 
-def _context_request(
-    *,
-    task_id: int,
-    position: int,
-    annotator: AbstractBaseUser,
-    ref_index: int,
-    near: str | None,
-    within: int,
-) -> tuple[str, list[Any]]:
-    """``_context_query``'s SQL (unordered) and its parameters for one item."""
+@dataclass(frozen=True)
+class _ScreenRead:
+    """The read of one item's outputs with their context (``_context_query``, unordered): its
+    SQL, its parameters, and what it joins of the neighbouring segments."""
+
+    sql: str
+    params: list[Any]
+    near: str | None
+
+
+def _screen_read(
+    *, config: ProtocolConfig, task_id: int, position: int, annotator: AbstractBaseUser
+) -> _ScreenRead:
+    """The read of the item at ``position`` of a task as the config shows it, with the first
+    reference as context. On PostgreSQL the neighbouring segments come with the outputs when the
+    config shows context (one query); elsewhere ``near`` is None and a second query reads them."""
+    near = None
+    if config.context_segments and transaction.get_connection().vendor == "postgresql":
+        near = "reference" if config.definition.mode(config.mode).shows_reference else "source"
     sql, _columns = _context_query(near)
-    params: list[Any] = [annotator.pk, ref_index]
+    params: list[Any] = [annotator.pk, 0]
     if near is not None:
-        params += [within, within]
-    return sql, [*params, task_id, position]
+        params += [config.context_segments, config.context_segments]
+    return _ScreenRead(sql, [*params, task_id, position], near)
 
 
 def _context_rows(
@@ -185,40 +194,16 @@ def _context_rows(
     return result
 
 
-def _outputs_with_context(
-    *,
-    task_id: int,
-    position: int,
-    annotator: AbstractBaseUser,
-    ref_index: int,
-    near: str | None = None,
-    within: int = 0,
-) -> list[ItemOutput]:
-    """The shown outputs of one item, each row carrying the item, segment, document, the
-    annotator's current answer and the reference used as context — one query with LEFT JOINs.
-    With ``near`` (see ``_context_query``), the first output also carries the neighbouring
-    segments within ``within`` positions: ``near_at`` and ``near_text``, in position order."""
-    sql, params = _context_request(
-        task_id=task_id,
-        position=position,
-        annotator=annotator,
-        ref_index=ref_index,
-        near=near,
-        within=within,
-    )
+def _outputs_with_context(read: _ScreenRead) -> list[ItemOutput]:
+    """The shown outputs of one item in screen order, each row carrying the item, segment,
+    document, the annotator's current answer and the reference used as context — one query with
+    LEFT JOINs. With ``read.near``, each output also carries the neighbouring segments:
+    ``near_at`` and ``near_text``, in position order."""
     db = transaction.get_connection()
     with hot_cursor(db) as cursor:
-        cursor.execute(sql + ' ORDER BY o."position" ASC', params)
+        cursor.execute(read.sql + ' ORDER BY o."position" ASC', read.params)
         rows = cursor.fetchall()
-    return _context_rows(rows, near, db)
-
-
-def _near(config: ProtocolConfig, mode: Any) -> str | None:
-    """What ``_context_query`` joins for a config's neighbouring segments: on PostgreSQL they
-    come with the outputs (one query), elsewhere in a second query (None)."""
-    if config.context_segments and transaction.get_connection().vendor == "postgresql":
-        return "reference" if mode.shows_reference else "source"
-    return None
+    return _context_rows(rows, read.near, db)
 
 
 @dataclass
@@ -327,22 +312,15 @@ def _screen_at(
     current = assignment.items_done
     protocol = config.definition
     mode = protocol.mode(config.mode)
-    near = _near(config, mode)
+    read = _screen_read(config=config, task_id=task.pk, position=position, annotator=annotator)
     if outputs is None:
-        outputs = _outputs_with_context(
-            task_id=task.pk,
-            position=position,
-            annotator=annotator,
-            ref_index=0,
-            near=near,
-            within=config.context_segments,
-        )
+        outputs = _outputs_with_context(read)
     item = outputs[0].item
     segment = item.segment
     context_before: list[str] = []
     context_after: list[str] = []
     if config.context_segments:
-        if near is not None:
+        if read.near is not None:
             rows = list(zip(outputs[0].near_at, outputs[0].near_text, strict=True))
         else:
             low = segment.position_in_document - config.context_segments
@@ -483,7 +461,7 @@ def judgment_record(
     submit never re-claims a task; reading the current item says what to do).
     """
     now = now or timezone.now()
-    recorded, advanced = _judgment_store(
+    recorded, advanced, next_outputs = _judgment_store(
         assignment_id=assignment_id,
         annotator=annotator,
         item_id=item_id,
@@ -504,7 +482,7 @@ def judgment_record(
             position=advanced.items_done,
             now=now,
             mark_shown=False,
-            outputs=advanced.next_outputs,
+            outputs=next_outputs,
         )
     else:
         screen = _current_screen(assignment_id=assignment_id, annotator=annotator, now=now)
@@ -550,10 +528,10 @@ def _judgment_store(
     now: datetime,
     outputs: list[ItemOutput] | None,
     with_next: bool,
-) -> tuple[Recorded, Assignment | None]:
+) -> tuple[Recorded, Assignment | None, list[ItemOutput] | None]:
     """``judgment_record`` without the next screen; with a new answer and ``with_next``, also
-    the advanced assignment as stored (its task and config loaded, the next item noted), with
-    ``next_outputs``: the next item's outputs when the write read them too (else None)."""
+    the advanced assignment as stored (its task and config loaded, the next item noted) and
+    the next item's outputs when the write read them too (else None)."""
     if outputs is None:
         outputs = submission_outputs(
             assignment_id=assignment_id, annotator=annotator, item_id=item_id
@@ -574,7 +552,7 @@ def _judgment_store(
         )
     ):
         # The same submit again (a double click, a retried request): already stored.
-        return _replay(first.j_id, first.a_done, task.size), None
+        return _replay(first.j_id, first.a_done, task.size), None, None
     if first.a_status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
         raise JudgmentError(
             "not_active",
@@ -624,19 +602,12 @@ def _judgment_store(
             submitted_at=now,
             seconds=seconds,
         )
+        # The next item's outputs come back from the same statement where it can.
         show = None
         if next_position is not None:
-            # The next item's outputs come back from the same statement where it can.
-            near = _near(config, config.definition.mode(config.mode))
-            screen_sql, screen_params = _context_request(
-                task_id=task.pk,
-                position=next_position,
-                annotator=annotator,
-                ref_index=0,
-                near=near,
-                within=config.context_segments,
+            show = _screen_read(
+                config=config, task_id=task.pk, position=next_position, annotator=annotator
             )
-            show = (screen_sql, screen_params, near)
         stored, next_outputs = _answer_insert(
             judgment=judgment,
             rows=rows,
@@ -649,7 +620,7 @@ def _judgment_store(
             # Another submit for this item won the race (or the hold ended meanwhile).
             existing = Judgment.objects.filter(annotator=annotator, item=item).first()
             if existing is not None and existing.submission_id == submission_id:
-                return _replay(existing.pk, done, task.size), None
+                return _replay(existing.pk, done, task.size), None, None
             raise _not_current()
         created = judgment
         campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
@@ -665,8 +636,7 @@ def _judgment_store(
                 expires_at=update.get("expires_at"),
                 shown_at=now,
             )
-            held.next_outputs = next_outputs
-        return Recorded(created, True, False, done, task.size, finished), held
+        return Recorded(created, True, False, done, task.size, finished), held, next_outputs
 
     with transaction.atomic():
         # A revision keeps the item's timing: the time to the first answer.
@@ -710,7 +680,7 @@ def _judgment_store(
             seconds=first.j_seconds,
         )
     finished = first.a_done >= task.size
-    return Recorded(revised, False, False, first.a_done, task.size, finished), None
+    return Recorded(revised, False, False, first.a_done, task.size, finished), None, None
 
 
 def _answer_insert(
@@ -720,7 +690,7 @@ def _answer_insert(
     items_done: int,
     update: dict[str, Any],
     next_position: int | None,
-    show: tuple[str, list[Any], str | None] | None = None,
+    show: _ScreenRead | None = None,
 ) -> tuple[bool, list[ItemOutput] | None]:
     """Store a new answer if its assignment still is at ``items_done`` and active or done:
     ``UPDATE`` the assignment with ``update`` (its shown item becomes the task's item at
@@ -729,8 +699,8 @@ def _answer_insert(
     assignment has moved on: another submit won the race, or the hold ended.
 
     On PostgreSQL this is one statement (data-modifying ``WITH``), atomic by itself: one round
-    trip instead of BEGIN, three statements and COMMIT. With ``show`` (a ``_context_request``
-    and its ``near``) the same statement also reads the next item's outputs, returned beside
+    trip instead of BEGIN, three statements and COMMIT. With ``show`` (the next item's
+    ``_screen_read``) the same statement also reads the next item's outputs, returned beside
     the flag (its snapshot is from before the write, which changes nothing they show). Elsewhere
     (SQLite, which has no data-modifying ``WITH``) the same three statements run in a
     transaction and the outputs are None: the caller reads them."""
@@ -766,14 +736,13 @@ def _answer_insert(
     if show is None:
         sql += f'SELECT stored."{pk}" FROM stored'
     else:
-        screen_sql, screen_params, _near = show
         # Ordered by the output's position: its column in ``SELECT stored.id, shown.*``.
         order = 2 + [f.attname for f in ItemOutput._meta.concrete_fields].index("position")
         sql += (
-            f'SELECT stored."{pk}", shown.* FROM stored LEFT JOIN ({screen_sql}) shown ON TRUE '
+            f'SELECT stored."{pk}", shown.* FROM stored LEFT JOIN ({show.sql}) shown ON TRUE '
             f"ORDER BY {order}"
         )
-        params += screen_params
+        params += show.params
     with hot_cursor(db) as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
@@ -784,7 +753,7 @@ def _answer_insert(
     judgment._state.db = db.alias
     if show is None or found[0][1] is None:
         return True, None
-    return True, _context_rows([row[1:] for row in found], show[2], db)
+    return True, _context_rows([row[1:] for row in found], show.near, db)
 
 
 @cache
