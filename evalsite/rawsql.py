@@ -75,30 +75,46 @@ def _plain(model: type[Model]) -> bool:
     return True
 
 
-# Per connection (the converters are the backend's): a field's converters, as the ORM applies them.
-_CONVERTERS: WeakKeyDictionary[
-    BaseDatabaseWrapper, dict[Field[Any, Any], tuple[Col, list[Any]]]
+# Per connection (the converters are the backend's), per list of fields (keyed by their ids, as
+# a field's own hash is computed in Python): the fields that have converters, with them.
+_CONVERSIONS: WeakKeyDictionary[
+    BaseDatabaseWrapper, dict[tuple[int, ...], list[tuple[int, Col, list[Any]]]]
 ] = WeakKeyDictionary()
 
 
+def _conversions(
+    fields: Sequence[Field[Any, Any]], db: BaseDatabaseWrapper
+) -> list[tuple[int, Col, list[Any]]]:
+    """(position, column, converters) of each of ``fields`` that the ORM converts on reading."""
+    known = _CONVERSIONS.get(db)
+    if known is None:
+        known = _CONVERSIONS[db] = {}
+    key = tuple(map(id, fields))
+    plan = known.get(key)
+    if plan is None:
+        plan = []
+        for position, field in enumerate(fields):
+            col = field.get_col(field.model._meta.db_table)
+            converters = db.ops.get_db_converters(col) + col.get_db_converters(db)
+            if converters:
+                plan.append((position, col, converters))
+        known[key] = plan
+    return plan
+
+
 def converted(
-    values: Sequence[Any], fields: list[Field[Any, Any]], db: BaseDatabaseWrapper
+    values: Sequence[Any], fields: Sequence[Field[Any, Any]], db: BaseDatabaseWrapper
 ) -> list[Any]:
-    """Values as the database returned them for ``fields``, as the ORM would read them."""
-    known = _CONVERTERS.setdefault(db, {})
-    result = []
-    for value, column in zip(values, fields, strict=True):
-        entry = known.get(column)
-        if entry is None:
-            col = column.get_col(column.model._meta.db_table)
-            entry = known[column] = (
-                col,
-                db.ops.get_db_converters(col) + col.get_db_converters(db),
-            )
-        col, converters = entry
+    """Values as the database returned them for ``fields``, as the ORM would read them. Most
+    columns have no converter (on PostgreSQL, all but JSON): only those that do are touched."""
+    if len(values) != len(fields):
+        raise ValueError(f"{len(values)} values for {len(fields)} fields")
+    result = list(values)
+    for position, col, converters in _conversions(fields, db):
+        value = result[position]
         for convert in converters:
             value = convert(value, col, db)
-        result.append(value)
+        result[position] = value
     return result
 
 
