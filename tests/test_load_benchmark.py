@@ -5,6 +5,9 @@ checks it ends with — which must also catch a lost judgment. No timing is asse
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -86,3 +89,32 @@ def test_a_small_load_run_stores_every_acknowledged_judgment_once(
     Judgment.objects.filter(pk=outcomes.acknowledged[0][3]).delete()
     problems = load.check(seeded, outcomes)
     assert any("1 acknowledged judgments lost" in p for p in problems), problems
+
+
+def test_the_client_runs_on_uvloop_at_a_raised_priority() -> None:
+    """What the benchmark does to its client before the load (in a process of its own: both
+    change process-wide state). uvloop comes with the dev dependencies; raising the priority
+    needs root, and the message says so where it is refused."""
+    script = (
+        "import asyncio, os\n"
+        "from benchmarks import load\n"
+        "print(load.use_fast_event_loop())\n"
+        "print(type(asyncio.new_event_loop()).__module__)\n"
+        "print(load.raise_client_priority(0))\n"
+        "print(load.raise_client_priority(-3))\n"
+        "print(os.getpriority(os.PRIO_PROCESS, 0))\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True
+    )
+    loop, module, unchanged, raised, nice = done.stdout.splitlines()
+    assert loop.startswith("client event loop: uvloop ")
+    assert module.startswith("uvloop")
+    assert unchanged.startswith("client priority: unchanged (nice 0")
+    if os.geteuid() == 0:
+        assert raised.startswith("client priority: nice -3 (server at 0)")
+        assert nice == "-3"
+    else:
+        assert "not permitted" in raised
+        assert nice == "0"
