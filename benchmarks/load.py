@@ -413,9 +413,9 @@ def raise_client_priority(nice: int) -> str:
     """Give this process (the client, all its threads started from now on) the scheduling
     priority ``nice``. The client shares the cores with the server, which annotators' browsers
     do not: at the same priority, a response that waits in its socket while the client waits for
-    a core is counted as server latency. Lowering the nice value makes the client run first when
-    a response arrives, so such waits mostly vanish from the figures; its CPU is still taken
-    from the server. Says what was done; needs root or CAP_SYS_NICE to go below 0."""
+    a core is counted as server latency. A lower nice value lets the client run first when a
+    response arrives (its CPU is still taken from the server). Says what was done; needs root
+    or CAP_SYS_NICE to go below 0."""
     if nice == 0:
         return "client priority: unchanged (nice 0, as the server)"
     try:
