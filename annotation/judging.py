@@ -48,7 +48,7 @@ from annotation.models import (
 from annotation.protocols import Protocol
 from annotation.signals import campaign_data_changed
 from annotation.tasking import TaskError, assignment_resume
-from evalsite.rawsql import Columns, chain, converted, hot_cursor, model_field
+from evalsite.rawsql import Columns, chain, converted, hot_rows, model_field
 
 
 class JudgmentError(Exception):
@@ -87,11 +87,10 @@ def _assignment_for(assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> As
     ``select_related("task__config__campaign")``), or 404."""
     sql, columns = _assignment_query()
     db = transaction.get_connection()
-    with hot_cursor(db) as cursor:
-        cursor.execute(
-            sql, [model_field(Assignment, "id").get_db_prep_value(assignment_id, db), annotator.pk]
-        )
-        row = cursor.fetchone()
+    rows = hot_rows(
+        db, sql, [model_field(Assignment, "id").get_db_prep_value(assignment_id, db), annotator.pk]
+    )
+    row = rows[0] if rows else None
     if row is None:
         raise JudgmentError("not_found", _("No such task."), 404)
     assignment, _rest = chain(row, columns, ["task", "config", "campaign"], db)
@@ -200,9 +199,7 @@ def _outputs_with_context(read: _ScreenRead) -> list[ItemOutput]:
     LEFT JOINs. With ``read.near``, each output also carries the neighbouring segments:
     ``near_at`` and ``near_text``, in position order."""
     db = transaction.get_connection()
-    with hot_cursor(db) as cursor:
-        cursor.execute(read.sql + ' ORDER BY o."position" ASC', read.params)
-        rows = cursor.fetchall()
+    rows = hot_rows(db, read.sql + ' ORDER BY o."position" ASC', read.params)
     return _context_rows(rows, read.near, db)
 
 
@@ -289,9 +286,11 @@ def _neighbours(*, segment: Segment, low: int, high: int, references: bool) -> l
     """(position in document, text) of the other segments of the document whose position is
     within ``low``..``high``: their first references (``references``) or their sources,
     unordered."""
-    with hot_cursor(transaction.get_connection()) as cursor:
-        cursor.execute(_neighbours_query(references), [segment.document_id, low, high, segment.pk])
-        return cursor.fetchall()
+    return hot_rows(
+        transaction.get_connection(),
+        _neighbours_query(references),
+        [segment.document_id, low, high, segment.pk],
+    )
 
 
 def _screen_at(
@@ -423,9 +422,7 @@ def submission_outputs(
     sql, columns, names, fields = _submission_query()
     db = transaction.get_connection()
     assignment_key = model_field(Assignment, "id").get_db_prep_value(assignment_id, db)
-    with hot_cursor(db) as cursor:
-        cursor.execute(sql, [annotator.pk, assignment_key, annotator.pk, item_id])
-        rows = cursor.fetchall()
+    rows = hot_rows(db, sql, [annotator.pk, assignment_key, annotator.pk, item_id])
     result = []
     for row in rows:
         output, rest = chain(row, columns, ["item", "task", "config"], db)
@@ -743,9 +740,7 @@ def _answer_insert(
             f"ORDER BY {order}"
         )
         params += show.params
-    with hot_cursor(db) as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
+    found = hot_rows(db, sql, params)
     if not found:
         return False, None
     judgment.pk = found[0][0]

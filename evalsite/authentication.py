@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from evalsite.rawsql import Columns, chain, hot_cursor, model_field
+from evalsite.rawsql import Columns, chain, hot_rows, model_field
 
 
 @cache
@@ -41,12 +41,10 @@ class TokenAuthentication(authentication.TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, Token]:
         sql, columns = _token_query()
         db = transaction.get_connection()
-        with hot_cursor(db) as cursor:
-            cursor.execute(sql, [key])
-            row = cursor.fetchone()
-        if row is None:
+        rows = hot_rows(db, sql, [key])
+        if not rows:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
-        token, _rest = chain(row, columns, ["user"], db)
+        token, _rest = chain(rows[0], columns, ["user"], db)
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
         return token.user, token

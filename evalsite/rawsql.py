@@ -6,10 +6,10 @@ the rest of the request. Such queries are written once per process; their rows b
 instances as select_related makes them: every concrete column, the database's converters
 applied, related instances cached.
 
-On PostgreSQL they also run on a cursor with server-side binding (``hot_cursor``), so that each
-connection prepares them once (the settings' ``prepare_threshold``) instead of planning their
-joins on every request. Every other query keeps Django's client-side binding, which never
-prepares.
+On PostgreSQL they also run on a cursor with server-side binding (``hot_cursor``, ``hot_rows``),
+so that each connection prepares them once (the settings' ``prepare_threshold``) instead of
+planning their joins on every request. Every other query keeps Django's client-side binding,
+which never prepares.
 """
 
 from __future__ import annotations
@@ -176,3 +176,37 @@ def hot_cursor(db: BaseDatabaseWrapper) -> Iterator[CursorWrapper]:
     wrapper = _LoggedHotCursor if db.queries_logged else CursorWrapper
     with wrapper(raw, db) as cursor:
         yield cursor
+
+
+# Per connection: the raw connection and the server-binding cursor that ``hot_rows`` reuses on
+# it (a new raw connection, after a close or a failure, gets a new cursor).
+_HOT_CURSORS: WeakKeyDictionary[BaseDatabaseWrapper, tuple[Any, Any]] = WeakKeyDictionary()
+
+
+def hot_rows(db: BaseDatabaseWrapper, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Every row of one fixed hot-path query, as ``hot_cursor`` runs it and with the same
+    checks and error translation (the thread, a failed health check, a broken transaction,
+    the driver's errors raised as Django's), but on PostgreSQL without Django's cursor wrapper
+    around it and on one server-binding cursor kept per connection: the wrapper (a context
+    manager, an attribute lookup and an error wrapper per call) and a new cursor per query
+    cost about as much CPU as the driver's own execute and fetch. Whenever queries are logged
+    (``DEBUG``, tests counting them) or an ``execute_wrapper`` is installed, the query goes
+    through ``hot_cursor``, so both see it as any other."""
+    if db.vendor != "postgresql" or db.queries_logged or db.execute_wrappers:
+        with hot_cursor(db) as wrapped:
+            wrapped.execute(sql, params)
+            return wrapped.fetchall()
+    db.validate_thread_sharing()
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    db.validate_no_broken_transaction()
+    raw = db.connection
+    kept = _HOT_CURSORS.get(db)
+    if kept is None or kept[0] is not raw:
+        from django.db.backends.postgresql.base import ServerBindingCursor
+
+        kept = _HOT_CURSORS[db] = (raw, ServerBindingCursor(raw))
+    cursor = kept[1]
+    with db.wrap_database_errors:
+        cursor.execute(sql, params)
+        return cursor.fetchall()

@@ -1,5 +1,7 @@
 """Rows of the hot-path SQL (evalsite/rawsql.py) become the instances the ORM makes: every field's
-value, the database's converters applied, loaded from the database (not adding)."""
+value, the database's converters applied, loaded from the database (not adding). ``hot_rows``
+answers as a Django cursor does: the same rows, Django's errors, queries seen by the tools that
+watch them."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import models, transaction
+from django.db import DatabaseError, ProgrammingError, connections, models, transaction
 from django.db.models.signals import post_init
+from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
 from annotation.models import (
@@ -24,7 +28,7 @@ from annotation.models import (
     Task,
 )
 from annotation.tasking import task_assign_next
-from evalsite.rawsql import Columns, hot_cursor
+from evalsite.rawsql import Columns, hot_cursor, hot_rows
 from tests.factories import full_answer, make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db
@@ -104,3 +108,60 @@ def test_a_model_with_a_post_init_receiver_is_made_by_the_orm(owner) -> None:  #
         post_init.disconnect(note, sender=Campaign)
     same(ours, orm)
     assert seen == [campaign.pk, campaign.pk]  # once for ours, once for the ORM's
+
+
+SERIES = "SELECT n, n * %s FROM generate_series(1, %s) AS n ORDER BY n"
+
+
+def test_hot_rows_answers_as_a_django_cursor() -> None:
+    db = transaction.get_connection()
+    with db.cursor() as cursor:
+        cursor.execute(SERIES, [3, 4])
+        expected = cursor.fetchall()
+    assert expected == [(1, 3), (2, 6), (3, 9), (4, 12)]
+    # Repeated past the prepare threshold, on the cursor kept for the connection.
+    for _ in range(8):
+        assert hot_rows(db, SERIES, [3, 4]) == expected
+    assert hot_rows(db, "SELECT 1 WHERE false", []) == []
+
+
+def test_hot_rows_raises_djangos_errors_and_keeps_working() -> None:
+    db = transaction.get_connection()
+    with pytest.raises(ProgrammingError), transaction.atomic():
+        hot_rows(db, "SELECT no_such_column FROM generate_series(1, 2)", [])
+    # Back at the savepoint, the kept cursor runs the next query.
+    assert hot_rows(db, SERIES, [2, 2]) == [(1, 2), (2, 4)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hot_rows_in_a_broken_transaction_and_after_a_reconnect() -> None:
+    db = connections["default"]
+    with transaction.atomic():
+        with pytest.raises(DatabaseError), transaction.atomic(savepoint=False):
+            hot_rows(db, "SELECT 1 / 0", [])
+        # As Django's cursors do: no query in a transaction marked for rollback.
+        with pytest.raises(TransactionManagementError):
+            hot_rows(db, "SELECT 1", [])
+    assert hot_rows(db, "SELECT 1", []) == [(1,)]
+    first = db.connection
+    db.close()
+    assert hot_rows(db, SERIES, [5, 1]) == [(1, 5)]
+    assert db.connection is not first
+
+
+def test_hot_rows_are_seen_by_query_logging_and_execute_wrappers() -> None:
+    db = transaction.get_connection()
+    with CaptureQueriesContext(db) as captured:
+        assert hot_rows(db, SERIES, [7, 1]) == [(1, 7)]
+    assert len(captured.captured_queries) == 1
+    assert "generate_series(1, 1)" in captured.captured_queries[0]["sql"]
+
+    seen: list[str] = []
+
+    def wrapper(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with db.execute_wrapper(wrapper):
+        assert hot_rows(db, SERIES, [1, 2]) == [(1, 1), (2, 2)]
+    assert seen == [SERIES]
