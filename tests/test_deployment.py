@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,6 +142,48 @@ def test_a_bad_process_count_stops_the_service_naming_the_variable(
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert message in done.stderr, done.stderr
+
+
+GC_PROBE = """\
+import gc
+import json
+
+
+def application(environ, start_response):
+    start_response("200 OK", [("Content-Type", "application/json")])
+    return [json.dumps(gc.get_threshold()).encode()]
+"""
+
+
+def test_web_workers_run_the_cycle_collector_at_the_configured_threshold(tmp_path: Path) -> None:
+    """The compose web command's config sets each worker's collector thresholds (fewer
+    collections per request; evalsite/gunicorn_config.py). A worker of that command, serving a
+    probe app instead of ours, reports them."""
+    from evalsite.gunicorn_config import GC_THRESHOLD
+
+    assert GC_THRESHOLD[0] > 700  # above Python's default, or this tests nothing
+    (tmp_path / "gc_probe.py").write_text(GC_PROBE)
+    port = free_port()
+    command = [
+        f"127.0.0.1:{port}"
+        if p == "0.0.0.0:8000"
+        else "gc_probe:application"
+        if p == "evalsite.wsgi:application"
+        else p
+        for p in compose_command("web")
+    ]
+    assert "gc_probe:application" in command
+    env = production_environment(EVALSITE_VAR_DIR=str(tmp_path / "var"), WEB_CONCURRENCY="1")
+    env["PYTHONPATH"] = str(tmp_path)
+    server = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/", server)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            assert tuple(json.loads(response.read())) == GC_THRESHOLD
+    finally:
+        stop(server)
 
 
 # --- The end-to-end campaign over HTTP --------------------------------------------------------
