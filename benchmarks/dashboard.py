@@ -74,6 +74,12 @@ def emit(line: str = "") -> None:
 
 def recreate_database(url: str) -> None:
     """Drop and create the database of ``url`` (connecting to the server's ``postgres``)."""
+    drop_database(url, create=True)
+
+
+def drop_database(url: str, *, create: bool = False) -> None:
+    """Drop the database of ``url`` if it exists, its sessions ended (connecting to the
+    server's ``postgres``); with ``create``, create it again, empty."""
     import psycopg
 
     parts = urlsplit(url)
@@ -83,7 +89,8 @@ def recreate_database(url: str) -> None:
     admin = urlunsplit(parts._replace(path="/postgres", query=""))
     with psycopg.connect(admin, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{name}"')
+        if create:
+            connection.execute(f'CREATE DATABASE "{name}"')
 
 
 def setup_django() -> None:

@@ -166,16 +166,27 @@ def hot_cursor(db: BaseDatabaseWrapper) -> Iterator[CursorWrapper]:
         with db.cursor() as cursor:
             yield cursor
         return
-    from django.db.backends.postgresql.base import ServerBindingCursor
-
-    db.validate_thread_sharing()
-    db.close_if_health_check_failed()
-    db.ensure_connection()
+    connection = _checked_connection(db)
     with db.wrap_database_errors:
-        raw = ServerBindingCursor(db.connection)
+        raw = _server_binding_cursor(connection)
     wrapper = _LoggedHotCursor if db.queries_logged else CursorWrapper
     with wrapper(raw, db) as cursor:
         yield cursor
+
+
+def _checked_connection(db: BaseDatabaseWrapper) -> Any:
+    """The driver's connection, after the checks ``db.cursor()`` makes before it hands out a
+    cursor: the thread, a failed health check (which reconnects), a connection opened."""
+    db.validate_thread_sharing()
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    return db.connection
+
+
+def _server_binding_cursor(connection: Any) -> Any:
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    return ServerBindingCursor(connection)
 
 
 # Per connection: the raw connection and the server-binding cursor that ``hot_rows`` reuses on
@@ -196,16 +207,11 @@ def hot_rows(db: BaseDatabaseWrapper, sql: str, params: Sequence[Any]) -> list[t
         with hot_cursor(db) as wrapped:
             wrapped.execute(sql, params)
             return wrapped.fetchall()
-    db.validate_thread_sharing()
-    db.close_if_health_check_failed()
-    db.ensure_connection()
+    raw = _checked_connection(db)
     db.validate_no_broken_transaction()
-    raw = db.connection
     kept = _HOT_CURSORS.get(db)
     if kept is None or kept[0] is not raw:
-        from django.db.backends.postgresql.base import ServerBindingCursor
-
-        kept = _HOT_CURSORS[db] = (raw, ServerBindingCursor(raw))
+        kept = _HOT_CURSORS[db] = (raw, _server_binding_cursor(raw))
     cursor = kept[1]
     with db.wrap_database_errors:
         cursor.execute(sql, params)

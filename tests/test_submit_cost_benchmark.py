@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
+from benchmarks.dashboard import drop_database
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,9 +38,7 @@ def test_a_tiny_run_prints_the_cost_of_each_kind(test_database_url: str, redis_u
             timeout=300,
         )
     finally:
-        admin = urlunsplit(parts._replace(path="/postgres", query=""))
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_database(url)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert re.search(r"reference /healthz: +\d+ µs of web CPU per request", out), out
