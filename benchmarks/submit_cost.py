@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextvars
 import io
 import os
 import shutil
@@ -39,6 +40,10 @@ from benchmarks.dashboard import emit, recreate_database  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/evalsite_cost?conn_max_age=60"
 
+# The kind of the request in flight, per asyncio task: the annotators' tasks interleave, so an
+# attribute of the client would name whichever request was sent last, not the one answered.
+_KIND: contextvars.ContextVar[str] = contextvars.ContextVar("kind")
+
 
 class InProcessClient(load.Client):
     """The load benchmark's client, with each request handed to Django's WSGI handler in this
@@ -54,12 +59,11 @@ class InProcessClient(load.Client):
         # own.
         self.thread = ThreadPoolExecutor(max_workers=1)
         self.cpu: dict[str, float] = {}
-        self.kind = ""
 
     async def request(
         self, kind: str, method: str, path: str, token: str | None = None, body: Any = None
     ) -> load.Answer | None:
-        self.kind = kind
+        _KIND.set(kind)
         return await super().request(kind, method, path, token, body)
 
     def clear(self) -> None:
@@ -95,8 +99,11 @@ class InProcessClient(load.Client):
             else:
                 environ[f"HTTP_{key}"] = value.strip()
         loop = asyncio.get_running_loop()
-        status, data, cpu = await loop.run_in_executor(self.thread, self._call, environ)
-        self.cpu[self.kind] = self.cpu.get(self.kind, 0.0) + cpu
+        status, data, cpu = await loop.run_in_executor(
+            self.thread, contextvars.copy_context().run, self._call, environ
+        )
+        kind = _KIND.get()
+        self.cpu[kind] = self.cpu.get(kind, 0.0) + cpu
         return status, data
 
     def _call(self, environ: dict[str, Any]) -> tuple[int, bytes, float]:
