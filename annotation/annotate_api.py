@@ -213,12 +213,15 @@ def my_tasks(request: Request) -> Response:
 def config_take(request: Request, config_id: int) -> Response:
     """Pull: the caller's task in progress of a protocol, or the next free one (204 if none)."""
     config = get_object_or_404(
-        ProtocolConfig, pk=config_id, campaign__in=campaigns_annotated_by(request.user)
+        ProtocolConfig.objects.select_related("campaign"),
+        pk=config_id,
+        campaign__in=campaigns_annotated_by(request.user),
     )
     assignment = task_assign_next(config=config, annotator=request.user)
     if assignment is None:
         return Response(status=status.HTTP_204_NO_CONTENT)
-    assignment = Assignment.objects.select_related("task__config__campaign").get(pk=assignment.pk)
+    # The serializer reads the task's config and campaign: the ones just read, not a query more.
+    assignment.task.config = config
     return Response(AssignmentSerializer(assignment).data)
 
 

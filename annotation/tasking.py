@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
+from itertools import chain
 
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core import signing
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 from django.utils.text import slugify
@@ -46,6 +49,7 @@ from annotation.taskplan import (
     make_bad_reference,
     plan_tasks,
 )
+from evalsite.rawsql import hot_rows, model_field
 
 logger = logging.getLogger(__name__)
 
@@ -262,8 +266,21 @@ def _build(config: ProtocolConfig) -> BuildResult:
 
 
 def assignments_expire(*, now: datetime | None = None) -> int:
-    """Return the tasks of annotators idle past their hold to the pool; the number expired."""
+    """Return the tasks of annotators idle past their hold to the pool; the number expired.
+
+    Every pull and every visit to My tasks calls this first, so on PostgreSQL it is one
+    statement (data-modifying ``WITH``), atomic by itself: one round trip where nothing has
+    expired, instead of BEGIN, a SELECT and COMMIT. Holds another call is expiring at this
+    moment are passed over (SKIP LOCKED), as elsewhere."""
     now = now or timezone.now()
+    db = transaction.get_connection()
+    if db.vendor == "postgresql":
+        rows = hot_rows(
+            db,
+            _expire_sql(),
+            [Assignment.Status.EXPIRED, Assignment.Status.ACTIVE, now],
+        )
+        return int(rows[0][0])
     with transaction.atomic():
         rows = list(
             Assignment.objects.select_for_update(skip_locked=True)
@@ -278,6 +295,33 @@ def assignments_expire(*, now: datetime | None = None) -> int:
         for task_id, n in Counter(task_id for _, task_id in rows).items():
             Task.objects.filter(pk=task_id).update(slots_taken=F("slots_taken") - n)
     return len(rows)
+
+
+@cache
+def _expire_sql() -> str:
+    """``assignments_expire``'s statement on PostgreSQL: mark the holds past their time
+    expired and give their tasks the slots back; the number expired."""
+    assignment, task = Assignment._meta.db_table, Task._meta.db_table
+    status = model_field(Assignment, "status").column
+    expires = model_field(Assignment, "expires_at").column
+    task_id = model_field(Assignment, "task").column
+    slots = model_field(Task, "slots_taken").column
+    return f"""
+        WITH expired AS (
+            UPDATE "{assignment}" SET "{status}" = %s
+            WHERE "id" IN (
+                SELECT "id" FROM "{assignment}"
+                WHERE "{status}" = %s AND "{expires}" < %s
+                FOR UPDATE SKIP LOCKED
+            )
+            RETURNING "{task_id}"
+        ), freed AS (
+            UPDATE "{task}" t SET "{slots}" = t."{slots}" - e.n
+            FROM (SELECT "{task_id}", count(*) AS n FROM expired GROUP BY "{task_id}") e
+            WHERE t."id" = e."{task_id}"
+        )
+        SELECT count(*) FROM expired
+    """
 
 
 def _claim_slot(task_id: int) -> bool:
@@ -297,7 +341,8 @@ def task_assign_next(
     *, config: ProtocolConfig, annotator: AbstractBaseUser, now: datetime | None = None
 ) -> Assignment | None:
     """Pull: the annotator's task in progress, or the next task with a free slot (earlier tasks
-    first, so tasks fill up and finish). ``None`` when nothing is left for them."""
+    first, so tasks fill up and finish; a task another pull is claiming at this moment is passed
+    over for the next one). ``None`` when nothing is left for them."""
     now = now or timezone.now()
     assignments_expire(now=now)
     with transaction.atomic():
@@ -319,13 +364,15 @@ def task_assign_next(
         )
         # Resume an expired task of one's own first, then fresh ones.
         resumable = [t for t, status in mine.items() if status == Assignment.Status.EXPIRED]
-        fresh = (
+        free = (
             Task.objects.filter(config=config, slots_taken__lt=F("annotations_needed"))
             .exclude(pk__in=list(mine))
             .order_by("position")
-            .values_list("pk", flat=True)
         )
-        for task_id in [*sorted(resumable), *fresh[:50]]:
+        candidates: Iterator[tuple[int, Task | None]] = chain(
+            ((task_id, None) for task_id in sorted(resumable)), _free_tasks(free)
+        )
+        for task_id, task in candidates:
             if not _claim_slot(task_id):
                 continue
             if task_id in mine:
@@ -337,14 +384,32 @@ def task_assign_next(
                 return Assignment.objects.select_related("task").get(
                     task_id=task_id, annotator=annotator
                 )
-            return Assignment.objects.create(
+            assignment = Assignment.objects.create(
                 task_id=task_id,
                 annotator=annotator,
                 origin=Assignment.Origin.PULL,
                 claimed_at=now,
                 expires_at=_hold_until(config, now),
             )
+            if task is not None:
+                task.slots_taken += 1
+                assignment.task = task
+            return assignment
     return None
+
+
+def _free_tasks(free: QuerySet[Task]) -> Iterator[tuple[int, Task | None]]:
+    """The tasks of ``free`` to try to claim, in order, as (id, the task when loaded), read only
+    as far as the caller goes: first the first one no other pull is claiming right now (SKIP
+    LOCKED; this pull then holds its row, so its claim cannot fail), so annotators pulling at
+    once each get a task at once instead of queueing on one row, each waiting for the pull
+    before it to commit and then finding the slot gone. Then, if there is none, the first 50
+    in order, locked or not: waiting for the pulls claiming them (one may roll back) rather than
+    answering that nothing is left while a task may still be free."""
+    for task in free.select_for_update(skip_locked=True)[:1]:
+        yield task.pk, task
+    for task_id in free.values_list("pk", flat=True)[:50]:
+        yield task_id, None
 
 
 def task_assign(

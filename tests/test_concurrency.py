@@ -10,10 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
+from django.db.models import F
 
 from annotation.judging import JudgmentError, judgment_record
-from annotation.models import Assignment, Item, Judgment, Task
+from annotation.models import Assignment, Item, Judgment, ProtocolConfig, Task
 from annotation.tasking import task_assign_next
 from tests.factories import full_answer, make_config, make_rich_campaign, make_user
 
@@ -68,6 +69,99 @@ def test_twenty_annotators_pulling_at_once_never_oversubscribe_a_task(owner) -> 
         assert task.slots_taken == per_task[task.pk]
     per_annotator = Counter(Assignment.objects.values_list("annotator_id", flat=True))
     assert max(per_annotator.values()) == 1
+
+
+class ClaimInFlight:
+    """Another annotator's pull in the middle of claiming ``task``: its row locked as the pull's
+    slot UPDATE locks it, on a connection of its own, until ``end(commit=…)``."""
+
+    def __init__(self, task: Task) -> None:
+        self.locked = threading.Event()
+        self.done = threading.Event()
+        self.commit = False
+        self.thread = threading.Thread(target=self._hold, args=(task.pk,))
+        self.thread.start()
+        assert self.locked.wait(10)
+
+    def _hold(self, task_id: int) -> None:
+        try:
+            with transaction.atomic():
+                Task.objects.filter(pk=task_id).update(slots_taken=F("slots_taken") + 1)
+                self.locked.set()
+                self.done.wait(30)
+                if not self.commit:
+                    transaction.set_rollback(True)
+        finally:
+            connections.close_all()
+
+    def end(self, *, commit: bool) -> None:
+        self.commit = commit
+        self.done.set()
+        self.thread.join(30)
+
+
+def pull_in_thread(config: ProtocolConfig, annotator: Any) -> tuple[threading.Thread, list[Any]]:
+    result: list[Any] = []
+
+    def pull() -> None:
+        try:
+            result.append(task_assign_next(config=config, annotator=annotator))
+        except Exception as exc:
+            result.append(exc)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=pull)
+    thread.start()
+    return thread, result
+
+
+def test_a_pull_passes_over_a_task_another_pull_is_claiming(owner) -> None:  # type: ignore[no-untyped-def]
+    """Annotators pulling at once do not queue on one task's row: while another pull holds the
+    first free task, this one takes the next at once instead of waiting for that pull to end."""
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "adequacy_fluency", items_per_task=10, annotations_per_task=1)
+    first, second = Task.objects.filter(config=config).order_by("position")[:2]
+    annotator = make_user("puller")
+    campaign.annotators.add(annotator)
+    other = ClaimInFlight(first)
+    try:
+        thread, result = pull_in_thread(config, annotator)
+        thread.join(10)
+        # Still held: a pull that waited for the lock would not be finished.
+        assert not thread.is_alive(), "the pull waited for the other pull's claim"
+    finally:
+        other.end(commit=True)
+    thread.join(30)
+    assert isinstance(result[0], Assignment), result
+    assert result[0].task_id == second.pk
+    assert Task.objects.get(pk=first.pk).slots_taken == 1
+    assert Task.objects.get(pk=second.pk).slots_taken == 1
+
+
+def test_a_pull_waits_for_the_last_free_task_and_gets_it_if_its_claim_rolls_back(owner) -> None:  # type: ignore[no-untyped-def]
+    """Passing over claimed tasks never hides a free one: when the only free task is being
+    claimed by another pull, this one waits for it, and gets the task when that pull rolls back
+    (a skipped row is not a taken one)."""
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "adequacy_fluency", items_per_task=10, annotations_per_task=1)
+    tasks = list(Task.objects.filter(config=config).order_by("position"))
+    last = tasks[-1]
+    Task.objects.filter(pk__in=[t.pk for t in tasks[:-1]]).update(slots_taken=1)
+    annotator = make_user("puller")
+    campaign.annotators.add(annotator)
+    other = ClaimInFlight(last)
+    try:
+        thread, result = pull_in_thread(config, annotator)
+        thread.join(1.0)
+        assert thread.is_alive(), "the pull did not wait for the claim in flight"
+    finally:
+        other.end(commit=False)
+    thread.join(30)
+    assert not thread.is_alive()
+    assert isinstance(result[0], Assignment), result
+    assert result[0].task_id == last.pk
+    assert Task.objects.get(pk=last.pk).slots_taken == 1
 
 
 def test_one_annotator_double_clicking_take_gets_one_task(owner, annotator) -> None:  # type: ignore[no-untyped-def]

@@ -498,3 +498,37 @@ def test_the_context_is_the_neighbours_sources_or_first_references_in_document_o
         assert current["context_after"] == [expected[o] for o in (1,) if o in expected]
         seen += len(expected)
     assert seen > 0
+
+
+def test_expiring_gives_each_task_back_every_slot_of_its_expired_holds_and_nothing_else(
+    owner,
+) -> None:  # type: ignore[no-untyped-def]
+    """``assignments_expire`` (one statement on PostgreSQL, an ORM transaction on SQLite: this
+    module runs on both): two expired holds of one task give it two slots back, a hold still
+    within its time and a finished task are left alone, and the count says how many expired."""
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "adequacy_fluency", items_per_task=10, annotations_per_task=2)
+    first, second = Task.objects.filter(config=config).order_by("position")[:2]
+    users = [make_user(f"u{i}") for i in range(4)]
+    campaign.annotators.add(*users)
+    now = timezone.now()
+    holds = [task_assign(task=first, annotator=u) for u in users[:2]]
+    holds += [task_assign(task=second, annotator=u) for u in users[2:]]
+    Assignment.objects.filter(pk__in=[h.pk for h in holds[:3]]).update(
+        expires_at=now - timedelta(seconds=1)
+    )
+    Assignment.objects.filter(pk=holds[3].pk).update(expires_at=now + timedelta(minutes=5))
+    Assignment.objects.filter(pk=holds[2].pk).update(status=Assignment.Status.DONE)
+
+    assert assignments_expire(now=now) == 2
+    assert Task.objects.get(pk=first.pk).slots_taken == 0
+    assert Task.objects.get(pk=second.pk).slots_taken == 2
+    statuses = dict(Assignment.objects.values_list("pk", "status"))
+    assert [statuses[h.pk] for h in holds] == [
+        Assignment.Status.EXPIRED,
+        Assignment.Status.EXPIRED,
+        Assignment.Status.DONE,
+        Assignment.Status.ACTIVE,
+    ]
+    assert assignments_expire(now=now) == 0
+    assert Task.objects.get(pk=first.pk).slots_taken == 0
