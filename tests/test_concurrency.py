@@ -116,14 +116,20 @@ def pull_in_thread(config: ProtocolConfig, annotator: Any) -> tuple[threading.Th
     return thread, result
 
 
-def test_a_pull_passes_over_a_task_another_pull_is_claiming(owner) -> None:  # type: ignore[no-untyped-def]
-    """Annotators pulling at once do not queue on one task's row: while another pull holds the
-    first free task, this one takes the next at once instead of waiting for that pull to end."""
+@pytest.fixture
+def one_per_task(owner):  # type: ignore[no-untyped-def]
+    """A config whose tasks take one annotator each, its tasks in order, and an annotator."""
     campaign = make_rich_campaign(owner=owner)
     config = make_config(campaign, "adequacy_fluency", items_per_task=10, annotations_per_task=1)
-    first, second = Task.objects.filter(config=config).order_by("position")[:2]
     annotator = make_user("puller")
     campaign.annotators.add(annotator)
+    return config, list(Task.objects.filter(config=config).order_by("position")), annotator
+
+
+def test_a_pull_passes_over_a_task_another_pull_is_claiming(one_per_task) -> None:  # type: ignore[no-untyped-def]
+    """Annotators pulling at once do not queue on one task's row: while another pull holds the
+    first free task, this one takes the next at once instead of waiting for that pull to end."""
+    config, (first, second, *_), annotator = one_per_task
     other = ClaimInFlight(first)
     try:
         thread, result = pull_in_thread(config, annotator)
@@ -139,17 +145,14 @@ def test_a_pull_passes_over_a_task_another_pull_is_claiming(owner) -> None:  # t
     assert Task.objects.get(pk=second.pk).slots_taken == 1
 
 
-def test_a_pull_waits_for_the_last_free_task_and_gets_it_if_its_claim_rolls_back(owner) -> None:  # type: ignore[no-untyped-def]
+def test_a_pull_waits_for_the_last_free_task_and_gets_it_if_its_claim_rolls_back(
+    one_per_task,
+) -> None:  # type: ignore[no-untyped-def]
     """Passing over claimed tasks never hides a free one: when the only free task is being
     claimed by another pull, this one waits for it, and gets the task when that pull rolls back
     (a skipped row is not a taken one)."""
-    campaign = make_rich_campaign(owner=owner)
-    config = make_config(campaign, "adequacy_fluency", items_per_task=10, annotations_per_task=1)
-    tasks = list(Task.objects.filter(config=config).order_by("position"))
-    last = tasks[-1]
-    Task.objects.filter(pk__in=[t.pk for t in tasks[:-1]]).update(slots_taken=1)
-    annotator = make_user("puller")
-    campaign.annotators.add(annotator)
+    config, (*taken, last), annotator = one_per_task
+    Task.objects.filter(pk__in=[t.pk for t in taken]).update(slots_taken=1)
     other = ClaimInFlight(last)
     try:
         thread, result = pull_in_thread(config, annotator)
