@@ -270,8 +270,8 @@ def assignments_expire(*, now: datetime | None = None) -> int:
 
     Every pull and every visit to My tasks calls this first, so on PostgreSQL it is one
     statement (data-modifying ``WITH``), atomic by itself: one round trip where nothing has
-    expired, instead of BEGIN, a SELECT and COMMIT. Holds another call is expiring at this
-    moment are passed over (SKIP LOCKED), as elsewhere."""
+    expired, instead of BEGIN, a SELECT and COMMIT. On either path, holds another call is
+    expiring at this moment are passed over (SKIP LOCKED)."""
     now = now or timezone.now()
     db = transaction.get_connection()
     if db.vendor == "postgresql":

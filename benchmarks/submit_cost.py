@@ -99,9 +99,7 @@ class InProcessClient(load.Client):
             else:
                 environ[f"HTTP_{key}"] = value.strip()
         loop = asyncio.get_running_loop()
-        status, data, cpu = await loop.run_in_executor(
-            self.thread, contextvars.copy_context().run, self._call, environ
-        )
+        status, data, cpu = await loop.run_in_executor(self.thread, self._call, environ)
         kind = _KIND.get()
         self.cpu[kind] = self.cpu.get(kind, 0.0) + cpu
         return status, data
