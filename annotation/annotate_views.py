@@ -93,6 +93,10 @@ def annotate(
         "fluencyFirst": config.fluency_first,
         "answer": screen.answer,
         "currentUrl": reverse("annotate", args=[screen.assignment.pk]),
+        # The page of item n (from 1) is itemUrl + n + "/": the "Previous item" link.
+        "itemUrl": reverse("annotate_item", args=[screen.assignment.pk, 1]).removesuffix("1/"),
+        "showsSource": screen.shows_source,
+        "showsReference": screen.shows_reference,
         "doneUrl": reverse("my_tasks"),
         "messages": {
             "incomplete": _("Please answer every question for every translation."),
@@ -102,6 +106,7 @@ def annotate(
             ),
             "failed": _("The answer could not be saved."),
             "progress": _("%(done)s of %(total)s done"),
+            "title": _("Item %(n)s of %(total)s"),
         },
     }
     criteria_view = [

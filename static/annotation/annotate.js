@@ -13,6 +13,8 @@
   let sending = false;
   let typed = "";
   let typedAt = 0;
+  // " · EvalSite" after the item's title.
+  const titleSuffix = document.title.slice(document.title.lastIndexOf(" · "));
 
   // A client-generated id per answer: a resent submit is stored once. randomUUID needs a
   // secure context, so fall back to getRandomValues (available everywhere).
@@ -196,12 +198,12 @@
         body = {};
       }
       if (response.ok) {
-        const progress = document.getElementById("progress");
-        progress.value = body.done;
-        document.getElementById("progress-text").textContent = data.messages.progress
-          .replace("%(done)s", body.done)
-          .replace("%(total)s", body.total);
-        window.location.assign(body.next_url);
+        showProgress(body.done, body.total);
+        // The next item came with the answer: shown in place, one request per item. A page
+        // load only where this page cannot show it (the task is done, the hold has ended, or
+        // the item asks for other questions).
+        if (body.next && fits(body.next)) showItem(body.next);
+        else window.location.assign(body.next_url);
         return;
       }
       showError(body.detail || data.messages.failed, body.errors);
@@ -213,6 +215,95 @@
       submitButton.disabled = false;
       submitButton.classList.remove("busy");
     }
+  }
+
+  function showProgress(done, total) {
+    const progress = document.getElementById("progress");
+    progress.max = total;
+    progress.value = done;
+    document.getElementById("progress-text").textContent = data.messages.progress
+      .replace("%(done)s", done)
+      .replace("%(total)s", total);
+  }
+
+  // Whether an item (as GET …/current/ answers it) can replace the one on the page: the same
+  // questions for as many translations, and the same parts of the text shown.
+  function fits(item) {
+    return (
+      item.outputs.length === data.outputs.length &&
+      JSON.stringify(item.criteria) === JSON.stringify(data.criteria) &&
+      (item.source !== null) === data.showsSource &&
+      (item.reference !== null) === data.showsReference &&
+      item.fluency_first === data.fluencyFirst
+    );
+  }
+
+  function contextLine(text) {
+    const p = document.createElement("p");
+    p.className = "ctx";
+    p.dir = "auto";
+    p.textContent = text;
+    return p;
+  }
+
+  // The page as the server renders the current item: texts, answers cleared, first question.
+  function showItem(item) {
+    data.itemId = item.item;
+    data.revision = item.revision;
+    data.outputs = item.outputs.map((o) => o.id);
+    data.answer = null;
+
+    const context = document.querySelector("section.context");
+    context.querySelectorAll(".ctx").forEach((p) => p.remove());
+    const first = context.querySelector(".current");
+    item.context_before.forEach((text) => context.insertBefore(contextLine(text), first));
+    item.context_after.forEach((text) => context.appendChild(contextLine(text)));
+    if (item.source !== null) context.querySelector(".current.source .seg").textContent = item.source;
+    if (item.reference !== null) {
+      context.querySelector(".current.reference .seg").textContent = item.reference;
+    }
+
+    form.querySelectorAll("article.output").forEach((article, i) => {
+      const id = String(item.outputs[i].id);
+      article.dataset.output = id;
+      article.querySelector("p.text").textContent = item.outputs[i].text;
+      article.querySelectorAll("fieldset.criterion").forEach((group) => {
+        group.dataset.output = id;
+        group.classList.remove("answered");
+        group.querySelectorAll("input[type=radio]").forEach((radio) => {
+          radio.name = `o${id}-${group.dataset.criterion}`;
+          radio.checked = false;
+        });
+        const range = slider(group);
+        if (range) {
+          range.value = range.min;
+          range.classList.add("unset");
+          group.querySelector(".slider-value").textContent = "—";
+        }
+      });
+    });
+
+    document.title = data.messages.title
+      .replace("%(n)s", item.position)
+      .replace("%(total)s", item.total) + titleSuffix;
+    showProgress(item.done, item.total);
+    const previous = document.getElementById("previous");
+    previous.href = `${data.itemUrl}${item.position - 1}/`;
+    previous.hidden = item.position < 2;
+    const back = document.getElementById("back-to-current");
+    if (back) back.remove();
+    document.querySelectorAll(".revising-note").forEach((note) => note.remove());
+    document.querySelector("details.instructions").open = false;
+    if (data.fluencyFirst) document.body.classList.add("phase-fluency");
+    if (window.location.pathname !== data.currentUrl) {
+      window.history.replaceState(null, "", data.currentUrl);
+    }
+
+    submissionId = newId();
+    typed = "";
+    errorBox.hidden = true;
+    window.scrollTo(0, 0);
+    focusGroup(nextUnanswered(groups[groups.length - 1]) || groups[0]);
   }
 
   function onKey(event) {

@@ -1,6 +1,8 @@
 """In a real Chromium, keyboard only: an annotator opens an invite link and finishes a 10-item
-task of every protocol; a reload midway loses nothing; the progress bar moves; Arabic reads
-right-to-left; markup in an uploaded segment stays text. Screenshots at desktop and phone width."""
+task of every protocol, each next item shown in place from the submit's answer (no page load);
+a reload midway loses nothing; the progress bar moves; after a revision the current item comes
+in place; Arabic reads right-to-left; markup in an uploaded segment stays text. Screenshots at
+desktop and phone width."""
 
 from __future__ import annotations
 
@@ -95,6 +97,29 @@ def tab_to(page, selector: str, limit: int = 60) -> None:  # type: ignore[no-unt
     raise AssertionError(f"{selector} cannot be reached with Tab")
 
 
+def shown_item(page) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+    """The title and the translations the page shows."""
+    return page.title(), page.locator("article.output p.text").all_inner_texts()
+
+
+def current_item(assignment_id) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+    """The title and the translations of the task's current item, from the database."""
+    assignment = Assignment.objects.get(pk=assignment_id)
+    item = Item.objects.get(task=assignment.task, position=assignment.items_done)
+    title = f"Item {assignment.items_done + 1} of {assignment.task.size} · EvalSite"
+    return title, [o.text for o in item.outputs.order_by("position")]
+
+
+def submit_in_place(page, done: int) -> None:  # type: ignore[no-untyped-def]
+    """Enter submits; the next item comes with the answer and replaces this one without a page
+    load (a marker set on this document survives)."""
+    page.evaluate("window.__samePage = true")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"document.getElementById('progress').value === {done}")
+    page.wait_for_selector("fieldset.criterion.focused")
+    assert page.evaluate("window.__samePage") is True
+
+
 def test_an_invited_annotator_finishes_a_task_of_every_protocol_with_the_keyboard(
     page,
     live_server,
@@ -121,9 +146,19 @@ def test_an_invited_annotator_finishes_a_task_of_every_protocol_with_the_keyboar
         page.keyboard.press("Enter")
         page.wait_for_url("**/annotate/**")
         page.wait_for_selector("fieldset.criterion.focused")
+        assignment_id = page.url.rstrip("/").rsplit("/", 1)[1]
         for n in range(10):
             progress = int(page.get_attribute("#progress", "value"))
             assert progress == n, (protocol, n)
+            # Whether loaded or shown in place, the page shows the task's current item,
+            # unanswered, and links to the one before.
+            assert shown_item(page) == current_item(assignment_id), (protocol, n)
+            assert page.locator("fieldset.criterion.answered").count() == 0
+            previous = page.locator("#previous")
+            if n == 0:
+                assert previous.is_hidden()
+            else:
+                assert previous.get_attribute("href") == f"/annotate/{assignment_id}/{n}/"
             if n == 5:
                 # Reload midway: nothing lost, the same place in the task.
                 page.reload()
@@ -139,8 +174,12 @@ def test_an_invited_annotator_finishes_a_task_of_every_protocol_with_the_keyboar
                 page.set_viewport_size({"width": 1280, "height": 900})
             for key in KEYS[protocol]:
                 page.keyboard.press(key)
-            with page.expect_navigation():
-                page.keyboard.press("Enter")
+            if n < 9:
+                submit_in_place(page, n + 1)
+            else:
+                # The last answer finishes the task: back to My tasks.
+                with page.expect_navigation():
+                    page.keyboard.press("Enter")
         page.wait_for_url("**/my/tasks/")
         assignment = Assignment.objects.get(task__config=config)
         assert assignment.status == Assignment.Status.DONE
@@ -214,8 +253,7 @@ def test_a_submit_from_a_stale_window_is_refused_on_screen(
         page.wait_for_selector("fieldset.criterion.focused")
     # The second window answers the item first; the first window's answer is now stale.
     second.keyboard.type("80")
-    with second.expect_navigation():
-        second.keyboard.press("Enter")
+    submit_in_place(second, 1)
     first.keyboard.type("20")
     first.keyboard.press("Enter")
     error = first.locator("#annotate-error")
@@ -236,19 +274,26 @@ def log_in(page, live_server, username: str) -> None:  # type: ignore[no-untyped
     page.wait_for_url("**/my/tasks/")
 
 
+def logged_in_with_task(page, live_server, name: str, protocol: str) -> Assignment:  # type: ignore[no-untyped-def]
+    """A new annotator of a new campaign, holding its first task of ``protocol``, logged in."""
+    owner = make_user(f"organizer-{name}", organizer=True)
+    campaign = campaign_with_arabic(owner)
+    annotator = make_user(name)
+    campaign.annotators.add(annotator)
+    config = ProtocolConfig.objects.get(campaign=campaign, protocol=protocol)
+    assignment = task_assign(task=config.tasks.order_by("position").first(), annotator=annotator)
+    log_in(page, live_server, name)
+    return assignment
+
+
 def checked_scores(page) -> int:  # type: ignore[no-untyped-def]
     return int(page.locator("fieldset.criterion input[type=radio]:checked").count())
 
 
 def test_enter_and_digits_leave_the_pages_own_controls_alone(page, live_server) -> None:  # type: ignore[no-untyped-def]
-    owner = make_user("organizer-d", organizer=True)
-    campaign = campaign_with_arabic(owner)
-    annotator = make_user("keys")
-    campaign.annotators.add(annotator)
-    config = ProtocolConfig.objects.get(campaign=campaign, protocol="adequacy_fluency")
-    assignment = task_assign(task=config.tasks.order_by("position").first(), annotator=annotator)
+    assignment = logged_in_with_task(page, live_server, "keys", "adequacy_fluency")
+    annotator = assignment.annotator
     Assignment.objects.filter(pk=assignment.pk).update(items_done=1)
-    log_in(page, live_server, "keys")
     page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
     page.wait_for_selector("fieldset.criterion.focused")
 
@@ -276,13 +321,8 @@ def test_enter_and_digits_leave_the_pages_own_controls_alone(page, live_server) 
 
 
 def test_a_click_on_the_minimum_of_an_unset_slider_sets_it(page, live_server) -> None:  # type: ignore[no-untyped-def]
-    owner = make_user("organizer-e", organizer=True)
-    campaign = campaign_with_arabic(owner)
-    annotator = make_user("slider")
-    campaign.annotators.add(annotator)
-    config = ProtocolConfig.objects.get(campaign=campaign, protocol="direct_assessment")
-    assignment = task_assign(task=config.tasks.order_by("position").first(), annotator=annotator)
-    log_in(page, live_server, "slider")
+    assignment = logged_in_with_task(page, live_server, "slider", "direct_assessment")
+    annotator = assignment.annotator
     page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
     slider = page.locator("input[type=range]")
     assert "unset" in (slider.get_attribute("class") or "")
@@ -290,10 +330,12 @@ def test_a_click_on_the_minimum_of_an_unset_slider_sets_it(page, live_server) ->
     page.mouse.click(box["x"] + 1, box["y"] + box["height"] / 2)
     assert "unset" not in (slider.get_attribute("class") or "")
     assert page.inner_text(".slider-value") == "0"
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    submit_in_place(page, 1)
     judgment = Judgment.objects.get(annotator=annotator)
     assert {v for out in judgment.answer.values() for v in out.values()} == {0}
+    # The next item's slider is unset again.
+    assert "unset" in (slider.get_attribute("class") or "")
+    assert page.inner_text(".slider-value") == "—"
 
 
 def test_fluency_first_hides_the_source_until_every_fluency_is_given(page, live_server) -> None:  # type: ignore[no-untyped-def]
@@ -331,10 +373,49 @@ def test_fluency_first_hides_the_source_until_every_fluency_is_given(page, live_
     assert not Judgment.objects.exists()
     for key in ["2", "2", "1"]:
         page.keyboard.press(key)
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    submit_in_place(page, 1)
+    # The next item starts again with fluency alone.
+    assert page.locator(".context").is_hidden()
+    assert page.locator("fieldset.crit-adequacy:visible").count() == 0
+    assert page.locator("fieldset.focused").get_attribute("data-criterion") == "fluency"
     judgment = Judgment.objects.get(annotator=annotator)
     positions = {o.pk: o.position for o in judgment.item.outputs.all()}
     by_position = sorted(judgment.answer.items(), key=lambda kv: positions[int(kv[0])])
     assert [v["fluency"] for _, v in by_position] == [5, 4, 3]
     assert [v["adequacy"] for _, v in by_position] == [2, 2, 1]
+
+
+def test_after_revising_an_earlier_item_the_current_one_comes_in_place(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    assignment = logged_in_with_task(page, live_server, "reviser", "direct_assessment")
+    annotator = assignment.annotator
+    current_url = f"/annotate/{assignment.pk}/"
+    page.goto(live_server.url + current_url)
+    page.wait_for_selector("fieldset.criterion.focused")
+    for done, score in [(1, "30"), (2, "40")]:
+        page.keyboard.type(score)
+        submit_in_place(page, done)
+    assert page.url == live_server.url + current_url
+
+    # Back to item 2: its answer is filled in; a changed answer replaces it, and the item to
+    # answer next (3) replaces the page, at the task's own address, no longer "revising".
+    page.click("#previous")
+    page.wait_for_url(f"**/annotate/{assignment.pk}/2/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    assert page.locator(".revising-note").is_visible()
+    assert page.inner_text(".slider-value") == "40"
+    page.keyboard.type("45")
+    page.evaluate("window.__samePage = true")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('.revising-note') === null")
+    assert page.evaluate("window.__samePage") is True
+    assert page.url == live_server.url + current_url
+    assert shown_item(page) == current_item(assignment.pk)
+    assert page.title().startswith("Item 3 of 10")
+    assert page.inner_text("#progress-text") == "2 of 10 done"
+    assert page.inner_text(".slider-value") == "—"
+    assert page.locator("#previous").get_attribute("href") == f"/annotate/{assignment.pk}/2/"
+    revised = Judgment.objects.get(annotator=annotator, item__position=1)
+    assert {v for out in revised.answer.values() for v in out.values()} == {45}
+    assert revised.revision == 2
+    (earlier,) = revised.revisions.all()  # the answer it replaced, in the history
+    assert {v for out in earlier.values.values() for v in out.values()} == {40}

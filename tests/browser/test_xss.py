@@ -253,6 +253,17 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
         assert "Output" in text
         assert SCRIPT in text  # the instructions, as text
         assert any(p in text for p in PAYLOADS if p != SCRIPT)  # segments, as text
+    # The next item comes in the answer to a submit and the script writes it into the page
+    # (direct assessment, the last screen opened): as text too.
+    shown = page.locator("article.output p.text")
+    first = shown.inner_text()
+    page.keyboard.type("50")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.getElementById('progress').value === 1")
+    watch.check("annotate-next-direct_assessment")
+    assert shown.inner_text() != first
+    assert any(p in shown.inner_text() for p in PAYLOADS), shown.inner_text()
+    assert any(p in page.locator(".current.reference").inner_text() for p in PAYLOADS)
     text = watch.open("my-tasks", "/my/tasks/")
     assert CAMPAIGN_NAME in text
     text = watch.open("api-my-tasks", "/api/my/tasks/")
