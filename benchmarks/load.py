@@ -63,7 +63,7 @@ from collections import Counter
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -460,7 +460,8 @@ class Client:
         raw = ("\r\n".join(head) + "\r\n\r\n").encode() + payload
         started = time.perf_counter()
         try:
-            status, data = await asyncio.wait_for(self._exchange(raw), REQUEST_TIMEOUT)
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                status, data = await self._exchange(raw)
         except (TimeoutError, OSError, ValueError) as exc:
             self.errors.append(f"{kind}: {method} {path}: {type(exc).__name__}: {exc}")
             return None
@@ -478,22 +479,65 @@ class Client:
         self.sent.clear()
 
     async def _exchange(self, raw: bytes) -> tuple[int, bytes]:
-        reader, writer = await asyncio.open_connection(self.host, self.port)
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[tuple[int, bytes]] = loop.create_future()
+        transport, _ = await loop.create_connection(
+            lambda: _Exchange(raw, answered), self.host, self.port
+        )
         try:
-            writer.write(raw)
-            await writer.drain()
-            header = await reader.readuntil(b"\r\n\r\n")
-            lines = header.decode("latin-1").split("\r\n")
-            status = int(lines[0].split()[1])
-            length = None
+            return await answered
+        finally:
+            transport.close()
+
+
+class _Exchange(asyncio.Protocol):
+    """One request on a new connection, its answer read as it arrives: a protocol instead of
+    asyncio's streams, which cost the client (on the server's cores) about twice the CPU."""
+
+    def __init__(self, raw: bytes, answered: asyncio.Future[tuple[int, bytes]]) -> None:
+        self.raw = raw
+        self.answered = answered
+        self.received = bytearray()
+        self.status = 0
+        self.body_at = -1  # where the body starts, once the head is in
+        self.length: int | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports are not asyncio.Transport subclasses, but write the same way.
+        cast(asyncio.Transport, transport).write(self.raw)
+
+    def data_received(self, data: bytes) -> None:
+        self.received += data
+        if self.body_at < 0:
+            end = self.received.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            lines = self.received[:end].decode("latin-1").split("\r\n")
+            self.status = int(lines[0].split()[1])
             for line in lines[1:]:
                 name, _, value = line.partition(":")
                 if name.strip().lower() == "content-length":
-                    length = int(value)
-            data = await (reader.readexactly(length) if length is not None else reader.read())
-            return status, data
-        finally:
-            writer.close()
+                    self.length = int(value)
+            self.body_at = end + 4
+        if self.length is not None and len(self.received) >= self.body_at + self.length:
+            self._answer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.answered.done():
+            return
+        if exc is not None:
+            self.answered.set_exception(exc)
+        elif self.body_at < 0 or self.length is not None:
+            self.answered.set_exception(ValueError("the connection closed before the answer"))
+        else:
+            self._answer()  # no length: the body runs to the end of the connection
+
+    def _answer(self) -> None:
+        if not self.answered.done():
+            body = bytes(self.received[self.body_at :])
+            if self.length is not None:
+                body = body[: self.length]
+            self.answered.set_result((self.status, body))
 
 
 @dataclass

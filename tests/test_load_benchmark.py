@@ -5,6 +5,7 @@ checks it ends with — which must also catch a lost judgment. No timing is asse
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -118,3 +119,65 @@ def test_the_client_runs_on_uvloop_at_a_raised_priority() -> None:
     else:
         assert "not permitted" in raised
         assert nice == "0"
+
+
+CLIENT_SCRIPT = """
+import asyncio, http.server, json, sys, threading
+from benchmarks import load
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/cut":  # closes with half an answer
+            self.wfile.write(b"HTTP/1.1 200 OK\\r\\nContent-Length: 100\\r\\n\\r\\n{")
+            return
+        answer = json.dumps({"got": json.loads(body), "auth": self.headers["Authorization"]})
+        self.send_response(201 if self.path == "/length" else 409)
+        if self.path == "/length":
+            self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        data = answer.encode()
+        for at in range(0, len(data), 7):  # the answer arrives in pieces
+            self.wfile.write(data[at : at + 7])
+            self.wfile.flush()
+
+    def log_message(self, *args):
+        pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+print(load.use_fast_event_loop())
+client = load.Client(f"http://127.0.0.1:{server.server_address[1]}")
+
+async def main():
+    for path in ("/length", "/to-close", "/cut"):
+        answer = await client.request("k", "POST", path, "tok", {"n": 1})
+        print(json.dumps(None if answer is None else [answer.status, answer.body]))
+    print(json.dumps(client.errors))
+
+asyncio.run(main())
+"""
+
+
+def test_the_client_reads_answers_on_uvloop() -> None:
+    """The benchmark's own HTTP client, on the event loop it runs on (uvloop), against a plain
+    HTTP server: an answer with a length, one that runs to the end of the connection (each sent
+    in pieces), and one cut short, which is an error, not an answer."""
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", CLIENT_SCRIPT],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    loop, with_length, to_close, cut, errors = done.stdout.splitlines()
+    assert loop.startswith("client event loop: uvloop ")
+    sent = {"got": {"n": 1}, "auth": "Token tok"}
+    assert json.loads(with_length) == [201, sent]
+    assert json.loads(to_close) == [409, sent]
+    assert json.loads(cut) is None
+    assert json.loads(errors) == [
+        "k: POST /cut: ValueError: the connection closed before the answer"
+    ]
