@@ -95,8 +95,6 @@ def annotate(
         "currentUrl": reverse("annotate", args=[screen.assignment.pk]),
         # The page of item n (from 1) is itemUrl + n + "/": the "Previous item" link.
         "itemUrl": reverse("annotate_item", args=[screen.assignment.pk, 1]).removesuffix("1/"),
-        "showsSource": screen.shows_source,
-        "showsReference": screen.shows_reference,
         "doneUrl": reverse("my_tasks"),
         "messages": {
             "incomplete": _("Please answer every question for every translation."),

@@ -227,13 +227,14 @@
   }
 
   // Whether an item (as GET …/current/ answers it) can replace the one on the page: the same
-  // questions for as many translations, and the same parts of the text shown.
+  // questions for as many translations, and a place on the page for the source and the
+  // reference exactly where the item has them.
   function fits(item) {
     return (
       item.outputs.length === data.outputs.length &&
       JSON.stringify(item.criteria) === JSON.stringify(data.criteria) &&
-      (item.source !== null) === data.showsSource &&
-      (item.reference !== null) === data.showsReference &&
+      (item.source !== null) === Boolean(document.querySelector(".current.source")) &&
+      (item.reference !== null) === Boolean(document.querySelector(".current.reference")) &&
       item.fluency_first === data.fluencyFirst
     );
   }
