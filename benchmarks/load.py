@@ -330,18 +330,22 @@ def stop_web(server: subprocess.Popen[bytes]) -> None:
 
 
 def process_cpu(pid: int) -> tuple[str, float] | None:
-    """(command name, user + system CPU seconds) of a live process, from /proc; None when it
-    is gone."""
+    """(command name, CPU seconds) of a live process, from /proc; None when it is gone. The
+    seconds are its own user + system time and that of its children that have exited and been
+    waited for (``cutime``, ``cstime``): when a PostgreSQL backend or a gunicorn worker exits,
+    its time moves to its parent's, so a sum over the live processes does not lose it."""
     try:
         name, fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)
     except OSError:
         return None
     values = fields.split()
-    return name.partition("(")[2], (int(values[11]) + int(values[12])) / os.sysconf("SC_CLK_TCK")
+    ticks = sum(int(v) for v in values[11:15])  # utime, stime, cutime, cstime
+    return name.partition("(")[2], ticks / os.sysconf("SC_CLK_TCK")
 
 
 def group_cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process and its live children (gunicorn's workers), from /proc."""
+    """CPU of a process (with its exited children) and its live children: gunicorn's master and
+    workers, from /proc."""
     pids = [pid]
     try:
         children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
@@ -359,8 +363,10 @@ def machine_ticks() -> tuple[int, int]:
 
 
 def postgres_cpu_seconds() -> float:
-    """User + system CPU of the PostgreSQL processes on this machine (server and backends; the
-    CPU of a backend that exits during the phase is missed, persistent connections keep them)."""
+    """CPU of the PostgreSQL processes on this machine: the server and its live backends, and
+    the backends that have exited (counted in the server's children's time). A backend closed
+    during a phase (a persistent connection past its ``conn_max_age``) is still counted; before,
+    its whole lifetime dropped out of the sum and PostgreSQL's share could read 0."""
     pids = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
     found = [process_cpu(pid) for pid in pids]
     return sum(seconds for name, seconds in filter(None, found) if name == "postgres")
@@ -504,7 +510,8 @@ class _Exchange(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports are not asyncio.Transport subclasses, but write the same way.
-        cast(asyncio.Transport, transport).write(self.raw)
+        self.transport = cast(asyncio.Transport, transport)
+        self.transport.write(self.raw)
 
     def data_received(self, data: bytes) -> None:
         self.received += data
@@ -521,6 +528,10 @@ class _Exchange(asyncio.Protocol):
             self.body_at = end + 4
         if self.length is not None and len(self.received) >= self.body_at + self.length:
             self._answer()
+            # Closed at once, as a proxy does once an answer is in: after answering, gunicorn's
+            # sync worker waits for the client to close (``close_graceful``) before it accepts
+            # the next connection, so a close left for the awaiting task holds the worker.
+            self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.answered.done():

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -181,3 +182,35 @@ def test_the_client_reads_answers_on_uvloop() -> None:
     assert json.loads(errors) == [
         "k: POST /cut: ValueError: the connection closed before the answer"
     ]
+
+
+@pytest.mark.django_db
+def test_postgresql_cpu_keeps_the_time_of_a_backend_that_has_exited() -> None:
+    # A persistent connection past its conn_max_age is closed mid-phase and its backend exits;
+    # its CPU must stay in the sum (in the server's children's time), not drop out of it.
+    from django.db import connections
+
+    before = load.postgres_cpu_seconds()
+    connection = connections.create_connection("default")
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            (backend,) = cursor.fetchone()
+            cursor.execute("SELECT count(*) FROM generate_series(1, 4000000)")
+            assert cursor.fetchone() == (4_000_000,)
+        worked = load.postgres_cpu_seconds()
+        own = load.process_cpu(backend)
+        assert own is not None
+        assert own[0] == "postgres"
+    finally:
+        connection.close()
+    for _ in range(100):  # until the server has waited for the backend
+        if load.process_cpu(backend) is None:
+            break
+        time.sleep(0.05)
+    assert load.process_cpu(backend) is None
+    after = load.postgres_cpu_seconds()
+    assert own[1] >= 0.1  # the backend's own work, seen while it lived
+    assert worked - before >= own[1] - 0.05
+    # Whatever else PostgreSQL did meanwhile only adds; a clock tick of rounding is allowed.
+    assert after >= worked - 0.02, (before, worked, after)
