@@ -106,6 +106,24 @@ def _build(config: ProtocolConfig) -> BuildResult:
         references.setdefault(ref.index, {})[ref.segment_id] = ref
     if mode.shows_reference and 0 not in references:
         raise TaskError(_("This mode shows a reference, but the campaign has none."))
+    if mode.shows_reference:
+        # Every screen shows its segment's first reference: one without it cannot be judged.
+        missing = [s for s in segments if s.pk not in references[0]]
+        if missing:
+            first = Segment.objects.select_related("document").get(pk=missing[0].pk)
+            raise TaskError(
+                _(
+                    "This mode shows a reference, but %(missing)s of %(total)s segments have "
+                    "none (the first: document %(document)s, segment %(segment)s). Upload "
+                    "their references, or pick a mode that shows the source."
+                )
+                % {
+                    "missing": len(missing),
+                    "total": len(segments),
+                    "document": first.document.external_id,
+                    "segment": first.external_id,
+                }
+            )
     runs = [list(system.runs.all()) for system in systems]
     translations = {
         (run_id, segment_id): (pk, text)

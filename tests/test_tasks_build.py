@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from django.utils import translation
 
 from annotation.models import Item, ItemKind, ItemOutput, Reference, Task
 from annotation.tasking import TaskError, task_assign_next, tasks_build
@@ -107,6 +108,33 @@ def test_a_mode_that_shows_a_reference_needs_references(owner) -> None:  # type:
     with pytest.raises(TaskError, match="has none"):
         tasks_build(config=config)
     assert not Task.objects.filter(config=config).exists()
+
+
+def test_a_mode_that_shows_a_reference_needs_one_for_every_segment(owner) -> None:  # type: ignore[no-untyped-def]
+    # Before, the screen of a segment without a reference showed "None" as the reference.
+    campaign = make_rich_campaign(owner=owner, name="one ref missing")
+    segment = campaign.segments.select_related("document").order_by("position")[7]
+    Reference.objects.filter(segment=segment, index=0).delete()
+    config = make_config(campaign, "adequacy_fluency", mode="monolingual", build=False)
+    total = campaign.segments.count()
+    expected = (
+        f"This mode shows a reference, but 1 of {total} segments have none (the first: "
+        f"document {segment.document.external_id}, segment {segment.external_id})."
+    )
+    with pytest.raises(TaskError) as refused:
+        tasks_build(config=config)
+    assert str(refused.value).startswith(expected)
+    with translation.override("de"), pytest.raises(TaskError) as refused:
+        tasks_build(config=config)
+    assert str(refused.value).startswith(
+        f"Dieser Modus zeigt eine Referenz, aber 1 von {total} Segmenten haben keine"
+    )
+    assert not Task.objects.filter(config=config).exists()
+    # A mode that shows the source does not need them.
+    bilingual = make_config(
+        campaign, "adequacy_fluency", mode="bilingual", name="bilingual", build=False
+    )
+    assert tasks_build(config=bilingual).tasks > 0
 
 
 def test_task_sizes_add_up(rich) -> None:  # type: ignore[no-untyped-def]
