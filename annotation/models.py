@@ -427,8 +427,13 @@ class Judgment(models.Model):
     """One annotator's answer to one item; a re-submit updates it (history in revisions)."""
 
     item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="judgments")
+    # No index of its own: the unique (annotator, item) index starts with it and serves every
+    # lookup by annotator; a second one only cost each submit an index insert.
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="judgments",
+        db_index=False,
     )
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments")
     revision = models.PositiveIntegerField(default=1)
@@ -453,7 +458,10 @@ class Judgment(models.Model):
 class JudgmentValue(models.Model):
     """One number of a judgment: a criterion's value for one shown output."""
 
-    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="values")
+    # Indexed by the unique (judgment, output, criterion) index, which starts with it.
+    judgment = models.ForeignKey(
+        Judgment, on_delete=models.CASCADE, related_name="values", db_index=False
+    )
     output = models.ForeignKey(ItemOutput, on_delete=models.PROTECT, related_name="values")
     criterion = models.CharField(max_length=20)
     value = models.FloatField()
