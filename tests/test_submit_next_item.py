@@ -8,7 +8,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from django.urls import reverse
+from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -150,3 +150,26 @@ def test_a_submit_after_the_hold_ended_answers_next_null_without_reclaiming(api,
     held.refresh_from_db()
     assert held.status == Assignment.Status.ACTIVE
     assert held.expires_at < timezone.now()
+
+
+def test_the_next_url_is_the_task_page_under_the_site_prefix(api, held) -> None:  # type: ignore[no-untyped-def]
+    # Served under a prefix (as the WSGI handler sets it from SCRIPT_NAME), then at the root
+    # again: each answer names the task's page where the site is.
+    path = reverse("api-assignment-submit", args=[held.pk])
+    try:
+        for position, prefix in enumerate(("/evalsite/", "/")):
+            set_script_prefix(prefix)
+            item = Item.objects.get(task=held.task, position=position)
+            body = {
+                "item": item.pk,
+                "revision": 0,
+                "submission_id": str(uuid.uuid4()),
+                "answer": full_answer(item),
+            }
+            response = api.post(path, body, format="json")
+            assert response.status_code == 201, response.content
+            assert response.json()["next_url"] == reverse("annotate", args=[held.pk])
+            # The pattern in annotation/urls.py.
+            assert response.json()["next_url"] == f"{prefix}annotate/{held.pk}/"
+    finally:
+        set_script_prefix("/")
