@@ -104,13 +104,13 @@ def _build(config: ProtocolConfig) -> BuildResult:
     references: dict[int, dict[int, Reference]] = {}
     for ref in Reference.objects.filter(segment__campaign=campaign):
         references.setdefault(ref.index, {})[ref.segment_id] = ref
-    if mode.shows_reference and 0 not in references:
-        raise TaskError(_("This mode shows a reference, but the campaign has none."))
     if mode.shows_reference:
+        if 0 not in references:
+            raise TaskError(_("This mode shows a reference, but the campaign has none."))
         # Every screen shows its segment's first reference: one without it cannot be judged.
         missing = [s for s in segments if s.pk not in references[0]]
         if missing:
-            first = Segment.objects.select_related("document").get(pk=missing[0].pk)
+            first = missing[0]
             raise TaskError(
                 _(
                     "This mode shows a reference, but %(missing)s of %(total)s segments have "

@@ -36,7 +36,9 @@ def api(annotator) -> APIClient:  # type: ignore[no-untyped-def]
     return client
 
 
-def submit(api: APIClient, assignment: Assignment, position: int, **fields):  # type: ignore[no-untyped-def]
+def submit(api: APIClient, assignment: Assignment, position: int, path: str = "", **fields):  # type: ignore[no-untyped-def]
+    """Submit a full answer to the item at ``position``; ``path`` is the submit address, when
+    the caller has reversed it itself (under another script prefix, say)."""
     item = Item.objects.get(task=assignment.task, position=position)
     body = {
         "item": item.pk,
@@ -44,9 +46,8 @@ def submit(api: APIClient, assignment: Assignment, position: int, **fields):  # 
         "submission_id": str(uuid.uuid4()),
         "answer": full_answer(item),
     } | fields
-    return api.post(
-        reverse("api-assignment-submit", args=[assignment.pk]), body, format="json"
-    ), body
+    path = path or reverse("api-assignment-submit", args=[assignment.pk])
+    return api.post(path, body, format="json"), body
 
 
 def current(api: APIClient, assignment: Assignment):  # type: ignore[no-untyped-def]
@@ -159,14 +160,7 @@ def test_the_next_url_is_the_task_page_under_the_site_prefix(api, held) -> None:
     try:
         for position, prefix in enumerate(("/evalsite/", "/")):
             set_script_prefix(prefix)
-            item = Item.objects.get(task=held.task, position=position)
-            body = {
-                "item": item.pk,
-                "revision": 0,
-                "submission_id": str(uuid.uuid4()),
-                "answer": full_answer(item),
-            }
-            response = api.post(path, body, format="json")
+            response, _ = submit(api, held, position, path=path)
             assert response.status_code == 201, response.content
             assert response.json()["next_url"] == reverse("annotate", args=[held.pk])
             # The pattern in annotation/urls.py.
