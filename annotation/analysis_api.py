@@ -11,6 +11,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -60,7 +61,10 @@ class DownloadRenderer(BaseRenderer):
     def render(
         self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
     ) -> bytes:
-        # Only error responses reach a renderer (files are HttpResponses): send them as JSON.
+        # Only error responses reach a renderer (files are HttpResponses): send them as JSON,
+        # and say so (DRF would name this renderer's "*/*").
+        if renderer_context is not None and "response" in renderer_context:
+            renderer_context["response"]["Content-Type"] = "application/json"
         return json.dumps(data).encode()
 
 
@@ -168,7 +172,7 @@ class JudgmentReportView(CampaignAPIView):
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
         if fmt not in reports.JUDGMENT_FORMATS:
-            return HttpResponse("unknown format; use csv, tsv or jsonl", status=404)
+            raise NotFound("Unknown format: use csv, tsv or jsonl.")
         serializer = self.read_settings(request)
         annotator_pseudonyms_ensure(campaign=campaign)
         response = StreamingHttpResponse(
@@ -196,7 +200,7 @@ class SystemReportView(CampaignAPIView):
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
         if fmt not in reports.SYSTEM_FORMATS:
-            return HttpResponse("unknown format; use csv, json or tex", status=404)
+            raise NotFound("Unknown format: use csv, json or tex.")
         analysis = self.analysis(campaign, self.read_settings(request).settings())
         if fmt == "csv":
             body = reports.system_report_csv(analysis)

@@ -14,7 +14,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
@@ -225,7 +225,16 @@ def config_take(request: Request, config_id: int) -> Response:
     return Response(AssignmentSerializer(assignment).data)
 
 
-@extend_schema(responses=AnnotationItemSerializer)
+@extend_schema(
+    responses={
+        200: AnnotationItemSerializer,
+        409: OpenApiResponse(
+            description="The hold on the task has ended, and it could not be taken up again "
+            "(`not_active`): take a task again."
+        ),
+        410: OpenApiResponse(description="The task is finished (`finished`)."),
+    }
+)
 @api_view(["GET"])
 def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
     """The current item of a task (it counts as shown now, for the time per item)."""
@@ -258,7 +267,18 @@ SUBMIT_RESULT = inline_serializer(
 
 
 # 201 when the answer is stored, 200 when it changed nothing (a resent submit, the same answer).
-@extend_schema(request=SubmitSerializer, responses={201: SUBMIT_RESULT, 200: SUBMIT_RESULT})
+@extend_schema(
+    request=SubmitSerializer,
+    responses={
+        201: SUBMIT_RESULT,
+        200: SUBMIT_RESULT,
+        409: OpenApiResponse(
+            description="Not stored: the item is no longer the current one (`not_current`), "
+            "the answer was revised elsewhere since the revision it is based on (`stale`), or "
+            "the hold on the task has ended (`not_active`).",
+        ),
+    },
+)
 @api_view(["POST"])
 def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
     """Store the answer to an item; the answer carries the next item to show. Errors are

@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from evalsite.views import healthz
+from evalsite.views import healthz, is_api_request
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ def database_unavailable(request: HttpRequest) -> HttpResponse:
         "Please try again in a few seconds."
     )
     response: HttpResponse
-    if request.path_info.startswith("/api/"):
+    if is_api_request(request):
         response = JsonResponse({"code": "service_unavailable", "detail": detail}, status=503)
     else:
         html = render_to_string("503.html", {"detail": detail, "LANGUAGE_CODE": get_language()})

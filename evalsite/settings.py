@@ -205,6 +205,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The error answers of every operation (evalsite/schema.py), after the default hook.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "evalsite.schema.error_responses",
+    ],
 }
 
 # Celery. Seconds: the soft limit raises inside a task, the hard limit kills its process.

@@ -29,3 +29,7 @@ urlpatterns = [
     path("", include("annotation.analysis_urls")),
     path("", include("metrics.urls")),
 ]
+
+# Errors of addresses no view handles: JSON under /api/, the site's pages elsewhere.
+handler404 = "evalsite.views.page_not_found"
+handler500 = "evalsite.views.server_error"
