@@ -67,7 +67,11 @@ class Campaign(models.Model):
 
 
 class Document(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
+    # No index of its own: the unique indexes (campaign, external_id) and (campaign, position) start
+    # with it.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="documents", db_index=False
+    )
     external_id = models.CharField(max_length=200)
     position = models.PositiveIntegerField()
 
@@ -89,8 +93,15 @@ class Segment(models.Model):
     """One source sentence. ``position`` is its 0-based line in the campaign's test set;
     ``position_in_document`` its 0-based place in its document (context for the annotators)."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="segments")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="segments")
+    # No index of its own: the unique index (campaign, position) starts with it.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="segments", db_index=False
+    )
+    # No index of its own: the unique indexes (document, position) and (document, external_id) start
+    # with it.
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="segments", db_index=False
+    )
     position = models.PositiveIntegerField()
     position_in_document = models.PositiveIntegerField()
     external_id = models.CharField(max_length=200)
@@ -117,7 +128,10 @@ class Reference(models.Model):
     """A human translation of a segment. ``index`` numbers the reference sets (0, 1, …), so that
     reference *i* of every segment came from the same translator or file."""
 
-    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="references")
+    # No index of its own: the unique index (segment, index) starts with it.
+    segment = models.ForeignKey(
+        Segment, on_delete=models.CASCADE, related_name="references", db_index=False
+    )
     index = models.PositiveSmallIntegerField()
     label = models.CharField(max_length=200, blank=True)
     text = models.TextField()
@@ -133,7 +147,10 @@ class Reference(models.Model):
 
 
 class System(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="systems")
+    # No index of its own: the unique index (campaign, name) starts with it.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="systems", db_index=False
+    )
     name = models.CharField(max_length=200)
     created = models.DateTimeField(auto_now_add=True)
 
@@ -151,7 +168,10 @@ class System(models.Model):
 class Run(models.Model):
     """One optimizer run (MultEval's replica) of a system; a system has one or more."""
 
-    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="runs")
+    # No index of its own: the unique indexes (system, name) and (system, position) start with it.
+    system = models.ForeignKey(
+        System, on_delete=models.CASCADE, related_name="runs", db_index=False
+    )
     name = models.CharField(max_length=200)
     position = models.PositiveSmallIntegerField()
 
@@ -168,7 +188,10 @@ class Run(models.Model):
 
 
 class Translation(models.Model):
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="translations")
+    # No index of its own: the unique index (run, segment) starts with it.
+    run = models.ForeignKey(
+        Run, on_delete=models.CASCADE, related_name="translations", db_index=False
+    )
     segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="translations")
     text = models.TextField(blank=True)
 
@@ -213,7 +236,10 @@ class Upload(models.Model):
 class ProtocolConfig(models.Model):
     """One protocol a campaign runs, with the organizer's settings. Tasks are built from it."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="protocols")
+    # No index of its own: the unique index (campaign, name) starts with it.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="protocols", db_index=False
+    )
     name = models.CharField(_("name"), max_length=100)
     protocol = models.CharField(_("protocol"), max_length=40, choices=PROTOCOL_CHOICES)
     mode = models.CharField(_("mode"), max_length=20, choices=MODE_CHOICES)
@@ -290,7 +316,10 @@ class Task(models.Model):
     through on their own. ``slots_taken`` counts live assignments; the check constraint makes
     oversubscription impossible whatever the code does."""
 
-    config = models.ForeignKey(ProtocolConfig, on_delete=models.CASCADE, related_name="tasks")
+    # No index of its own: the unique index (config, position) starts with it.
+    config = models.ForeignKey(
+        ProtocolConfig, on_delete=models.CASCADE, related_name="tasks", db_index=False
+    )
     position = models.PositiveIntegerField()
     size = models.PositiveIntegerField(help_text="Number of items (kept here for progress bars).")
     annotations_needed = models.PositiveSmallIntegerField()
@@ -321,7 +350,8 @@ class ItemKind(models.TextChoices):
 class Item(models.Model):
     """One screen of a task. A quality-control item points to the real item it copies."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="items")
+    # No index of its own: the unique index (task, position) starts with it.
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="items", db_index=False)
     position = models.PositiveIntegerField()
     kind = models.CharField(max_length=10, choices=ItemKind.choices)
     segment = models.ForeignKey(Segment, on_delete=models.PROTECT, related_name="items")
@@ -349,7 +379,8 @@ class ItemOutput(models.Model):
     """One output shown on a screen, in its slot. ``text`` is what the annotator saw: the
     system's translation, its degraded copy (bad reference) or a human reference."""
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="outputs")
+    # No index of its own: the unique index (item, position) starts with it.
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="outputs", db_index=False)
     position = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=10, choices=ItemKind.choices)
     translation = models.ForeignKey(
@@ -396,7 +427,10 @@ class Assignment(models.Model):
         PUSH = "push", _("Assigned by an organizer")
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="assignments")
+    # No index of its own: the unique index (task, annotator) starts with it.
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="assignments", db_index=False
+    )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
     )
@@ -458,7 +492,7 @@ class Judgment(models.Model):
 class JudgmentValue(models.Model):
     """One number of a judgment: a criterion's value for one shown output."""
 
-    # Indexed by the unique (judgment, output, criterion) index, which starts with it.
+    # No index of its own: the unique index (judgment, output, criterion) starts with it.
     judgment = models.ForeignKey(
         Judgment, on_delete=models.CASCADE, related_name="values", db_index=False
     )
@@ -481,7 +515,10 @@ class JudgmentValue(models.Model):
 class JudgmentRevision(models.Model):
     """Every accepted submit, in order; the judgment holds the latest."""
 
-    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions")
+    # No index of its own: the unique index (judgment, revision) starts with it.
+    judgment = models.ForeignKey(
+        Judgment, on_delete=models.CASCADE, related_name="revisions", db_index=False
+    )
     revision = models.PositiveIntegerField()
     submission_id = models.UUIDField(unique=True)
     values = models.JSONField()
@@ -530,8 +567,9 @@ class AnnotatorDecision(models.Model):
     """An organizer's decision to include or exclude an annotator's judgments from a campaign's
     normalised aggregates, overriding the quality-control verdict, with the reason recorded."""
 
+    # No index of its own: the unique index (campaign, annotator) starts with it.
     campaign = models.ForeignKey(
-        Campaign, on_delete=models.CASCADE, related_name="annotator_decisions"
+        Campaign, on_delete=models.CASCADE, related_name="annotator_decisions", db_index=False
     )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
@@ -594,8 +632,10 @@ class AnnotatorPseudonym(models.Model):
     """A stable pseudonymous number per annotator and campaign (``A001``) for reports, so that
     downloaded judgments do not carry usernames unless an organizer asks for them."""
 
+    # No index of its own: the unique indexes (campaign, annotator) and (campaign, number) start
+    # with it.
     campaign = models.ForeignKey(
-        Campaign, on_delete=models.CASCADE, related_name="annotator_pseudonyms"
+        Campaign, on_delete=models.CASCADE, related_name="annotator_pseudonyms", db_index=False
     )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"

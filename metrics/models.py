@@ -62,7 +62,10 @@ class AnalysisJob(models.Model):
         FINISHED = "finished", _("Finished")
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="analysis_jobs")
+    # No index of its own: job_campaign_recent starts with it.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="analysis_jobs", db_index=False
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=12, choices=Stage.choices, default=Stage.WAITING)
     fingerprint = models.CharField(max_length=64, help_text="Content hash of the inputs.")
@@ -106,7 +109,10 @@ class StatsChunk(models.Model):
     """Per-segment sufficient statistics of one metric for a range of one run's segments
     (``numpy.save`` bytes, ``(stop - start, n_stats)`` float64)."""
 
-    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="chunks")
+    # No index of its own: statschunk_unique starts with it.
+    job = models.ForeignKey(
+        AnalysisJob, on_delete=models.CASCADE, related_name="chunks", db_index=False
+    )
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+")
     metric = models.CharField(max_length=30)
     start = models.PositiveIntegerField()
@@ -128,7 +134,10 @@ class SegmentScores(models.Model):
     """Sentence-level scores of one metric for one run of a finished job, in test-set order
     (``numpy.save`` bytes of a float64 array): the segment scores behind the corpus scores."""
 
-    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="segment_scores")
+    # No index of its own: segmentscores_unique starts with it.
+    job = models.ForeignKey(
+        AnalysisJob, on_delete=models.CASCADE, related_name="segment_scores", db_index=False
+    )
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+")
     metric = models.CharField(max_length=30)
     data = models.BinaryField()
@@ -150,8 +159,14 @@ class AnalysisResult(models.Model):
         HUMAN = "human", _("Human judgments")
         CORRELATIONS = "correlations", _("Metric–human correlations")
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="results")
-    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="results")
+    # No index of its own: result_latest starts with it.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="results", db_index=False
+    )
+    # No index of its own: analysisresult_unique starts with it.
+    job = models.ForeignKey(
+        AnalysisJob, on_delete=models.CASCADE, related_name="results", db_index=False
+    )
     kind = models.CharField(max_length=20, choices=Kind.choices)
     fingerprint = models.CharField(max_length=64)
     data = models.JSONField()
