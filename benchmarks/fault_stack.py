@@ -293,8 +293,12 @@ class Stack:
             time.sleep(0.2)
         raise SystemExit("gunicorn did not answer /healthz within 60 s")
 
-    def start_worker(self, name: str, concurrency: int = 2) -> subprocess.Popen[bytes]:
-        command = [*compose_command("worker"), f"--hostname={name}@%h"]
+    def start_worker(
+        self, name: str, concurrency: int = 2, node: str | None = None
+    ) -> subprocess.Popen[bytes]:
+        """Start a worker (its process and log called ``name``) under the node name
+        ``node``@host (by default ``name``@host)."""
+        command = [*compose_command("worker"), f"--hostname={node or name}@%h"]
         command = [p for p in command if not p.startswith("--concurrency")]
         env = {**self.env(), "CELERY_WORKER_CONCURRENCY": str(concurrency)}
         self._start(name, [*command, f"--concurrency={concurrency}"], env)
@@ -307,7 +311,8 @@ class Stack:
 
     def supervise(self, name: str, stop: threading.Event) -> list[tuple[float, str]]:
         """Start the worker ``name`` again whenever it exits, as compose's ``restart:
-        unless-stopped`` does (at once; compose waits a little). Returns the list it fills with
+        unless-stopped`` does (at once; compose waits a little), under the same node name (the
+        container's host name does not change). Returns the list it fills with
         (moment, log of the process that exited)."""
         exits: list[tuple[float, str]] = []
 
@@ -321,7 +326,7 @@ class Stack:
                     restarts += 1
                     current = f"{name}-restart{restarts}"
                     with contextlib.suppress(SystemExit):
-                        self.start_worker(current)
+                        self.start_worker(current, node=name)
                 time.sleep(0.2)
 
         threading.Thread(target=watch, daemon=True).start()

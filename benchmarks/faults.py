@@ -155,10 +155,27 @@ def results(services: Stack, campaign: str, token: str) -> dict[str, Any]:
     return documents
 
 
+def rescue_wait(log: Path, count: int) -> float:
+    """The moment the worker logging to ``log`` has sent ``count`` tasks of its predecessor
+    again."""
+    while log.read_text(errors="replace").count("previous process died with it") < count:
+        time.sleep(0.2)
+    return time.monotonic()
+
+
 def worker_kill(args: argparse.Namespace) -> int:
+    """``--restart same-name`` (the default): the worker starts again under its node name, as
+    compose's restart policy (the container's host name stays) or systemd's does, and sends the
+    chunks its dead process held at once; the production time limits and visibility timeout
+    apply. ``--restart new-name``: another worker takes over, and Redis delivers the chunks
+    again after the visibility timeout, shortened for the run."""
     problems: list[str] = []
-    with stack(keep=args.keep, EVALSITE_AUTO_ANALYSIS="0", **FAST_REDELIVERY) as services:
-        from metrics.models import AnalysisJob, StatsChunk
+    same_name = args.restart == "same-name"
+    timeouts = {} if same_name else FAST_REDELIVERY
+    with stack(keep=args.keep, EVALSITE_AUTO_ANALYSIS="0", **timeouts) as services:
+        from django.conf import settings
+
+        from metrics.models import AnalysisJob, StatsChunk, TaskClaim
 
         # An organizer with an empty campaign, then the corpus uploaded into it.
         campaign_create(annotators=0, with_data=False)
@@ -170,10 +187,14 @@ def worker_kill(args: argparse.Namespace) -> int:
             campaign, metrics=["bleu", "chrf", "ter"], bootstrap_samples=200, ar_trials=500
         )
         services.extra_env["EVALSITE_CHUNK_SEGMENTS"] = str(args.chunk)
+        visibility = (
+            f"{settings.CELERY_VISIBILITY_TIMEOUT} s (the default)"
+            if same_name
+            else f"{FAST_REDELIVERY['CELERY_VISIBILITY_TIMEOUT']} s (shortened for the run)"
+        )
         emit(
             f"campaign: {args.segments} segments, {args.systems} systems × 2 runs; BLEU, chrF "
-            f"and TER in chunks of {args.chunk} segments; visibility timeout "
-            f"{FAST_REDELIVERY['CELERY_VISIBILITY_TIMEOUT']} s (shortened for the run)"
+            f"and TER in chunks of {args.chunk} segments; visibility timeout {visibility}"
         )
         services.start_web(workers=2)
         services.start_worker("doomed")
@@ -192,6 +213,7 @@ def worker_kill(args: argparse.Namespace) -> int:
         # The chunks the doomed worker had received: their ids show when they come back.
         held = set(re.findall(r"analysis_chunk\[([0-9a-f-]+)\] received", log.read_text()))
         stored = StatsChunk.objects.filter(job_id=job).count()
+        claimed = TaskClaim.objects.filter(job_id=job).count()
         killed_at = time.monotonic()
         services.kill("doomed")
         state = AnalysisJob.objects.get(pk=job)
@@ -202,18 +224,34 @@ def worker_kill(args: argparse.Namespace) -> int:
         )
         if state.status != AnalysisJob.Status.RUNNING:
             problems.append(f"the job was {state.status} when the worker was killed, not running")
-        services.start_worker("rescuer")
-        emit(
-            f"a new worker (rescuer) started; the {len(held)} chunks the killed worker held "
-            "wait in Redis for the visibility timeout"
-        )
-        redelivered = threading.Thread(
-            target=lambda: emit(
-                f"the killed worker's chunks delivered again "
-                f"{redelivery_wait(services.log('rescuer'), held) - killed_at:.1f} s after the kill"
-            ),
-            daemon=True,
-        )
+        if same_name:
+            services.start_worker("restarted", node="doomed")
+            emit(
+                f"the worker started again under its name (doomed), as compose's restart policy "
+                f"does; the killed process had started {claimed} chunks"
+            )
+            redelivered = threading.Thread(
+                target=lambda: emit(
+                    f"the killed process's {claimed} chunks sent again "
+                    f"{rescue_wait(services.log('restarted'), claimed) - killed_at:.1f} s after "
+                    "the kill"
+                ),
+                daemon=True,
+            )
+        else:
+            services.start_worker("rescuer")
+            emit(
+                f"a new worker (rescuer) started; the {len(held)} chunks the killed worker held "
+                "wait in Redis for the visibility timeout"
+            )
+            redelivered = threading.Thread(
+                target=lambda: emit(
+                    f"the killed worker's chunks delivered again "
+                    f"{redelivery_wait(services.log('rescuer'), held) - killed_at:.1f} s after "
+                    "the kill"
+                ),
+                daemon=True,
+            )
         redelivered.start()
         end = job_wait(services, campaign, token, timeout=args.timeout)
         recovered = time.monotonic() - killed_at
@@ -490,6 +528,12 @@ def main() -> int:
     wk.add_argument("--chunk", type=int, default=100, help="segments per statistics chunk")
     wk.add_argument("--kill-after", type=float, default=0.5, help="seconds into the chunks")
     wk.add_argument("--timeout", type=float, default=600)
+    wk.add_argument(
+        "--restart",
+        choices=("same-name", "new-name"),
+        default="same-name",
+        help="the worker started again under its node name (as compose does), or another one",
+    )
     wk.set_defaults(run=worker_kill)
     rd = commands.add_parser("redis-restart", help="Redis restarted during annotation")
     rd.add_argument("--annotators", type=int, default=10)

@@ -192,3 +192,29 @@ class WiringProbe(models.Model):
 
     def __str__(self) -> str:
         return f"probe {self.token} from {self.worker_hostname}"
+
+
+class TaskClaim(models.Model):
+    """A task of a job that a worker process has started and not finished: written when the
+    task starts, deleted when it ends however it ends (done, failed, retried). A claim that
+    outlives its task means the process died with it (SIGKILL, the out-of-memory killer, a
+    crash). The worker's node name and the start of its main process (``incarnation``) say
+    whose it was: a worker that starts again under the same node name sends the tasks of its
+    earlier incarnation again at once, instead of leaving them to Redis's visibility timeout,
+    and a task whose processes keep dying fails its job after a few starts (``starts``)."""
+
+    # No index of its own: taskclaim_unique starts with it.
+    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="+", db_index=False)
+    key = models.CharField(max_length=80, help_text="The task's name and arguments.")
+    task = models.CharField(max_length=60)
+    args = models.JSONField()
+    node = models.CharField(max_length=200)
+    incarnation = models.CharField(max_length=32)
+    starts = models.PositiveSmallIntegerField(default=1)
+    started = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "key"], name="taskclaim_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.key} on {self.node} ({self.starts} starts)"

@@ -20,13 +20,14 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import RedisError
 
 from annotation.models import Campaign
-from metrics.models import AnalysisJob
+from metrics.models import AnalysisJob, TaskClaim
 from metrics.pipeline import analysis_params, campaign_fingerprint
 
 logger = logging.getLogger(__name__)
@@ -199,3 +200,60 @@ def job_fail(*, job_id: Any, error: str) -> bool:
             status=AnalysisJob.Status.FAILED, error=error[:4000], finished=timezone.now()
         )
     )
+
+
+# A task whose worker process died this many times while running it fails its job instead of
+# starting again: a chunk or a final step that exhausts the machine's memory would otherwise
+# kill every worker that takes it, for ever. Once may be an operator's kill or a host's restart.
+MAX_TASK_DEATHS = 2
+
+
+def task_claim_key(task: str, args: list[Any]) -> str:
+    """A task of a job named by its name and its arguments after the job id."""
+    return " ".join([task, *(str(a) for a in args[1:])])[:80]
+
+
+def task_claim(*, job_id: Any, task: str, args: list[Any], node: str, incarnation: str) -> int:
+    """Record that a worker process starts a task of a job (a :class:`TaskClaim`); the number
+    of earlier starts of the same task whose process died with it (0 normally). A job that is
+    no longer under way (a message delivered again after its job ended) is not claimed for."""
+    key = task_claim_key(task, args)
+    claims = TaskClaim.objects.filter(job_id=job_id, key=key)
+    fields = {"node": node, "incarnation": incarnation, "started": timezone.now()}
+    try:
+        with transaction.atomic():
+            if not AnalysisJob.objects.filter(pk=job_id, status__in=UNDER_WAY).exists():
+                return 0
+            claim = claims.select_for_update().first()
+            if claim is None:
+                try:
+                    with transaction.atomic():
+                        TaskClaim.objects.create(
+                            job_id=job_id, key=key, task=task, args=args, **fields
+                        )
+                    return 0
+                except IntegrityError:  # the same message started twice at once
+                    claim = claims.select_for_update().get()
+            claims.update(starts=F("starts") + 1, **fields)
+            return claim.starts
+    except IntegrityError:  # the job was deleted meanwhile
+        return 0
+
+
+def task_claim_clear(*, job_id: Any, task: str, args: list[Any]) -> None:
+    """The task ended, in whatever way: its process did not die with it."""
+    TaskClaim.objects.filter(job_id=job_id, key=task_claim_key(task, args)).delete()
+
+
+def tasks_orphaned(*, node: str, incarnation: str) -> list[TaskClaim]:
+    """The tasks that an earlier process of the worker named ``node`` started and did not
+    finish: it died with them. Claims of jobs that are no longer under way are deleted."""
+    orphans = []
+    for claim in (
+        TaskClaim.objects.filter(node=node).exclude(incarnation=incarnation).select_related("job")
+    ):
+        if claim.job.status in UNDER_WAY:
+            orphans.append(claim)
+        else:
+            claim.delete()
+    return orphans

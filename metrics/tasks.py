@@ -4,28 +4,48 @@ The statistics of a job are a group of chunk tasks; the chunk that completes the
 the database, so a chunk delivered twice cannot fire it early or twice) starts the final step.
 This works on any broker, including the file-system one of the embedded default. A task of a job
 that fails for good marks the job failed (:class:`JobTask`).
+
+A worker process that dies with a task (SIGKILL, the out-of-memory killer) leaves the task's
+message unacknowledged in Redis, which delivers it again only after the visibility timeout (40
+minutes by default). Each task therefore records that it runs (a ``TaskClaim``); a worker that
+starts again under the same node name — compose's restart, systemd's ``Restart=always`` — sends
+the tasks its dead predecessor held at once, and a task whose process died with it twice fails
+its job with a message instead of killing worker after worker.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import uuid
 from typing import Any
 
-from celery import Task, group, shared_task
+from celery import Task, current_app, group, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_ready
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from annotation.models import Campaign
 from metrics import pipeline
 from metrics.models import AnalysisJob, WiringProbe
-from metrics.services import analysis_request, job_fail, job_progress, jobs_dispatch_pending
+from metrics.services import (
+    BROKER_ERRORS,
+    MAX_TASK_DEATHS,
+    analysis_request,
+    job_fail,
+    job_progress,
+    jobs_dispatch_pending,
+    task_claim,
+    task_claim_clear,
+    tasks_orphaned,
+)
 
 logger = logging.getLogger(__name__)
 
 # Transient database trouble (a restart, a dropped connection): retried with backoff.
 TRANSIENT = (OperationalError, InterfaceError)
+
 # Results live in the database, not in Celery's result store: ignoring them also keeps a web
 # process from touching the result backend when it sends a task (which fails hard while Redis
 # is down).
@@ -75,6 +95,32 @@ class JobTask(Task):  # type: ignore[misc]
     # What the task does, for the message; formatted with the task's arguments.
     subject = "The analysis"
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the task inside its claim (see the module's docstring); a task whose worker
+        process already died with it ``MAX_TASK_DEATHS`` times fails its job instead."""
+        node = self.request.hostname
+        if not node or not args:  # called as a function, not as a task: nothing to rescue
+            return super().__call__(*args, **kwargs)
+        job_id, claim_args = args[0], list(args)
+        try:
+            deaths = task_claim(
+                job_id=job_id, task=self.name, args=claim_args, node=node, incarnation=incarnation()
+            )
+        except TRANSIENT:  # the task's own first query retries; a claim is a convenience
+            logger.warning("could not record that %s%s runs", self.name, tuple(args))
+            deaths = 0
+        if deaths >= MAX_TASK_DEATHS:
+            job_fail(job_id=job_id, error=died_message(self.subject.format(*args), deaths))
+            task_claim_clear(job_id=job_id, task=self.name, args=claim_args)
+            return None
+        try:
+            return super().__call__(*args, **kwargs)
+        finally:
+            try:
+                task_claim_clear(job_id=job_id, task=self.name, args=claim_args)
+            except TRANSIENT:
+                logger.warning("could not record that %s%s ended", self.name, tuple(args))
+
     def on_failure(  # type: ignore[no-untyped-def]
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
@@ -87,6 +133,13 @@ class JobTask(Task):  # type: ignore[misc]
             job_fail(job_id=job_id, error=message)
         except Exception:  # the database itself may be what failed; the job goes stale then
             logger.exception("could not mark analysis %s failed (%s)", job_id, message)
+
+
+def died_message(subject: str, deaths: int) -> str:
+    times = "twice" if deaths == 2 else f"{deaths} times"
+    return (
+        f"{subject} failed: the worker process running it died {times} (killed, or out of memory?)."
+    )
 
 
 def failure_reason(exc: BaseException, max_retries: int | None) -> str:
@@ -176,3 +229,85 @@ def _dispatch_pending_on_start(**kwargs: Any) -> None:
         jobs_dispatch_pending()
     except Exception:  # a worker must start even if this fails; the next poll retries
         logger.exception("could not send pending analyses")
+
+
+# Names the start of a worker's main process (set before the pool's processes fork, which
+# inherit it): claims of an earlier process under the same node name are its predecessor's.
+INCARNATION_VARIABLE = "EVALSITE_WORKER_INCARNATION"
+
+
+def incarnation() -> str:
+    return os.environ.get(INCARNATION_VARIABLE, "")
+
+
+@worker_init.connect
+def _new_incarnation(**kwargs: Any) -> None:
+    os.environ[INCARNATION_VARIABLE] = uuid.uuid4().hex
+
+
+@worker_ready.connect
+def _rescue_on_start(sender: Any = None, **kwargs: Any) -> None:
+    """A worker that starts sends again the tasks its predecessor under the same node name
+    died with (see the module's docstring)."""
+    try:
+        tasks_rescue(node=sender.hostname)
+    except Exception:  # a worker must start even if this fails; Redis redelivers them later
+        logger.exception("could not send again the tasks of this worker's predecessor")
+
+
+def tasks_rescue(*, node: str) -> int:
+    """Send the tasks that an earlier process of the worker ``node`` died with; a task it
+    died with ``MAX_TASK_DEATHS`` times fails its job instead. The number sent.
+
+    Node names must be unique among live workers (Celery's default, ``celery@<host name>``, is,
+    one worker per machine or container). Should another live worker answer to this one's name
+    after all, nothing is sent: its tasks may be running."""
+    orphans = tasks_orphaned(node=node, incarnation=incarnation())
+    if not orphans:
+        return 0
+    if _namesakes(node):
+        logger.warning(
+            "another live worker is named %s: its tasks are not sent again; give each worker "
+            "its own name (celery worker -n)",
+            node,
+        )
+        return 0
+    sent = 0
+    for claim in orphans:
+        task = current_app.tasks.get(claim.task)
+        subject = getattr(task, "subject", claim.task).format(*claim.args)
+        if task is None or claim.starts >= MAX_TASK_DEATHS:
+            reason = died_message(subject, claim.starts)
+            job_fail(job_id=claim.job_id, error=reason)
+            claim.delete()
+            logger.warning("analysis %s: %s", claim.job_id, reason)
+            continue
+        try:
+            task.apply_async(args=claim.args, retry=False)
+        except BROKER_ERRORS as exc:
+            logger.warning("could not send %s again: %s", claim.key, exc)
+            break
+        sent += 1
+        logger.warning(
+            "analysis %s: %s sent again: this worker's previous process died with it",
+            claim.job_id,
+            subject,
+        )
+    return sent
+
+
+def _namesakes(node: str) -> bool:
+    """Whether a live worker other than this process answers to ``node``. Asked over the
+    broker's broadcast: the worker itself cannot answer yet, its consumer starts after this."""
+    try:
+        replies = current_app.control.broadcast(
+            "stats", destination=[node], reply=True, timeout=1.0
+        )
+    except Exception:  # a transport without broadcast (the embedded file system): one worker
+        return False
+    return any(
+        info.get("pid") != os.getpid()
+        for reply in replies or []
+        for name, info in reply.items()
+        if name == node and isinstance(info, dict)
+    )

@@ -2,7 +2,7 @@
 the numbers the scoring core gives when called directly (corpus and segment scores, intervals,
 MultEval, the all-pairs matrices, the human analysis and the correlations); a worker killed with
 SIGKILL in the middle of a chunk does not stop the job, and the results equal an uninterrupted
-run."""
+run; a worker that starts again under the dead one's name sends its chunks again at once."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from annotation.analysis import AnalysisSettings, campaign_analysis_compute
 from annotation.models import Campaign, Reference, System, Translation
 from metrics import pipeline
 from metrics.correlations import correlations_compute
-from metrics.models import AnalysisJob, AnalysisResult, SegmentScores, StatsChunk
+from metrics.models import AnalysisJob, AnalysisResult, SegmentScores, StatsChunk, TaskClaim
 from metrics.scoring import make_metric
 from metrics.services import analysis_request
 from metrics.stats.correlation import correlation, pairwise_accuracy
@@ -351,3 +351,41 @@ def test_a_worker_killed_in_the_middle_of_a_chunk_does_not_stop_the_job(
             AnalysisResult.objects.get(job=job, kind=kind).data
             == AnalysisResult.objects.get(job=reference, kind=kind).data
         ), kind
+
+
+def test_a_worker_started_again_under_its_name_sends_its_dead_predecessors_chunks_at_once(
+    celery_worker_process,
+    owner,
+    settings,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    """As compose's restart policy or systemd's Restart=always does: the same node name, a new
+    process. Redis's visibility timeout is left at its default (2,400 s): the job finishes long
+    before it would deliver the chunks again."""
+    campaign = large_campaign(owner)
+    settings_for(campaign, metrics=["bleu", "chrf", "ter"], bootstrap_samples=100, ar_trials=500)
+    settings.EVALSITE_CHUNK_SEGMENTS = 300
+    two_processes = {"CELERY_WORKER_CONCURRENCY": "2"}  # one per chunk: both start at once
+    first = celery_worker_process(name="restarted", env=two_processes)
+    job_id = analysis_request(campaign=campaign).job.pk
+    deadline = time.monotonic() + 120
+    while TaskClaim.objects.filter(job_id=job_id, task="metrics.analysis_chunk").count() < 2:
+        assert time.monotonic() < deadline, (tmp_path / "worker-restarted.log").read_text()
+        time.sleep(0.05)
+    claims = {c.key: c for c in TaskClaim.objects.filter(job_id=job_id)}
+    assert {c.starts for c in claims.values()} == {1}
+    assert {c.node.split("@")[0] for c in claims.values()} == {"restarted"}
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=30)
+    killed = time.monotonic()
+    assert StatsChunk.objects.filter(job_id=job_id).count() == 0
+    assert AnalysisJob.objects.get(pk=job_id).status == AnalysisJob.Status.RUNNING
+
+    celery_worker_process(name="restarted", env=two_processes)
+    job = wait_for(job_id, timeout=240)
+    assert job.status == AnalysisJob.Status.DONE, job.error
+    assert time.monotonic() - killed < 240  # the visibility timeout is 2,400 s
+    log = (tmp_path / "worker-restarted.log").read_text()
+    assert log.count("sent again: this worker's previous process died with it") == 2, log
+    # Every task ended in a living process: no claim is left.
+    assert not TaskClaim.objects.filter(job_id=job_id).exists()
