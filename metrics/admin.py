@@ -8,6 +8,7 @@ from metrics.models import (
     MetricSettings,
     SegmentScores,
     StatsChunk,
+    TaskClaim,
     WiringProbe,
 )
 
@@ -58,3 +59,12 @@ class AnalysisResultAdmin(admin.ModelAdmin):
 @admin.register(WiringProbe)
 class WiringProbeAdmin(admin.ModelAdmin):
     list_display = ["token", "worker_hostname", "created"]
+
+
+@admin.register(TaskClaim)
+class TaskClaimAdmin(admin.ModelAdmin):
+    """Tasks running now, and those whose worker process died with them."""
+
+    list_display = ["key", "job", "node", "starts", "started"]
+    list_filter = ["node"]
+    raw_id_fields = ["job"]
