@@ -136,7 +136,7 @@ class JobTask(Task):  # type: ignore[misc]
 
 
 def died_message(subject: str, deaths: int) -> str:
-    times = "twice" if deaths == 2 else f"{deaths} times"
+    times = {1: "once", 2: "twice"}.get(deaths, f"{deaths} times")
     return (
         f"{subject} failed: the worker process running it died {times} (killed, or out of memory?)."
     )
