@@ -301,7 +301,7 @@ def _namesakes(node: str) -> bool:
     broker's broadcast: the worker itself cannot answer yet, its consumer starts after this."""
     try:
         replies = current_app.control.broadcast(
-            "stats", destination=[node], reply=True, timeout=1.0
+            "stats", destination=[node], reply=True, timeout=2.0
         )
     except Exception:  # a transport without broadcast (the embedded file system): one worker
         return False
