@@ -19,10 +19,15 @@ annotator's value, on the same criterion, of the output that ``ItemOutput.origin
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
+import logging
 import math
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -30,8 +35,19 @@ import numpy.typing as npt
 import scipy
 import trueskill
 from django.contrib.auth import get_user_model
+from django.core.cache import cache as django_cache
 from django.db import connection
-from django.db.models import Case, FloatField, IntegerField, QuerySet, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    FloatField,
+    IntegerField,
+    Max,
+    QuerySet,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.functions import Cast, Coalesce
 
 from annotation.models import (
@@ -39,9 +55,11 @@ from annotation.models import (
     AnnotatorPseudonym,
     Campaign,
     ItemKind,
+    Judgment,
     JudgmentValue,
     ProtocolConfig,
     System,
+    Upload,
     pseudonym_code,
 )
 from annotation.protocols import PROTOCOLS, RANK, Criterion
@@ -552,6 +570,81 @@ def _number(value: Any) -> float | None:
 
 # --------------------------------------------------------------------------------------------
 # Analysis
+
+
+logger = logging.getLogger(__name__)
+
+# How long a campaign's analysis stays in the cache (seconds). Its key is a hash of everything
+# the analysis reads, so a new or revised judgment, an include/exclude decision, an upload, a
+# protocol config's change or other settings compute afresh at once; the limit only bounds
+# changes made outside the application (the database edited by hand).
+ANALYSIS_CACHE_SECONDS = 15 * 60
+
+
+def campaign_analysis_cached(*, campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
+    """:func:`campaign_analysis_compute` of the whole campaign, kept in the cache: the analysis
+    page, its report downloads and the API compute it once for unchanged inputs (15 s for a
+    million judgments, a few aggregate queries to find it again). Without a working cache it is
+    computed every time."""
+    key = analysis_cache_key(campaign=campaign, settings=settings)
+    try:
+        cached = django_cache.get(key)
+    except Exception as exc:  # the cache is an optimisation: an outage must not fail the page
+        logger.warning("analysis cache unreachable, computing: %s", exc)
+        cached = None
+    if isinstance(cached, CampaignAnalysis):
+        return cached
+    analysis = campaign_analysis_compute(campaign=campaign, settings=settings)
+    try:
+        django_cache.set(key, analysis, ANALYSIS_CACHE_SECONDS)
+    except Exception as exc:
+        logger.warning("analysis cache unreachable, not kept: %s", exc)
+    return analysis
+
+
+def analysis_cache_key(*, campaign: Campaign, settings: AnalysisSettings) -> str:
+    """A content hash of what :func:`campaign_analysis_compute` reads: the settings, the code
+    (its version and the source of the analysis), the protocol configs, the uploads (data only
+    changes through them), the systems' names, the judgments (count, last id, last submit,
+    revisions), the decisions (count, last change) and the annotators' pseudonyms."""
+    judgments = Judgment.objects.filter(item__task__config__campaign=campaign).aggregate(
+        n=Count("pk"), last=Max("pk"), submitted=Max("submitted_at"), revisions=Sum("revision")
+    )
+    decisions = AnnotatorDecision.objects.filter(campaign=campaign).aggregate(
+        n=Count("pk"), last=Max("decided_at")
+    )
+    pseudonyms = AnnotatorPseudonym.objects.filter(campaign=campaign).aggregate(
+        n=Count("pk"), last=Max("pk")
+    )
+    state = {
+        "campaign": str(campaign.pk),
+        "settings": asdict(settings),
+        "code": [code_version(), _analysis_source_digest()],
+        "configs": list(ProtocolConfig.objects.filter(campaign=campaign).order_by("pk").values()),
+        "uploads": list(
+            Upload.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True)
+        ),
+        "systems": list(
+            System.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "name")
+        ),
+        "judgments": judgments,
+        "decisions": decisions,
+        "pseudonyms": pseudonyms,
+    }
+    digest = hashlib.sha256(json.dumps(state, default=str, sort_keys=True).encode()).hexdigest()
+    return f"evalsite:analysis:{digest}"
+
+
+@cache
+def _analysis_source_digest() -> str:
+    """A hash of the analysis code's source, so that a deployment that changes it without a new
+    version number does not find the old code's analyses (nor its pickled classes)."""
+    here = Path(__file__).resolve().parent
+    files = [here / "analysis.py", here / "protocols.py", *sorted((here / "stats").rglob("*.py"))]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def campaign_analysis_compute(

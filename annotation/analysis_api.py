@@ -28,7 +28,7 @@ from annotation.analysis import (
     SPACES,
     AnalysisSettings,
     CampaignAnalysis,
-    campaign_analysis_compute,
+    campaign_analysis_cached,
 )
 from annotation.analysis_forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
 from annotation.analysis_services import (
@@ -138,7 +138,7 @@ class CampaignAPIView(APIView):
 
     def analysis(self, campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
         annotator_pseudonyms_ensure(campaign=campaign)
-        return campaign_analysis_compute(campaign=campaign, settings=settings)
+        return campaign_analysis_cached(campaign=campaign, settings=settings)
 
 
 class AnalysisView(CampaignAPIView):

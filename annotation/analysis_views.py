@@ -18,7 +18,7 @@ from annotation import reports
 from annotation.analysis import (
     AnalysisSettings,
     CampaignAnalysis,
-    campaign_analysis_compute,
+    campaign_analysis_cached,
 )
 from annotation.analysis_forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
 from annotation.analysis_services import (
@@ -44,7 +44,7 @@ def _settings(request: HttpRequest) -> tuple[AnalysisSettingsForm, AnalysisSetti
 
 def _analysis(campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
     annotator_pseudonyms_ensure(campaign=campaign)
-    return campaign_analysis_compute(campaign=campaign, settings=settings)
+    return campaign_analysis_cached(campaign=campaign, settings=settings)
 
 
 @organizer_required
