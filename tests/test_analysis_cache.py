@@ -63,9 +63,7 @@ def test_unchanged_inputs_are_analysed_once_and_changes_compute_afresh(judged, o
     assert decided != first
 
     # A revised judgment, and a renamed system.
-    Judgment.objects.filter(pk=Judgment.objects.order_by("pk").values("pk")[:1]).update(
-        revision=2
-    )
+    Judgment.objects.filter(pk=Judgment.objects.order_by("pk").values("pk")[:1]).update(revision=2)
     assert analysed(campaign, settings)[1] == computing
     System.objects.filter(pk=judged.systems[0].pk).update(name="renamed")
     renamed, queries = analysed(campaign, settings)
