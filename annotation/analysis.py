@@ -25,9 +25,6 @@ import json
 import logging
 import math
 from dataclasses import asdict, dataclass, field
-from functools import cache
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -84,6 +81,7 @@ from annotation.stats import (
 from annotation.stats.normalisation import Basis, Space
 from annotation.stats.qc import QCSpace, QCTest, RankSpace
 from annotation.stats.systems import SignificanceTest
+from evalsite.version import evalsite_version
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -133,13 +131,10 @@ QC_UNTESTED = "untested"
 
 def code_version() -> str:
     """The versions that produced a result (STYLE habit 7), e.g.
-    ``evalsite 0.1.0; numpy 2.1.0; scipy 1.17.1; trueskill 0.4.5``."""
-    try:
-        ours = version("evalsite")
-    except PackageNotFoundError:  # a source tree that was never installed
-        ours = "unknown"
+    ``evalsite 0.1.0+src.3f9a0c21b7de; numpy 2.1.0; scipy 1.17.1; trueskill 0.4.5`` (the
+    digest of the running source: :mod:`evalsite.version`)."""
     return (
-        f"evalsite {ours}; numpy {np.__version__}; scipy {scipy.__version__}; "
+        f"evalsite {evalsite_version()}; numpy {np.__version__}; scipy {scipy.__version__}; "
         f"trueskill {trueskill.__version__}"
     )
 
@@ -604,9 +599,9 @@ def campaign_analysis_cached(*, campaign: Campaign, settings: AnalysisSettings) 
 
 def analysis_cache_key(*, campaign: Campaign, settings: AnalysisSettings) -> str:
     """A content hash of what :func:`campaign_analysis_compute` reads: the settings, the code
-    (its version and the source of the analysis), the protocol configs, the uploads (data only
-    changes through them), the systems' names, the judgments (count, last id, last submit,
-    revisions), the decisions (count, last change) and the annotators' pseudonyms."""
+    (its versions, with the digest of EvalSite's source), the protocol configs, the uploads
+    (data only changes through them), the systems' names, the judgments (count, last id, last
+    submit, revisions), the decisions (count, last change) and the annotators' pseudonyms."""
     judgments = Judgment.objects.filter(item__task__config__campaign=campaign).aggregate(
         n=Count("pk"), last=Max("pk"), submitted=Max("submitted_at"), revisions=Sum("revision")
     )
@@ -619,7 +614,7 @@ def analysis_cache_key(*, campaign: Campaign, settings: AnalysisSettings) -> str
     state = {
         "campaign": str(campaign.pk),
         "settings": asdict(settings),
-        "code": [code_version(), _analysis_source_digest()],
+        "code": code_version(),
         "configs": list(ProtocolConfig.objects.filter(campaign=campaign).order_by("pk").values()),
         "uploads": list(
             Upload.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True)
@@ -633,18 +628,6 @@ def analysis_cache_key(*, campaign: Campaign, settings: AnalysisSettings) -> str
     }
     digest = hashlib.sha256(json.dumps(state, default=str, sort_keys=True).encode()).hexdigest()
     return f"evalsite:analysis:{digest}"
-
-
-@cache
-def _analysis_source_digest() -> str:
-    """A hash of the analysis code's source, so that a deployment that changes it without a new
-    version number does not find the old code's analyses (nor its pickled classes)."""
-    here = Path(__file__).resolve().parent
-    files = [here / "analysis.py", here / "protocols.py", *sorted((here / "stats").rglob("*.py"))]
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def campaign_analysis_compute(

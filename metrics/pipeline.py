@@ -38,6 +38,7 @@ from annotation.models import (
     Translation,
     Upload,
 )
+from evalsite.version import evalsite_version, library_versions
 from metrics.models import (
     AnalysisJob,
     AnalysisResult,
@@ -52,7 +53,6 @@ from metrics.scoring import (
     MetricUnavailableError,
     make_metric,
 )
-from metrics.scoring.base import evalsite_version
 from metrics.scoring.extraction import extract_statistics
 from metrics.stats.multirun import compare_runs
 from metrics.stats.resampling import (
@@ -90,6 +90,7 @@ def analysis_params(*, campaign: Any) -> dict[str, Any]:
         "seed": ms.seed,
         "chunk_segments": django_settings.EVALSITE_CHUNK_SEGMENTS,
         "version": evalsite_version(),
+        "libraries": library_versions(),
     }
 
 

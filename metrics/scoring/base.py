@@ -13,21 +13,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, ClassVar
 
 import numpy as np
 import sacrebleu
 
+from evalsite.version import evalsite_version
+
 References = Sequence[Sequence[str]]
-
-
-def evalsite_version() -> str:
-    """The installed EvalSite version, for signatures of metrics that are ours."""
-    try:
-        return version("evalsite")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "unknown"
 
 
 def our_version() -> str:

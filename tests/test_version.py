@@ -1,0 +1,105 @@
+"""EvalSite's version carries a digest of its running source, so results computed by other code
+(a deployment under the same release number) are never taken for the current code's."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sacrebleu
+import scipy
+
+from annotation.analysis import code_version
+from evalsite.version import CODE_PACKAGES, code_folders, evalsite_version, source_digest
+from metrics import pipeline
+from metrics.scoring.base import our_version
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_the_digest_follows_the_python_sources_and_nothing_else(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    write(package / "__init__.py", "")
+    write(package / "scores.py", "def score(x):\n    return x\n")
+    write(package / "migrations" / "0001_initial.py", "operations = []\n")
+    write(package / "notes.txt", "a note\n")
+    first = source_digest([package])
+    assert re.fullmatch(r"[0-9a-f]{12}", first)
+
+    # Neither a migration, nor a file that is not Python, nor a byte-code cache is the code.
+    write(package / "migrations" / "0001_initial.py", "operations = [1]\n")
+    write(package / "notes.txt", "another note\n")
+    write(package / "__pycache__" / "scores.cpython-311.pyc", "\0")
+    assert source_digest([package]) == first
+
+    write(package / "scores.py", "def score(x):\n    return x + 1\n")
+    changed = source_digest([package])
+    assert changed != first
+
+    # The same bytes under another name are other code, and so is a new module.
+    (package / "scores.py").rename(package / "score.py")
+    assert source_digest([package]) not in (first, changed)
+    (package / "score.py").rename(package / "scores.py")
+    assert source_digest([package]) == changed
+    write(package / "extra.py", "")
+    assert source_digest([package]) != changed
+
+
+def run_version(cwd: Path) -> str:
+    """The version a fresh interpreter reports for the packages it imports from ``cwd``."""
+    return subprocess.run(
+        [sys.executable, "-c", "from evalsite.version import evalsite_version as v; print(v())"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def test_a_copy_of_the_code_has_its_version_and_a_changed_copy_another(tmp_path: Path) -> None:
+    """The code is found where Python imports it from: an identical copy elsewhere (as in a
+    wheel or the Docker image) gives this process's version; one changed line gives another."""
+    assert code_folders() == [ROOT / name for name in CODE_PACKAGES]
+    for name in CODE_PACKAGES:
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    assert run_version(tmp_path) == evalsite_version()
+
+    scores = tmp_path / "metrics" / "scoring" / "lexical.py"
+    scores.write_text(scores.read_text() + "\n# a fix\n")
+    changed = run_version(tmp_path)
+    release = evalsite_version().split("+")[0]
+    assert changed.startswith(f"{release}+src.")
+    assert changed != evalsite_version()
+
+
+@pytest.mark.django_db
+def test_an_analysis_is_fingerprinted_with_the_code_and_library_versions(campaign) -> None:  # type: ignore[no-untyped-def]
+    assert re.fullmatch(r"[^+]+\+src\.[0-9a-f]{12}", evalsite_version())
+    params = pipeline.analysis_params(campaign=campaign)
+    assert params["version"] == evalsite_version()
+    assert params["libraries"] == {
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "sacrebleu": sacrebleu.__version__,
+    }
+    fingerprint = pipeline.campaign_fingerprint(campaign=campaign, params=params)
+    assert pipeline.campaign_fingerprint(campaign=campaign, params=dict(params)) == fingerprint
+    for other in (
+        {**params, "version": evalsite_version().split("+")[0]},  # the release alone
+        {**params, "libraries": {**params["libraries"], "numpy": "0.0.1"}},
+    ):
+        assert pipeline.campaign_fingerprint(campaign=campaign, params=other) != fingerprint
+
+    # Reports of the human analysis and our metrics' signatures name the same code.
+    assert code_version().startswith(f"evalsite {evalsite_version()}; numpy ")
+    assert our_version() == f"evalsite-{evalsite_version()}+sacrebleu-{sacrebleu.__version__}"
