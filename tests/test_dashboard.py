@@ -49,6 +49,8 @@ MARKUP_NAME = "<b>rbmt</b>"
 # settings and baseline, the fingerprint's four aggregates, the latest job, one per result kind
 # and the three progress aggregates; messages and CSRF need none.
 MAX_QUERIES = 18
+# A status poll: the same, and a look for jobs never sent to the workers (sent again).
+MAX_STATUS_QUERIES = 19
 
 
 @dataclass
@@ -523,3 +525,4 @@ def test_the_query_count_does_not_grow_with_the_campaign(judged) -> None:  # typ
     assert count_queries(client, urls(small)["page"]) == big_count
     status_small = count_queries(client, urls(small)["status"])
     assert status_small == count_queries(client, urls(judged.campaign)["status"])
+    assert status_small <= MAX_STATUS_QUERIES
