@@ -27,6 +27,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from annotation.models import Campaign
+from evalsite.version import evalsite_version
 from metrics import pipeline
 from metrics.models import AnalysisJob, WiringProbe
 from metrics.services import (
@@ -69,10 +70,29 @@ def ping(self, token: str) -> str:  # type: ignore[no-untyped-def]
 
 
 def _job(job_id: str) -> AnalysisJob | None:
+    """The job a task works for; ``None`` when it no longer exists, or when it was requested by
+    other code than this worker runs (then it is failed, saying so)."""
     job = AnalysisJob.objects.select_related("campaign").filter(pk=job_id).first()
     if job is None:
         logger.info("analysis %s no longer exists", job_id)
+        return None
+    requested = job.params.get("version")
+    if requested is not None and requested != evalsite_version():
+        # Web and worker processes run different code, as during an upgrade: results this
+        # worker computed would be filed under the requester's version and pass for its own.
+        message = other_code_message(requested, evalsite_version())
+        if job_fail(job_id=job.pk, error=message):
+            logger.warning("analysis %s: %s", job.pk, message)
+        return None
     return job
+
+
+def other_code_message(requested: str, running: str) -> str:
+    return (
+        f"This analysis was requested by EvalSite {requested}, but a worker runs {running}: "
+        "the web and worker processes run different code (an upgrade under way?). Request it "
+        "again once they all run the same version."
+    )
 
 
 @shared_task(name="metrics.analysis_request", **RETRY)
@@ -243,6 +263,9 @@ def incarnation() -> str:
 @worker_init.connect
 def _new_incarnation(**kwargs: Any) -> None:
     os.environ[INCARNATION_VARIABLE] = uuid.uuid4().hex
+    # The version of the code this worker loaded, read now (its pool processes inherit it):
+    # sources changed on disk after the start are not the code it runs.
+    evalsite_version()
 
 
 @worker_ready.connect

@@ -17,7 +17,9 @@ import scipy
 from annotation.analysis import code_version
 from evalsite.version import CODE_PACKAGES, code_folders, evalsite_version, source_digest
 from metrics import pipeline
+from metrics.models import AnalysisJob, StatsChunk
 from metrics.scoring.base import our_version
+from metrics.tasks import _job, analysis_chunk, analysis_start
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -103,3 +105,35 @@ def test_an_analysis_is_fingerprinted_with_the_code_and_library_versions(campaig
     # Reports of the human analysis and our metrics' signatures name the same code.
     assert code_version().startswith(f"evalsite {evalsite_version()}; numpy ")
     assert our_version() == f"evalsite-{evalsite_version()}+sacrebleu-{sacrebleu.__version__}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_running_other_code_fails_the_job_instead_of_computing_it(campaign) -> None:  # type: ignore[no-untyped-def]
+    """During an upgrade, web and worker processes may run different code for a while: a job
+    requested by one version and computed by another would be filed as the requester's."""
+    params = pipeline.analysis_params(campaign=campaign)
+    mine = AnalysisJob.objects.create(campaign=campaign, fingerprint="a" * 64, params=params)
+    assert _job(str(mine.pk)) == mine
+
+    requested = "0.1.0+src.000000000000"
+    other = {**params, "version": requested}
+    expected = (
+        f"This analysis was requested by EvalSite {requested}, but a worker runs "
+        f"{evalsite_version()}: the web and worker processes run different code (an upgrade "
+        "under way?). Request it again once they all run the same version."
+    )
+    queued = AnalysisJob.objects.create(campaign=campaign, fingerprint="b" * 64, params=other)
+    assert analysis_start.apply(args=(str(queued.pk),)).get() == 0
+    running = AnalysisJob.objects.create(
+        campaign=campaign,
+        fingerprint="c" * 64,
+        params=other,
+        status=AnalysisJob.Status.RUNNING,
+        stage=AnalysisJob.Stage.STATISTICS,
+    )
+    assert analysis_chunk.apply(args=(str(running.pk), 0, 10)).get() == 0
+    for job in (queued, running):
+        job.refresh_from_db()
+        assert (job.status, job.error) == (AnalysisJob.Status.FAILED, expected)
+        assert job.progress_total == 0
+        assert not StatsChunk.objects.filter(job=job).exists()
