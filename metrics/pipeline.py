@@ -90,7 +90,7 @@ def analysis_params(*, campaign: Any) -> dict[str, Any]:
         "seed": ms.seed,
         "chunk_segments": django_settings.EVALSITE_CHUNK_SEGMENTS,
         "version": evalsite_version(),
-        "libraries": library_versions(),
+        "libraries": dict(library_versions()),
     }
 
 

@@ -27,7 +27,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from annotation.models import Campaign
-from evalsite.version import evalsite_version
+from evalsite.version import evalsite_version, library_versions
 from metrics import pipeline
 from metrics.models import AnalysisJob, WiringProbe
 from metrics.services import (
@@ -76,23 +76,28 @@ def _job(job_id: str) -> AnalysisJob | None:
     if job is None:
         logger.info("analysis %s no longer exists", job_id)
         return None
-    requested = job.params.get("version")
-    if requested is not None and requested != evalsite_version():
+    if "version" not in job.params:  # a job of a test, or of a release before versions
+        return job
+    running = code_named(evalsite_version(), library_versions())
+    requested = code_named(job.params["version"], job.params.get("libraries", library_versions()))
+    if requested != running:
         # Web and worker processes run different code, as during an upgrade: results this
-        # worker computed would be filed under the requester's version and pass for its own.
-        message = other_code_message(requested, evalsite_version())
+        # worker computed would be filed under the requester's versions and pass for its own.
+        message = (
+            f"This analysis was requested by {requested}, but a worker runs {running}: the web "
+            "and worker processes run different code (an upgrade under way?). Request it again "
+            "once they all run the same versions."
+        )
         if job_fail(job_id=job.pk, error=message):
             logger.warning("analysis %s: %s", job.pk, message)
         return None
     return job
 
 
-def other_code_message(requested: str, running: str) -> str:
-    return (
-        f"This analysis was requested by EvalSite {requested}, but a worker runs {running}: "
-        "the web and worker processes run different code (an upgrade under way?). Request it "
-        "again once they all run the same version."
-    )
+def code_named(version: str, libraries: dict[str, str]) -> str:
+    """EvalSite's version and the libraries' in words, e.g. ``EvalSite 0.1.0+src.…; numpy
+    2.4.6; sacrebleu 2.6.0; scipy 1.17.1``."""
+    return "; ".join([f"EvalSite {version}", *(f"{k} {v}" for k, v in sorted(libraries.items()))])
 
 
 @shared_task(name="metrics.analysis_request", **RETRY)
@@ -263,9 +268,6 @@ def incarnation() -> str:
 @worker_init.connect
 def _new_incarnation(**kwargs: Any) -> None:
     os.environ[INCARNATION_VARIABLE] = uuid.uuid4().hex
-    # The version of the code this worker loaded, read now (its pool processes inherit it):
-    # sources changed on disk after the start are not the code it runs.
-    evalsite_version()
 
 
 @worker_ready.connect

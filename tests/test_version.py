@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ from evalsite.version import CODE_PACKAGES, code_folders, evalsite_version, sour
 from metrics import pipeline
 from metrics.models import AnalysisJob, StatsChunk
 from metrics.scoring.base import our_version
-from metrics.tasks import _job, analysis_chunk, analysis_start
+from metrics.tasks import _job, analysis_chunk, analysis_start, code_named
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,23 +58,39 @@ def test_the_digest_follows_the_python_sources_and_nothing_else(tmp_path: Path) 
     assert source_digest([package]) != changed
 
 
-def run_version(cwd: Path) -> str:
-    """The version a fresh interpreter reports for the packages it imports from ``cwd``."""
-    return subprocess.run(
-        [sys.executable, "-c", "from evalsite.version import evalsite_version as v; print(v())"],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+def run_version(cwd: Path, script: str = "") -> str:
+    """The version a fresh interpreter reports for the packages it imports from ``cwd``, after
+    ``script``."""
+    return (
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"{script}\nfrom evalsite.version import evalsite_version as v\nprint(v())",
+            ],
+            cwd=cwd,
+            env={**os.environ, "EVALSITE_VAR_DIR": str(cwd / "var")},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        .stdout.strip()
+        .splitlines()[-1]
+    )
+
+
+def copy_code(to: Path) -> None:
+    for name in CODE_PACKAGES:
+        shutil.copytree(ROOT / name, to / name, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def test_a_copy_of_the_code_has_its_version_and_a_changed_copy_another(tmp_path: Path) -> None:
     """The code is found where Python imports it from: an identical copy elsewhere (as in a
     wheel or the Docker image) gives this process's version; one changed line gives another."""
-    assert code_folders() == [ROOT / name for name in CODE_PACKAGES]
-    for name in CODE_PACKAGES:
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    assert [folder.resolve() for folder in code_folders()] == [
+        ROOT / name for name in CODE_PACKAGES
+    ]
+    copy_code(tmp_path)
     assert run_version(tmp_path) == evalsite_version()
 
     scores = tmp_path / "metrics" / "scoring" / "lexical.py"
@@ -82,6 +99,37 @@ def test_a_copy_of_the_code_has_its_version_and_a_changed_copy_another(tmp_path:
     release = evalsite_version().split("+")[0]
     assert changed.startswith(f"{release}+src.")
     assert changed != evalsite_version()
+
+
+def test_a_process_names_the_code_it_started_with_not_what_is_on_disk_later(
+    tmp_path: Path,
+) -> None:
+    """Django's start reads the version (``MetricsConfig.ready``): sources changed afterwards,
+    as by an edit under a running server, are not the code the process runs."""
+    copy_code(tmp_path)
+    changed = tmp_path / "metrics" / "scoring" / "lexical.py"
+    edit = f"open({str(changed)!r}, 'a').write('# edited')"
+    assert run_version(tmp_path, f"import django\ndjango.setup()\n{edit}") == evalsite_version()
+    assert run_version(tmp_path) != evalsite_version()  # the edit is there for the next start
+
+
+def test_every_folder_of_our_code_is_a_package_so_a_wheel_holds_all_of_it() -> None:
+    """setuptools puts only packages (folders with ``__init__.py``) in the wheel the Docker
+    image installs; a folder of modules without one would be in a checkout's digest only."""
+    for folder in code_folders():
+        for path in folder.rglob("*.py"):
+            assert (path.parent / "__init__.py").is_file(), path
+
+
+def test_lock_files_and_dangling_links_are_not_code(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    write(package / "__init__.py", "")
+    first = source_digest([package])
+    (package / ".#scores.py").symlink_to(tmp_path / "nowhere")  # an editor's lock file
+    (package / "gone.py").symlink_to(tmp_path / "nowhere")
+    assert source_digest([package]) == first
+    write(package / "scores.py", "")
+    assert source_digest([package]) != first
 
 
 @pytest.mark.django_db
@@ -115,25 +163,41 @@ def test_a_worker_running_other_code_fails_the_job_instead_of_computing_it(campa
     mine = AnalysisJob.objects.create(campaign=campaign, fingerprint="a" * 64, params=params)
     assert _job(str(mine.pk)) == mine
 
+    running = (
+        f"EvalSite {evalsite_version()}; numpy {np.__version__}; sacrebleu "
+        f"{sacrebleu.__version__}; scipy {scipy.__version__}"
+    )
+    assert code_named(params["version"], params["libraries"]) == running
     requested = "0.1.0+src.000000000000"
     other = {**params, "version": requested}
-    expected = (
-        f"This analysis was requested by EvalSite {requested}, but a worker runs "
-        f"{evalsite_version()}: the web and worker processes run different code (an upgrade "
-        "under way?). Request it again once they all run the same version."
-    )
     queued = AnalysisJob.objects.create(campaign=campaign, fingerprint="b" * 64, params=other)
     assert analysis_start.apply(args=(str(queued.pk),)).get() == 0
-    running = AnalysisJob.objects.create(
+    under_way = AnalysisJob.objects.create(
         campaign=campaign,
         fingerprint="c" * 64,
         params=other,
         status=AnalysisJob.Status.RUNNING,
         stage=AnalysisJob.Stage.STATISTICS,
     )
-    assert analysis_chunk.apply(args=(str(running.pk), 0, 10)).get() == 0
-    for job in (queued, running):
+    assert analysis_chunk.apply(args=(str(under_way.pk), 0, 10)).get() == 0
+    # The same code with another numpy (an image rebuilt later, say) is other code too.
+    numpy_other = {**params, "libraries": {**params["libraries"], "numpy": "0.0.1"}}
+    rebuilt = AnalysisJob.objects.create(
+        campaign=campaign, fingerprint="d" * 64, params=numpy_other
+    )
+    assert analysis_start.apply(args=(str(rebuilt.pk),)).get() == 0
+
+    for job, code in (
+        (queued, running.replace(evalsite_version(), requested)),
+        (under_way, running.replace(evalsite_version(), requested)),
+        (rebuilt, running.replace(f"numpy {np.__version__}", "numpy 0.0.1")),
+    ):
         job.refresh_from_db()
-        assert (job.status, job.error) == (AnalysisJob.Status.FAILED, expected)
+        assert job.status == AnalysisJob.Status.FAILED
+        assert job.error == (
+            f"This analysis was requested by {code}, but a worker runs {running}: the web and "
+            "worker processes run different code (an upgrade under way?). Request it again "
+            "once they all run the same versions."
+        )
         assert job.progress_total == 0
         assert not StatsChunk.objects.filter(job=job).exists()
