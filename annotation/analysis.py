@@ -19,9 +19,7 @@ annotator's value, on the same criterion, of the output that ``ItemOutput.origin
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
 import logging
 import math
 from dataclasses import asdict, dataclass, field
@@ -41,7 +39,6 @@ from django.db.models import (
     IntegerField,
     Max,
     QuerySet,
-    Sum,
     Value,
     When,
 )
@@ -52,14 +49,13 @@ from annotation.models import (
     AnnotatorPseudonym,
     Campaign,
     ItemKind,
-    Judgment,
     JudgmentValue,
     ProtocolConfig,
     System,
-    Upload,
     pseudonym_code,
 )
 from annotation.protocols import PROTOCOLS, RANK, Criterion
+from annotation.selectors import campaign_inputs_stamp, content_hash
 from annotation.stats import (
     TOLERANCE_0_TO_100,
     TOLERANCE_1_TO_5,
@@ -602,32 +598,20 @@ def analysis_cache_key(*, campaign: Campaign, settings: AnalysisSettings) -> str
     (its versions, with the digest of EvalSite's source), the protocol configs, the uploads
     (data only changes through them), the systems' names, the judgments (count, last id, last
     submit, revisions), the decisions (count, last change) and the annotators' pseudonyms."""
-    judgments = Judgment.objects.filter(item__task__config__campaign=campaign).aggregate(
-        n=Count("pk"), last=Max("pk"), submitted=Max("submitted_at"), revisions=Sum("revision")
-    )
-    decisions = AnnotatorDecision.objects.filter(campaign=campaign).aggregate(
-        n=Count("pk"), last=Max("decided_at")
-    )
-    pseudonyms = AnnotatorPseudonym.objects.filter(campaign=campaign).aggregate(
-        n=Count("pk"), last=Max("pk")
-    )
     state = {
         "campaign": str(campaign.pk),
         "settings": asdict(settings),
         "code": code_version(),
         "configs": list(ProtocolConfig.objects.filter(campaign=campaign).order_by("pk").values()),
-        "uploads": list(
-            Upload.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True)
-        ),
+        **campaign_inputs_stamp(campaign=campaign),
         "systems": list(
             System.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "name")
         ),
-        "judgments": judgments,
-        "decisions": decisions,
-        "pseudonyms": pseudonyms,
+        "pseudonyms": AnnotatorPseudonym.objects.filter(campaign=campaign).aggregate(
+            n=Count("pk"), last=Max("pk")
+        ),
     }
-    digest = hashlib.sha256(json.dumps(state, default=str, sort_keys=True).encode()).hexdigest()
-    return f"evalsite:analysis:{digest}"
+    return f"evalsite:analysis:{content_hash(state)}"
 
 
 def campaign_analysis_compute(

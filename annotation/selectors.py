@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Max, Prefetch, QuerySet, Sum
 
 from annotation.models import (
+    AnnotatorDecision,
     Campaign,
     Document,
+    Judgment,
     Reference,
     Run,
     Segment,
@@ -103,3 +107,29 @@ def campaign_sample_rows(*, campaign: Campaign, limit: int = 5) -> list[dict[str
 
 def campaign_uploads(*, campaign: Campaign) -> QuerySet[Upload]:
     return Upload.objects.filter(campaign=campaign).select_related("uploaded_by")
+
+
+def campaign_inputs_stamp(*, campaign: Campaign) -> dict[str, Any]:
+    """What stands for a campaign's data and judgments in the content hashes of what is
+    computed from them (the background analysis's fingerprint, the human analysis's cache key),
+    in a few aggregate queries: data only changes through uploads (a replaced system gets new
+    rows), so the upload records stand for the texts; judgments are summarised by count, last
+    id, last submit and the sum of revisions; organizer decisions by their count and stamp."""
+    judgments = Judgment.objects.filter(item__task__config__campaign=campaign).aggregate(
+        n=Count("pk"), last=Max("pk"), submitted=Max("submitted_at"), revisions=Sum("revision")
+    )
+    decisions = AnnotatorDecision.objects.filter(campaign=campaign).aggregate(
+        n=Count("pk"), last=Max("decided_at")
+    )
+    return {
+        "uploads": list(
+            Upload.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True)
+        ),
+        "judgments": judgments,
+        "decisions": decisions,
+    }
+
+
+def content_hash(state: dict[str, Any]) -> str:
+    """The SHA-256 (hex) of ``state`` as canonical JSON."""
+    return hashlib.sha256(json.dumps(state, default=str, sort_keys=True).encode()).hexdigest()

@@ -14,9 +14,7 @@ half-way) stores the same numbers.
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import logging
 import math
 from collections.abc import Callable
@@ -25,19 +23,17 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings as django_settings
-from django.db.models import Count, Max, Sum
+from django.db.models import Count
 from django.utils import timezone
 
 from annotation.models import (
-    AnnotatorDecision,
-    Judgment,
     Reference,
     Run,
     Segment,
     System,
     Translation,
-    Upload,
 )
+from annotation.selectors import campaign_inputs_stamp, content_hash
 from evalsite.version import evalsite_version, library_versions
 from metrics.models import (
     AnalysisJob,
@@ -95,32 +91,19 @@ def analysis_params(*, campaign: Any) -> dict[str, Any]:
 
 
 def campaign_fingerprint(*, campaign: Any, params: dict[str, Any]) -> str:
-    """A content hash of everything an analysis reads, from a few aggregate queries.
-
-    Campaign data only changes through uploads (a replaced system gets new rows), so the upload
-    records and the ids of systems and runs stand for the texts; judgments are summarised by
-    count, last id, last submit and the sum of revisions; organizer decisions by their stamps.
-    """
-    judgments = Judgment.objects.filter(item__task__config__campaign=campaign).aggregate(
-        n=Count("pk"), last=Max("pk"), submitted=Max("submitted_at"), revisions=Sum("revision")
-    )
-    decisions = AnnotatorDecision.objects.filter(campaign=campaign).aggregate(
-        n=Count("pk"), last=Max("decided_at")
-    )
+    """A content hash of everything an analysis reads, from a few aggregate queries: the
+    parameters, the campaign's uploads, judgments and decisions (:func:`campaign_inputs_stamp`)
+    and the ids of its systems and runs."""
     state = {
         "params": params,
-        "uploads": list(
-            Upload.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True)
-        ),
+        **campaign_inputs_stamp(campaign=campaign),
         "runs": list(
             Run.objects.filter(system__campaign=campaign)
             .order_by("pk")
             .values_list("pk", "system_id")
         ),
-        "judgments": judgments,
-        "decisions": decisions,
     }
-    return hashlib.sha256(json.dumps(state, default=str, sort_keys=True).encode()).hexdigest()
+    return content_hash(state)
 
 
 def metric_options(params: dict[str, Any]) -> MetricOptions:
