@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -230,28 +231,19 @@ def worker_kill(args: argparse.Namespace) -> int:
                 f"the worker started again under its name (doomed), as compose's restart policy "
                 f"does; the killed process had started {claimed} chunks"
             )
-            redelivered = threading.Thread(
-                target=lambda: emit(
-                    f"the killed process's {claimed} chunks sent again "
-                    f"{rescue_wait(services.log('restarted'), claimed) - killed_at:.1f} s after "
-                    "the kill"
-                ),
-                daemon=True,
-            )
+            what = f"the killed process's {claimed} chunks sent again"
+            back = partial(rescue_wait, services.log("restarted"), claimed)
         else:
             services.start_worker("rescuer")
             emit(
                 f"a new worker (rescuer) started; the {len(held)} chunks the killed worker held "
                 "wait in Redis for the visibility timeout"
             )
-            redelivered = threading.Thread(
-                target=lambda: emit(
-                    f"the killed worker's chunks delivered again "
-                    f"{redelivery_wait(services.log('rescuer'), held) - killed_at:.1f} s after "
-                    "the kill"
-                ),
-                daemon=True,
-            )
+            what = "the killed worker's chunks delivered again"
+            back = partial(redelivery_wait, services.log("rescuer"), held)
+        redelivered = threading.Thread(
+            target=lambda: emit(f"{what} {back() - killed_at:.1f} s after the kill"), daemon=True
+        )
         redelivered.start()
         end = job_wait(services, campaign, token, timeout=args.timeout)
         recovered = time.monotonic() - killed_at
