@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -584,7 +584,7 @@ def campaign_analysis_cached(*, campaign: Campaign, settings: AnalysisSettings) 
         logger.warning("analysis cache unreachable, computing: %s", exc)
         cached = None
     if isinstance(cached, CampaignAnalysis):
-        return cached
+        return with_current_usernames(cached)
     analysis = campaign_analysis_compute(campaign=campaign, settings=settings)
     try:
         django_cache.set(key, analysis, ANALYSIS_CACHE_SECONDS)
@@ -593,11 +593,44 @@ def campaign_analysis_cached(*, campaign: Campaign, settings: AnalysisSettings) 
     return analysis
 
 
+def with_current_usernames(analysis: CampaignAnalysis) -> CampaignAnalysis:
+    """``analysis`` with its annotators' usernames read again (one query): a user renamed since
+    it was computed shows the new name at once. Usernames are display only, so they stay out of
+    the cache key, which would otherwise need the campaign's distinct annotators."""
+    ids = {a.annotator_id for c in analysis.criteria for a in c.annotators}
+    if not ids:
+        return analysis
+    user_model = get_user_model()
+    current = dict(
+        user_model.objects.filter(pk__in=ids).values_list("pk", user_model.USERNAME_FIELD)
+    )
+    if all(
+        current.get(a.annotator_id, "") == a.username
+        for c in analysis.criteria
+        for a in c.annotators
+    ):
+        return analysis
+    return replace(
+        analysis,
+        criteria=[
+            replace(
+                c,
+                annotators=[
+                    replace(a, username=current.get(a.annotator_id, "")) for a in c.annotators
+                ],
+            )
+            for c in analysis.criteria
+        ],
+    )
+
+
 def analysis_cache_key(*, campaign: Campaign, settings: AnalysisSettings) -> str:
     """A content hash of what :func:`campaign_analysis_compute` reads: the settings, the code
     (its versions, with the digest of EvalSite's source), the protocol configs, the uploads
     (data only changes through them), the systems' names, the judgments (count, last id, last
-    submit, revisions), the decisions (count, last change) and the annotators' pseudonyms."""
+    submit, revisions), the decisions (count, last change) and the annotators' pseudonyms.
+    Usernames are left out: a found analysis has them read again
+    (:func:`with_current_usernames`)."""
     state = {
         "campaign": str(campaign.pk),
         "settings": asdict(settings),

@@ -1,7 +1,8 @@
 """The analysis page, its report downloads and the API compute a campaign's analysis once for
 unchanged inputs: the cache (Redis, as in production) keeps it under a hash of everything the
 analysis reads, so a decision, a revised or new judgment, a renamed system or other settings
-compute afresh, and an unreachable cache only means computing every time. Numbering the
+compute afresh, a renamed annotator shows the new name in a found analysis, and an unreachable
+cache only means computing every time. Numbering the
 annotators reads one row per annotator, not one per judgment."""
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ def test_unchanged_inputs_are_analysed_once_and_changes_compute_afresh(judged, o
     first, computing = analysed(campaign, settings)
     again, finding = analysed(campaign, settings)
     assert again == first
-    # Finding it again takes the key's few aggregate queries; computing takes many more.
-    assert finding == 6
+    # Finding it again takes the key's few aggregate queries and one for the usernames;
+    # computing takes many more.
+    assert finding == 7
     assert computing > finding
 
     # Other settings are another analysis.
@@ -70,6 +72,28 @@ def test_unchanged_inputs_are_analysed_once_and_changes_compute_afresh(judged, o
     assert queries == computing
     assert "renamed" in str(renamed)
     assert analysed(campaign, settings) == (renamed, finding)
+
+
+def test_a_found_analysis_shows_the_current_usernames(judged) -> None:  # type: ignore[no-untyped-def]
+    campaign, settings = judged.campaign, AnalysisSettings()
+    first, computing = analysed(campaign, settings)
+    renamed_user = judged.users[1]
+    old_name = renamed_user.username
+    names = {a["username"] for c in first["criteria"] for a in c["annotators"]}
+    assert old_name in names
+
+    type(renamed_user).objects.filter(pk=renamed_user.pk).update(username="renamed-annotator")
+    again, queries = analysed(campaign, settings)
+    assert queries < computing  # found, not computed: the rename is not an input
+    names = {a["username"] for c in again["criteria"] for a in c["annotators"]}
+    assert "renamed-annotator" in names
+    assert old_name not in names
+    # Nothing else differs from the first analysis.
+    for criterion in again["criteria"]:
+        for annotator in criterion["annotators"]:
+            if annotator["annotator_id"] == renamed_user.pk:
+                annotator["username"] = old_name
+    assert again == first
 
 
 def test_without_a_reachable_cache_the_analysis_is_computed(judged, settings, caplog) -> None:  # type: ignore[no-untyped-def]
