@@ -223,8 +223,11 @@ if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
 # machines, all on the same Redis and PostgreSQL.
 CELERY_WORKER_CONCURRENCY = env.integer("CELERY_WORKER_CONCURRENCY", 2, minimum=1)
 
-# Unset broker: a file-system transport under var/, so `make run` needs no server.
-CELERY_BROKER_URL = env.url("CELERY_BROKER_URL", "filesystem://", schemes=("redis", "filesystem"))
+# Unset broker: a file-system transport under var/, so `make run` needs no server. (The host
+# names nothing, but without one kombu warns "No hostname was supplied" on every connection.)
+CELERY_BROKER_URL = env.url(
+    "CELERY_BROKER_URL", "filesystem://localhost/", schemes=("redis", "filesystem")
+)
 CELERY_EMBEDDED_BROKER = CELERY_BROKER_URL.startswith("filesystem://")
 if CELERY_EMBEDDED_BROKER:
     _broker_dir = VAR_DIR / "broker"

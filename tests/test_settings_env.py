@@ -106,11 +106,28 @@ def test_with_nothing_set_it_is_the_embedded_default(tmp_path: Path) -> None:
     engine, debug, broker, key = result.stdout.split()
     assert engine == "django.db.backends.sqlite3"
     assert debug == "True"
-    assert broker == "filesystem://"
+    assert broker == "filesystem://localhost/"
     # The secret key was generated once into an ignored local file and is reused.
     assert (tmp_path / "secret_key").read_text().strip() == key
     again = settings_in_subprocess({"EVALSITE_VAR_DIR": str(tmp_path)}, "print(s.SECRET_KEY)")
     assert again.stdout.strip() == key
+
+
+def test_the_embedded_broker_connects_without_a_warning(tmp_path: Path) -> None:
+    # A file-system URL without a host made kombu warn "No hostname was supplied" on every
+    # connection: in `make run`'s output and at each analysis request.
+    code = (
+        "import logging; logging.basicConfig(level=logging.WARNING)\n"
+        "from kombu import Connection\n"
+        "first = Connection(s.CELERY_BROKER_URL, transport_options="
+        "s.CELERY_BROKER_TRANSPORT_OPTIONS)\n"
+        "with first.clone() as c:\n"  # Celery's pools clone the app's connection
+        "    c.SimpleQueue('probe').put({'x': 1}); print(c.SimpleQueue('probe').get().payload)"
+    )
+    result = settings_in_subprocess({"EVALSITE_VAR_DIR": str(tmp_path)}, code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "{'x': 1}"
+    assert "WARNING" not in result.stderr, result.stderr
 
 
 def test_database_and_broker_urls_switch_to_postgres_and_redis(tmp_path: Path) -> None:
