@@ -523,6 +523,16 @@ class CriterionAnalysis:
     def ranked_systems(self) -> list[SystemResult]:
         return [s for s in self.systems if s.position > 0]
 
+    @property
+    def confidence_percent(self) -> str:
+        """The intervals' confidence level as a percentage for labels: "95", "97.5"."""
+        return percent_label(float(self.method["confidence"]))
+
+
+def percent_label(share: float) -> str:
+    """``share`` (0.975) as a percentage without float noise ("97.5")."""
+    return f"{round(share * 100, 6):g}"
+
 
 @dataclass(frozen=True)
 class CampaignAnalysis:

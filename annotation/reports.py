@@ -368,9 +368,8 @@ _INT_COLUMNS = ("task", "item", "output", "line")
 
 def _text_columns(columns: dict[str, list[Any]], *, tsv: bool) -> list[tuple[str, ...]]:
     """Rows of text fields: empty for missing and non-finite numbers, the shortest round-trip
-    text for floats, 1/0 for booleans, texts quoted for CSV by :func:`_csv_quote`; for TSV,
-    tabs and line breaks in texts become spaces (TSV has no quoting, so every row stays one
-    line of the same width)."""
+    text for floats, 1/0 for booleans, texts quoted for CSV by :func:`_csv_quote` and for TSV
+    by :func:`_tsv_field`."""
     text: dict[str, list[str]] = {}
     for name in JUDGMENT_COLUMNS:
         values = columns[name]
@@ -382,7 +381,7 @@ def _text_columns(columns: dict[str, list[Any]], *, tsv: bool) -> list[tuple[str
         elif name == "included":
             text[name] = ["1" if v else "0" for v in values]
         elif tsv:
-            text[name] = ["" if v is None else v.translate(_NO_BREAKS) for v in values]
+            text[name] = ["" if v is None else _tsv_field(v) for v in values]
         else:
             text[name] = ["" if v is None else _csv_quote(v) for v in values]
     return list(zip(*(text[name] for name in JUDGMENT_COLUMNS), strict=True))
@@ -415,6 +414,18 @@ def _csv_quote(text: str) -> str:
     return text
 
 
+def _tsv_field(text: str) -> str:
+    """A TSV field: tabs and line breaks become spaces, so every row stays one line of the same
+    width; then quoted (quotes doubled) when it holds a quote, as Python's ``excel-tab`` CSV
+    dialect writes it. Tab-separated readers (pandas, R's ``read.delim``, spreadsheets) take a
+    field that begins with a quote for a quoted one: unquoted, ``"Best" MT`` read back as
+    ``Best MT`` and ``"MT`` swallowed the rows after it."""
+    flat = text.translate(_NO_BREAKS)
+    if '"' in flat:
+        return '"' + flat.replace('"', '""') + '"'
+    return flat
+
+
 class _CsvText(Func):
     """PostgreSQL: ``COALESCE(x, '')`` written as a CSV field by the rule of :func:`_csv_quote`."""
 
@@ -427,9 +438,14 @@ class _CsvText(Func):
 
 
 class _TsvText(Func):
-    """PostgreSQL: ``COALESCE(x, '')`` with tabs and line breaks turned into spaces."""
+    """PostgreSQL: ``COALESCE(x, '')`` written as a TSV field by the rule of :func:`_tsv_field`."""
 
-    template = "translate(COALESCE(%(expressions)s, ''), E'\\t\\r\\n', '   ')"
+    template = (
+        "CASE WHEN strpos(COALESCE(%(expressions)s, ''), '\"') > 0 "
+        "THEN '\"' || replace(translate(%(expressions)s, E'\\t\\r\\n', '   '), '\"', '\"\"') "
+        "|| '\"' "
+        "ELSE translate(COALESCE(%(expressions)s, ''), E'\\t\\r\\n', '   ') END"
+    )
     output_field = TextField()
 
 
@@ -521,7 +537,7 @@ def _database_lines(
     separator: str,
 ) -> Iterator[str]:
     """PostgreSQL: the text report, one chunk of lines at a time (see :func:`_line_parts`)."""
-    text = _csv_quote if separator == "," else (lambda v: v.translate(_NO_BREAKS))
+    text = _csv_quote if separator == "," else _tsv_field
     with _report_transaction():
         statistics = judgment_row_statistics(
             campaign=campaign, settings=settings or AnalysisSettings()
@@ -733,12 +749,16 @@ LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # Under pdfLaTeX's default OT1 font encoding these print as ¡, ¿ and a dash.
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 
 def latex_escape(text: str) -> str:
     """Text safe inside a LaTeX table cell (system names come from uploads)."""
-    return "".join(LATEX_SPECIAL.get(c, c) for c in text.replace("\n", " "))
+    return "".join(LATEX_SPECIAL.get(c, c) for c in " ".join(text.splitlines()))
 
 
 def _fixed(value: float | None, digits: int = 3) -> str:
@@ -747,7 +767,8 @@ def _fixed(value: float | None, digits: int = 3) -> str:
 
 def system_report_latex(analysis: CampaignAnalysis) -> str:
     """One ``table``/``tabular`` per criterion in the WMT style: rank range, system, score with
-    its 95% interval, raw mean and counts, a rule between clusters (needs ``booktabs``)."""
+    its t interval (at the analysis's confidence level), raw mean and counts, a rule between
+    clusters (needs ``booktabs``)."""
     parts = [
         "% EvalSite human evaluation: system report",
         f"% campaign {analysis.campaign_id}; {analysis.version}",
@@ -761,7 +782,8 @@ def system_report_latex(analysis: CampaignAnalysis) -> str:
             + (
                 "Expected Wins; clusters from the one-sided sign test"
                 if ranking
-                else f"mean {method['space']} score over segments with 95\\% t interval; "
+                else f"mean {method['space']} score over segments with "
+                f"{criterion.confidence_percent}\\% t interval; "
                 f"clusters from the one-sided {method['significance_test']} test"
             )
             + f" at $p < {method['alpha']}$; seed {method['seed']}."
@@ -770,7 +792,10 @@ def system_report_latex(analysis: CampaignAnalysis) -> str:
             header = r"\# & Range & System & EW & No worse & TrueSkill $\mu$ & TS range & $n$ \\"
             spec = "rrlrrrrr"
         else:
-            header = r"\# & Range & System & Score & 95\% CI & Raw & $n$ & Segs \\"
+            header = (
+                rf"\# & Range & System & Score & {criterion.confidence_percent}\% CI & Raw & $n$ "
+                r"& Segs \\"
+            )
             spec = "rrlrrrrr"
         lines = [
             "",

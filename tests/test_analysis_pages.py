@@ -136,6 +136,19 @@ def test_the_page_shows_qc_rankings_agreement_and_downloads_escaped(judged, owne
     assert "A004" in page  # and the pseudonyms the reports use
 
 
+def test_the_interval_columns_name_the_chosen_confidence_level(judged, owner) -> None:  # type: ignore[no-untyped-def]
+    url = reverse("campaign_analysis", args=[judged.campaign.pk])
+    client = login(owner)
+    page = client.get(url).content.decode()
+    assert "95% CI (t)" in page
+    assert "95% CI (bootstrap)" in page
+    page = client.get(url, {"confidence": "0.8", "n_bootstrap": "100"}).content.decode()
+    assert "errorlist" not in page
+    assert "80% CI (t)" in page
+    assert "80% CI (bootstrap)" in page
+    assert "95% CI" not in page
+
+
 def test_the_campaign_page_links_to_the_analysis(judged, owner) -> None:  # type: ignore[no-untyped-def]
     page = login(owner).get(reverse("campaign_detail", args=[judged.campaign.pk]))
     assert reverse("campaign_analysis", args=[judged.campaign.pk]) in page.content.decode()

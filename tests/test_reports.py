@@ -358,6 +358,23 @@ def test_the_latex_table_is_balanced_and_escapes_system_names(synthetic) -> None
     assert r"z\#3" in latex
     assert "x_1 & co" not in latex
     assert latex_escape("a\\b~^") == r"a\textbackslash{}b\textasciitilde{}\textasciicircum{}"
+    # OT1, pdfLaTeX's default font encoding, prints these as ¡, ¿ and a dash; line breaks of
+    # any kind would end the row's source line.
+    assert latex_escape("a<b>c|d") == r"a\textless{}b\textgreater{}c\textbar{}d"
+    assert latex_escape("one\r\ntwo\rthree\u2028four") == "one two three four"
+
+
+def test_the_latex_table_names_the_confidence_level_it_was_computed_at(synthetic) -> None:  # type: ignore[no-untyped-def]
+    for confidence, label in [(0.95, "95"), (0.8, "80"), (0.975, "97.5"), (0.999, "99.9")]:
+        analysis = campaign_analysis_compute(
+            campaign=synthetic.campaign,
+            settings=AnalysisSettings(confidence=confidence, n_bootstrap=0, seed=4),
+        )
+        latex = system_report_latex(analysis)
+        assert f"Score & {label}\\% CI & Raw" in latex
+        assert f"with {label}\\% t interval" in latex
+        if label != "95":
+            assert "95\\%" not in latex
 
 
 def test_the_annotator_report_has_qc_repeats_and_time(synthetic, hand) -> None:  # type: ignore[no-untyped-def]
@@ -439,4 +456,28 @@ def test_the_database_writes_the_same_text_as_python_even_for_awkward_names(
     else:
         lines = by_database.decode().split("\n")[:-1]
         assert {len(line.split("\t")) for line in lines} == {len(JUDGMENT_COLUMNS)}
-        assert 'q"uo,te line tab' in by_database.decode()
+        # A field with a quote is quoted, as Python's excel-tab dialect writes it.
+        assert '"q""uo,te line tab"' in by_database.decode()
+
+
+@pytest.mark.parametrize("python_text", [False, True])
+@pytest.mark.parametrize("name", ['"Best" MT', '"Open-quote MT', 'mid"quote', "plain, MT"])
+def test_tab_separated_readers_read_every_name_back(hand, name, python_text) -> None:  # type: ignore[no-untyped-def]
+    # A field that begins with a quote is a quoted field to pandas, R's read.delim, spreadsheets
+    # and Python's csv module: unquoted, '"Best" MT' read back as 'Best MT', and '"Open-quote
+    # MT' swallowed every row after it into one field.
+    hand.systems[0].name = name
+    hand.systems[0].save()
+    content = b"".join(
+        judgment_report_stream(campaign=hand.campaign, file_format="tsv", python_text=python_text)
+    ).decode()
+    rows = list(csv.DictReader(io.StringIO(content, newline=""), delimiter="\t"))
+    assert len(rows) == len(HAND)
+    assert name in {r["system"] for r in rows}
+    assert {len(r) for r in rows} == {len(JUDGMENT_COLUMNS)}
+    # Exactly the text Python's csv module writes for the rows it read.
+    again = io.StringIO()
+    writer = csv.writer(again, dialect="excel-tab", lineterminator="\n")
+    writer.writerow(JUDGMENT_COLUMNS)
+    writer.writerows([r[c] for c in JUDGMENT_COLUMNS] for r in rows)
+    assert again.getvalue() == content
