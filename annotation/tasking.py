@@ -43,6 +43,7 @@ from annotation.models import (
     Translation,
 )
 from annotation.taskplan import (
+    BAD_REFERENCE,
     QcMix,
     balanced_screens,
     is_character_based,
@@ -152,6 +153,21 @@ def _build(config: ProtocolConfig) -> BuildResult:
         rng=rng,
         with_reference_items=with_reference_items,
     )
+    with_text = {i for i, text in enumerate(donors) if text.strip()}
+    if any(
+        item.kind == BAD_REFERENCE and not with_text - {item.screen.segment}
+        for plan in plans
+        for item in plan.items
+    ):
+        # A bad reference borrows a phrase from another segment's text.
+        raise TaskError(
+            _(
+                "Bad-reference items borrow a phrase from another segment's %(donor)s, but "
+                "fewer than two segments have one. Upload more segments, or set the "
+                "bad-reference items to 0."
+            )
+            % {"donor": _("reference") if 0 in references else _("translation by the first system")}
+        )
 
     tasks = Task.objects.bulk_create(
         [

@@ -137,6 +137,27 @@ def test_a_mode_that_shows_a_reference_needs_one_for_every_segment(owner) -> Non
     assert tasks_build(config=bilingual).tasks > 0
 
 
+@pytest.mark.parametrize("with_references", [True, False])
+def test_bad_references_need_a_second_segment_to_borrow_from(owner, with_references) -> None:  # type: ignore[no-untyped-def]
+    # Before, a campaign of one segment answered the build with a server error.
+    campaign = make_rich_campaign(owner=owner, name="one segment")
+    first = campaign.segments.order_by("position").first()
+    campaign.segments.exclude(pk=first.pk).delete()
+    if not with_references:
+        Reference.objects.filter(segment__campaign=campaign).delete()
+    config = make_config(
+        campaign, "direct_assessment", build=False, qc_bad_reference=10, items_per_task=10
+    )
+    with pytest.raises(TaskError, match="fewer than two segments have one") as refused:
+        tasks_build(config=config)
+    donor = "reference" if with_references else "translation by the first system"
+    assert f"another segment's {donor}" in str(refused.value)
+    assert not Task.objects.filter(config=config).exists()
+    config.qc_bad_reference = 0
+    config.save()
+    assert tasks_build(config=config).tasks > 0
+
+
 def test_task_sizes_add_up(rich) -> None:  # type: ignore[no-untyped-def]
     config = make_config(rich, "direct_assessment", items_per_task=100, outputs_per_screen=1)
     tasks = list(Task.objects.filter(config=config))
