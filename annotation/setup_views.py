@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.contrib import messages
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -38,12 +39,18 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
     campaign = campaign_for_organizer(request.user, campaign_id)
     form = ProtocolConfigForm(request.POST or None, instance=ProtocolConfig(campaign=campaign))
     if request.method == "POST" and form.is_valid():
-        if ProtocolConfig.objects.filter(
-            campaign=campaign, name=form.cleaned_data["name"]
-        ).exists():
+        try:
+            # The unique constraint decides: a check before the insert would let a second
+            # organizer adding the same name at the same moment through to an IntegrityError.
+            with transaction.atomic():
+                config = form.save()
+        except IntegrityError:
+            if not ProtocolConfig.objects.filter(
+                campaign=campaign, name=form.cleaned_data["name"]
+            ).exists():
+                raise
             form.add_error("name", _("This campaign already has a protocol of that name."))
         else:
-            config = form.save()
             messages.success(request, _("Protocol added. Build its tasks next."))
             return redirect(f"{_setup_url(campaign)}#config-{config.pk}")
     configs = (

@@ -1,0 +1,99 @@
+"""Adding a protocol to a campaign on the setup page."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from django.db import connection, connections, transaction
+from django.test import Client
+from django.urls import reverse
+
+from annotation.forms import ProtocolConfigForm
+from annotation.models import ProtocolConfig
+from tests.factories import PASSWORD
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def protocol_form(campaign: Any, name: str) -> dict[str, Any]:
+    """The add form as the page offers it, with ``name``."""
+    form = ProtocolConfigForm(instance=ProtocolConfig(campaign=campaign))
+    data = {
+        field: value
+        for field, value in (
+            (f, form[f].value()) for f in ProtocolConfigForm.Meta.fields if f != "fluency_first"
+        )
+        if value is not None
+    }
+    return {**data, "name": name, "protocol": "direct_assessment", "mode": "source"}
+
+
+def test_a_second_protocol_of_the_same_name_is_refused_on_the_form(campaign, owner) -> None:  # type: ignore[no-untyped-def]
+    client = Client()
+    assert client.login(username=owner.username, password=PASSWORD)
+    url = reverse("annotation_setup", args=[campaign.pk])
+    first = client.post(url, protocol_form(campaign, "DA"))
+    assert first.status_code == 302
+    # Another organizer's page, loaded before the first was added, sends the same name: the
+    # database's unique constraint decides, and the form says why instead of a server error.
+    again = client.post(url, protocol_form(campaign, "DA"))
+    assert again.status_code == 400
+    assert "This campaign already has a protocol of that name." in again.content.decode()
+    assert ProtocolConfig.objects.filter(campaign=campaign, name="DA").count() == 1
+    # The request's connection is still usable after the refused insert.
+    assert connection.is_usable()
+    other = client.post(url, protocol_form(campaign, "DA 2"))
+    assert other.status_code == 302
+    assert ProtocolConfig.objects.filter(campaign=campaign).count() == 2
+
+
+def test_two_organizers_adding_the_same_name_at_once_get_one_protocol_and_a_message(
+    campaign, owner, co_organizer
+) -> None:  # type: ignore[no-untyped-def]
+    # The other organizer's insert is made and held open in a transaction of its own, then
+    # committed once this request waits for it on the unique index: a check for the name
+    # before the insert saw nothing and the insert failed with a server error.
+    inserted, done = threading.Event(), threading.Event()
+    failures: list[BaseException] = []
+
+    def other_organizer() -> None:
+        try:
+            with transaction.atomic():
+                ProtocolConfig.objects.create(
+                    campaign=campaign, name="DA", protocol="direct_assessment", mode="source"
+                )
+                inserted.set()
+                with connection.cursor() as cursor:
+                    for _ in range(200):
+                        cursor.execute(
+                            "SELECT count(*) FROM pg_stat_activity "
+                            "WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                        )
+                        if cursor.fetchone()[0]:
+                            break
+                        time.sleep(0.05)
+                    else:
+                        raise AssertionError("the request never waited for the other insert")
+        except BaseException as exc:  # reported by the test's thread
+            failures.append(exc)
+        finally:
+            connections.close_all()
+            done.set()
+
+    thread = threading.Thread(target=other_organizer)
+    thread.start()
+    assert inserted.wait(10)
+    client = Client()
+    assert client.login(username=owner.username, password=PASSWORD)
+    response = client.post(
+        reverse("annotation_setup", args=[campaign.pk]), protocol_form(campaign, "DA")
+    )
+    thread.join(15)
+    assert done.is_set()
+    assert not failures, failures
+    assert response.status_code == 400
+    assert "This campaign already has a protocol of that name." in response.content.decode()
+    assert ProtocolConfig.objects.filter(campaign=campaign, name="DA").count() == 1
