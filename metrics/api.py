@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 from annotation.api import IsOrganizer
 from annotation.models import Segment
 from annotation.permissions import campaign_for_organizer
+from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult, SegmentScores
 from metrics.pipeline import load_array
 from metrics.services import analysis_request, jobs_dispatch_pending
@@ -110,6 +111,10 @@ class AnalysisView(APIView):
         )
 
 
+# How the human document names annotators (the reports' ``names`` setting).
+NAMES = ("pseudonyms", "real")
+
+
 class ResultView(APIView):
     """The latest stored result document of a kind: metrics, human or correlations."""
 
@@ -119,7 +124,14 @@ class ResultView(APIView):
         parameters=[
             OpenApiParameter(
                 "kind", str, OpenApiParameter.PATH, enum=list(AnalysisResult.Kind.values)
-            )
+            ),
+            OpenApiParameter(
+                "names",
+                str,
+                enum=list(NAMES),
+                description="How the human document names annotators: pseudonyms (A001, …, "
+                "the default) or usernames (real).",
+            ),
         ],
         responses=inline_serializer(
             "AnalysisResultDocument",
@@ -139,12 +151,18 @@ class ResultView(APIView):
         result = AnalysisResult.objects.filter(campaign=campaign, kind=kind).first()
         if result is None:
             raise Http404(_("No analysis has finished yet."))
+        names = request.query_params.get("names", "pseudonyms")
+        if names not in NAMES:
+            raise serializers.ValidationError({"names": [f"Use one of: {', '.join(NAMES)}."]})
+        data = result.data
+        if kind == AnalysisResult.Kind.HUMAN:
+            data = human_document_named(campaign=campaign, data=data, real_names=names == "real")
         body: dict[str, Any] = {
             "kind": result.kind,
             "job": result.job_id,
             "fingerprint": result.fingerprint,
             "created": result.created,
-            "data": result.data,
+            "data": data,
         }
         return Response(body)
 

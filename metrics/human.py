@@ -8,8 +8,10 @@ from typing import Any
 from django.db.models import Count
 
 from annotation.analysis import AnalysisSettings, campaign_analysis_compute
-from annotation.models import JudgmentValue
+from annotation.analysis_services import annotator_pseudonyms_ensure
+from annotation.models import JudgmentValue, pseudonym_code
 from annotation.protocols import PROTOCOLS
+from annotation.reports import annotator_labels
 
 # 0–100 scales are shown in bins of 10 (the last bin holds 90–100).
 SLIDER_BIN = 10
@@ -82,3 +84,44 @@ def human_compute(*, campaign: Any, seed: int) -> dict[str, Any]:
     campaign's seed, plus histograms."""
     analysis = campaign_analysis_compute(campaign=campaign, settings=AnalysisSettings(seed=seed))
     return {"analysis": analysis.as_json(), "histograms": histograms(campaign=campaign)}
+
+
+def human_document_named(
+    *, campaign: Any, data: dict[str, Any], real_names: bool
+) -> dict[str, Any]:
+    """A stored human document as downloads give it, by the rule of every report: annotators
+    by pseudonym (A001, …), their usernames (as they are now) only with ``real_names``. The
+    stored document keeps the usernames the dashboard page shows its organizers."""
+    codes = {
+        annotator: pseudonym_code(number)
+        for annotator, number in annotator_pseudonyms_ensure(campaign=campaign).items()
+    }
+    names = annotator_labels(campaign=campaign, real_names=True) if real_names else {}
+
+    def named(annotator: dict[str, Any], annotator_id: int) -> dict[str, Any]:
+        out = {k: v for k, v in annotator.items() if k != "username"}
+        out["pseudonym"] = codes.get(annotator_id, annotator.get("pseudonym", ""))
+        if real_names:
+            out["username"] = names.get(annotator_id, annotator.get("username", ""))
+        return out
+
+    analysis = data.get("analysis", {})
+    return {
+        **data,
+        "analysis": {
+            **analysis,
+            "criteria": [
+                {
+                    **criterion,
+                    "annotators": [
+                        named(a, a["annotator_id"]) for a in criterion.get("annotators", [])
+                    ],
+                }
+                for criterion in analysis.get("criteria", [])
+            ],
+        },
+        "histograms": [
+            {**doc, "annotators": [named(a, a["id"]) for a in doc.get("annotators", [])]}
+            for doc in data.get("histograms", [])
+        ],
+    }

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from annotation.permissions import campaign_for_organizer
 from annotation.views import organizer_required
+from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult
 from metrics.selectors import (
     analysis_result_document,
@@ -100,13 +101,19 @@ def campaign_dashboard_result(
     result = analysis_result_document(campaign=campaign, kind=kind)
     if result is None:
         raise Http404(_("No stored result yet."))
+    data = result.data
+    if kind == AnalysisResult.Kind.HUMAN:
+        # Annotators by pseudonym, as in every report; usernames with ?names=real.
+        data = human_document_named(
+            campaign=campaign, data=data, real_names=request.GET.get("names") == "real"
+        )
     body = {
         "kind": result.kind,
         "campaign": str(campaign.pk),
         "job": str(result.job_id),
         "fingerprint": result.fingerprint,
         "created": result.created.isoformat(),
-        "data": result.data,
+        "data": data,
     }
     response = HttpResponse(
         json.dumps(body, indent=1, ensure_ascii=False), content_type="application/json"

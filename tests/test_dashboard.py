@@ -26,7 +26,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.judging import annotation_screen, judgment_record
-from annotation.models import Campaign, Judgment, ProtocolConfig, System, Task
+from annotation.models import (
+    AnnotatorPseudonym,
+    Campaign,
+    Judgment,
+    ProtocolConfig,
+    System,
+    Task,
+)
 from annotation.tasking import task_assign_next
 from evalsite.celery import app as celery_app
 from metrics.models import AnalysisJob, AnalysisResult
@@ -333,6 +340,53 @@ def test_a_stored_result_downloads_as_json_with_its_provenance(judged) -> None: 
     assert body["data"]["params"]["seed"] == 12345
     unknown = reverse("campaign_dashboard_result", args=[judged.campaign.pk, "nothing"])
     assert client_for(judged, "owner").get(unknown).status_code == 404
+
+
+@pytest.mark.parametrize("api", [False, True])
+def test_the_stored_human_document_names_annotators_by_pseudonym_unless_asked(judged, api) -> None:  # type: ignore[no-untyped-def]
+    # As every report does: a file shared from the dashboard must not carry usernames unless
+    # the organizer asked for them.
+    campaign = judged.campaign
+    url = (
+        reverse("api-analysis-result", args=[campaign.pk, "human"])
+        if api
+        else reverse("campaign_dashboard_result", args=[campaign.pk, "human"])
+    )
+    client = client_for(judged, "owner")
+    stored = AnalysisResult.objects.get(job=judged.job, kind="human").data
+    usernames = {a["username"] for c in stored["analysis"]["criteria"] for a in c["annotators"]} | {
+        a["username"] for h in stored["histograms"] for a in h["annotators"]
+    }
+    assert usernames  # the stored document has them, for the dashboard page
+
+    data = client.get(url).json()["data"]
+    body = json.dumps(data)
+    assert not any(f'"{name}"' in body for name in usernames)
+    pseudonyms = AnnotatorPseudonym.objects.filter(campaign=campaign)
+    codes = {p.annotator_id: p.code for p in pseudonyms}
+    for annotators, key in [
+        *((c["annotators"], "annotator_id") for c in data["analysis"]["criteria"]),
+        *((h["annotators"], "id") for h in data["histograms"]),
+    ]:
+        assert annotators
+        for annotator in annotators:
+            assert "username" not in annotator
+            assert annotator["pseudonym"] == codes[annotator[key]]
+    # Everything but the names is the stored document.
+    assert [c["systems"] for c in data["analysis"]["criteria"]] == [
+        c["systems"] for c in stored["analysis"]["criteria"]
+    ]
+    assert [[a["counts"] for a in h["annotators"]] for h in data["histograms"]] == [
+        [a["counts"] for a in h["annotators"]] for h in stored["histograms"]
+    ]
+
+    real = client.get(url, {"names": "real"}).json()["data"]
+    assert {a["username"] for h in real["histograms"] for a in h["annotators"]} <= usernames
+    assert all(a["username"] for c in real["analysis"]["criteria"] for a in c["annotators"])
+    if api:
+        refused = client.get(url, {"names": "everyone"})
+        assert refused.status_code == 400
+        assert "names" in refused.json()
 
 
 # --------------------------------------------------------------------------------------------
