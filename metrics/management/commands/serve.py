@@ -6,6 +6,7 @@ reads a file-system queue under ``var/``, so no Redis or other server is needed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -54,9 +55,14 @@ class Command(BaseCommand):
             # No autoreload: the reloader would re-run this command and start a second worker.
             call_command("runserver", addrport, use_reloader=False)
         finally:
-            os.killpg(worker.pid, signal.SIGTERM)
+            # The worker's main process stops its pool itself (a warm shutdown); a SIGTERM to
+            # the whole group would kill the pool under it, logged as errors at every stop.
+            worker.terminate()
             try:
                 worker.wait(timeout=WORKER_GRACE_SECONDS)
             except subprocess.TimeoutExpired:
-                os.killpg(worker.pid, signal.SIGKILL)
+                worker.kill()
                 worker.wait()
+            # Whatever of its group is left (a pool process of a killed worker) goes with it.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(worker.pid, signal.SIGKILL)
