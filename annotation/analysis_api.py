@@ -36,8 +36,14 @@ from annotation.analysis_services import (
     annotator_decision_record,
     annotator_pseudonyms_ensure,
 )
-from annotation.importers import UploadError, UploadFile
-from annotation.judgment_import import FORMAT_AUTO, FORMATS, ImportOptions, judgments_import
+from annotation.importers import UploadError
+from annotation.judgment_import import (
+    FORMAT_AUTO,
+    FORMATS,
+    ImportOptions,
+    judgment_file_read,
+    judgments_import,
+)
 from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
 from annotation.permissions import campaign_for_organizer, user_is_organizer
 from annotation.protocols import PROTOCOLS
@@ -288,7 +294,7 @@ class JudgmentImportView(CampaignAPIView):
         try:
             record = judgments_import(
                 campaign=campaign,
-                upload=UploadFile(name=upload.name, content=upload.read()),
+                upload=judgment_file_read(upload=upload),
                 user=request.user,
                 options=serializer.options(),
             )

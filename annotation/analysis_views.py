@@ -26,8 +26,8 @@ from annotation.analysis_services import (
     annotator_decision_record,
     annotator_pseudonyms_ensure,
 )
-from annotation.importers import UploadError, UploadFile, UploadProblem
-from annotation.judgment_import import judgments_import
+from annotation.importers import UploadError, UploadProblem
+from annotation.judgment_import import judgment_file_read, judgments_import
 from annotation.models import Campaign, JudgmentImport
 from annotation.permissions import campaign_for_organizer
 from annotation.views import organizer_required
@@ -120,7 +120,7 @@ def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
         try:
             record = judgments_import(
                 campaign=campaign,
-                upload=UploadFile(name=upload.name, content=upload.read()),
+                upload=judgment_file_read(upload=upload),
                 user=request.user,
                 options=form.options(),
             )

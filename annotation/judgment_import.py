@@ -36,11 +36,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
+from itertools import islice
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.uploadedfile import UploadedFile
 from django.db import connection, models, transaction
 from django.utils import timezone
 
@@ -112,6 +114,14 @@ WMT_COLUMNS = {
 }
 BATCH = 2000
 USERNAME_PREFIX = "imp"
+# Appraise's start and end times as Unix seconds: a day inside what datetime holds, so that
+# every time zone can still show them.
+EARLIEST_TIME = datetime(1, 1, 2, tzinfo=UTC)
+LATEST_TIME = datetime(9999, 12, 30, tzinfo=UTC)
+_EARLIEST_SECONDS, _LATEST_SECONDS = EARLIEST_TIME.timestamp(), LATEST_TIME.timestamp()
+# A segment line number with more digits is unknown: no need to ask int(), which refuses
+# more than 4,300 digits.
+MAX_LINE_NUMBER_DIGITS = 18
 
 
 @dataclass(frozen=True)
@@ -181,17 +191,20 @@ def judgments_parse(
     """
     text = decode_text(upload, max_bytes=max_bytes)
     lines = split_lines(text)
-    if not any(line.strip() for line in lines):
+    # Blank lines before the header (or the first row) are skipped, by the detection and the
+    # parsers alike; messages keep the file's line numbers.
+    first = _first_filled_line(lines)
+    if first is None:
         raise UploadError([UploadProblem(upload.name, None, "the file is empty")])
     chosen = (
         detect_judgment_format(upload.name, lines) if file_format == FORMAT_AUTO else file_format
     )
     if chosen == FORMAT_EVALSITE:
-        parsed = _parse_evalsite(upload.name, lines)
+        parsed = _parse_evalsite(upload.name, lines, first)
     elif chosen == FORMAT_APPRAISE:
-        parsed = _parse_appraise(upload.name, lines)
+        parsed = _parse_appraise(upload.name, lines, first)
     elif chosen == FORMAT_WMT:
-        parsed = _parse_wmt(upload.name, lines)
+        parsed = _parse_wmt(upload.name, lines, first)
     else:
         raise UploadError(
             [
@@ -206,8 +219,11 @@ def judgments_parse(
 def detect_judgment_format(name: str, lines: list[str]) -> str:
     """``evalsite`` (a header with annotator, system, segment, type, score), ``wmt`` (a header
     with WorkerId and sys_id) or ``appraise`` (no header, nine or eleven comma-separated fields
-    with an Appraise item type in the fourth)."""
-    first = next(line for line in lines if line.strip())
+    with an Appraise item type in the fourth). Blank lines before the first are skipped."""
+    index = _first_filled_line(lines)
+    if index is None:
+        raise UploadError([UploadProblem(name, None, "the file is empty")])
+    first = lines[index]
     fields = {f.strip().strip('"') for f in re.split(r"[\t,]", first)}
     lowered = {f.lower() for f in fields}
     if {"workerid", "sys_id"} <= lowered:
@@ -220,21 +236,21 @@ def detect_judgment_format(name: str, lines: list[str]) -> str:
             [
                 UploadProblem(
                     name,
-                    1,
+                    index + 1,
                     "this looks like WMT's segment scores (ad-seg-scores: one mean per system and "
                     "segment, no annotators), which cannot be re-analysed; import the judgments "
                     "(ad-good-raw.csv or ad-latest.csv) instead",
                 )
             ]
         )
-    appraise = next(csv.reader([first]), [])
+    _, appraise = next(_csv_rows(name, lines, index))
     if len(appraise) in (9, 11) and appraise[3].strip() in APPRAISE_TYPES:
         return FORMAT_APPRAISE
     raise UploadError(
         [
             UploadProblem(
                 name,
-                1,
+                index + 1,
                 "unknown judgments format: expected a header with annotator, system, segment, "
                 "type and score (EvalSite), a WMT header (HITId, WorkerId, …, sys_id, type, sid, "
                 "score) or Appraise's CSV export (username, system, segment id, item type, …)",
@@ -243,10 +259,37 @@ def detect_judgment_format(name: str, lines: list[str]) -> str:
     )
 
 
-def _reader(lines: list[str], delimiter: str) -> Any:
+def _first_filled_line(lines: list[str]) -> int | None:
+    """The index of the first line that is not blank; None when every line is."""
+    return next((i for i, line in enumerate(lines) if line.strip()), None)
+
+
+def _csv_rows(
+    name: str, lines: list[str], start: int, delimiter: str = ","
+) -> Iterator[tuple[int, list[str]]]:
+    """The rows of ``lines[start:]``, each with the file's number of its first line (a quoted
+    field may go on over several lines).
+
+    Raises:
+        UploadError: naming the line that the csv module refuses (a field over its limit of
+            131,072 characters).
+    """
     if delimiter == "\t":
-        return csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
-    return csv.reader(lines, delimiter=delimiter)
+        reader = csv.reader(islice(lines, start, None), delimiter="\t", quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(islice(lines, start, None), delimiter=delimiter)
+    read = start  # lines consumed so far
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise UploadError(
+                [UploadProblem(name, start + reader.line_num, f"the line cannot be read: {exc}")]
+            ) from exc
+        yield read + 1, values
+        read = start + reader.line_num
 
 
 def _number(text: str) -> float | None:
@@ -257,30 +300,35 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _parse_evalsite(name: str, lines: list[str]) -> ParsedJudgments:
+def _parse_evalsite(name: str, lines: list[str], first: int) -> ParsedJudgments:
     problems = _Problems(name)
-    delimiter = "\t" if "\t" in lines[0] else ","
-    rows_in = list(_reader(lines, delimiter))
-    header = [h.strip().lower() for h in rows_in[0]]
+    delimiter = "\t" if "\t" in lines[first] else ","
+    table = _csv_rows(name, lines, first, delimiter)
+    header_line, header_values = next(table)
+    header = [h.strip().lower() for h in header_values]
     missing = [c for c in EVALSITE_REQUIRED if c not in header]
     if missing:
         raise UploadError(
-            [UploadProblem(name, 1, f"the header lacks the column(s) {', '.join(missing)}")]
+            [
+                UploadProblem(
+                    name, header_line, f"the header lacks the column(s) {', '.join(missing)}"
+                )
+            ]
         )
     unknown = [h for h in header if h not in EVALSITE_REQUIRED + EVALSITE_OPTIONAL]
     if unknown:
         problems.add(
-            1,
+            header_line,
             f"unknown column(s) {', '.join(unknown)}; the columns are "
             f"{', '.join(EVALSITE_REQUIRED + EVALSITE_OPTIONAL)}",
         )
     duplicated = [h for h, n in Counter(header).items() if n > 1]
     if duplicated:
-        problems.add(1, f"the column(s) {', '.join(duplicated)} appear twice")
+        problems.add(header_line, f"the column(s) {', '.join(duplicated)} appear twice")
     problems.raise_if_any()
     column = {h: i for i, h in enumerate(header)}
     rows: list[ImportRow] = []
-    for number, values in enumerate(rows_in[1:], start=2):
+    for number, values in table:
         if not any(v.strip() for v in values):
             continue
         if len(values) != len(header):
@@ -349,10 +397,10 @@ def _row(
     }
 
 
-def _parse_appraise(name: str, lines: list[str]) -> ParsedJudgments:
+def _parse_appraise(name: str, lines: list[str], first: int) -> ParsedJudgments:
     problems = _Problems(name)
     rows: list[ImportRow] = []
-    for number, values in enumerate(csv.reader(lines), start=1):
+    for number, values in _csv_rows(name, lines, first):
         if not any(v.strip() for v in values):
             continue
         if len(values) not in (9, 11):
@@ -382,6 +430,23 @@ def _parse_appraise(name: str, lines: list[str]) -> ParsedJudgments:
                 number, f"start and end times {values[7]!r}, {values[8]!r} are not Unix seconds"
             )
             continue
+        # The times become the judgment's date-times: one outside datetime's years is refused
+        # here, with its field, rather than failing the store.
+        out_of_range = next(
+            (
+                f"{label} time (field {index + 1}) {values[index]!r}"
+                for label, index, seconds in (("start", 7, start), ("end", 8, end))
+                if not _EARLIEST_SECONDS <= seconds <= _LATEST_SECONDS
+            ),
+            None,
+        )
+        if out_of_range:
+            problems.add(
+                number,
+                f"{out_of_range} is out of range: Unix seconds from "
+                f"{EARLIEST_TIME.date().isoformat()} to {LATEST_TIME.date().isoformat()}",
+            )
+            continue
         rows.append(
             ImportRow(
                 **row,
@@ -396,15 +461,18 @@ def _parse_appraise(name: str, lines: list[str]) -> ParsedJudgments:
     return ParsedJudgments(name, FORMAT_APPRAISE, rows, has_items=False)
 
 
-def _parse_wmt(name: str, lines: list[str]) -> ParsedJudgments:
+def _parse_wmt(name: str, lines: list[str], first: int) -> ParsedJudgments:
     problems = _Problems(name)
-    delimiter = "\t" if "\t" in lines[0] else None
     table = (
-        list(_reader(lines, "\t"))
-        if delimiter
-        else [line.split() for line in lines]  # R's write.table with spaces
+        _csv_rows(name, lines, first, "\t")
+        if "\t" in lines[first]
+        else (  # R's write.table with spaces
+            (number, line.split())
+            for number, line in enumerate(islice(lines, first, None), start=first + 1)
+        )
     )
-    header = [h.strip().strip('"') for h in table[0]]
+    header_line, header_values = next(table)
+    header = [h.strip().strip('"') for h in header_values]
     column: dict[str, int] = {}
     for key, names in WMT_COLUMNS.items():
         for candidate in names:
@@ -418,11 +486,17 @@ def _parse_wmt(name: str, lines: list[str]) -> ParsedJudgments:
     ]
     if missing:
         raise UploadError(
-            [UploadProblem(name, 1, f"the WMT header lacks the column(s) {', '.join(missing)}")]
+            [
+                UploadProblem(
+                    name,
+                    header_line,
+                    f"the WMT header lacks the column(s) {', '.join(missing)}",
+                )
+            ]
         )
     rows: list[ImportRow] = []
     hit_seconds: dict[tuple[str, str], float] = {}
-    for number, values in enumerate(table[1:], start=2):
+    for number, values in table:
         if not any(v.strip() for v in values):
             continue
         if len(values) < len(header):
@@ -435,7 +509,7 @@ def _parse_wmt(name: str, lines: list[str]) -> ParsedJudgments:
         row = _row(problems, number, get, get("type").upper(), TYPES)
         if row is None:
             continue
-        if not get("segment").isdigit():
+        if not _is_line_number(get("segment")):
             problems.add(number, f"sid {get('segment')!r} is not a line number")
             continue
         hit = get("hit")
@@ -870,11 +944,19 @@ def _unused_key(
         candidate = (*key, n)
 
 
+def _is_line_number(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also accepts "²" and other digits that int() refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def _segment(problems: _Problems, row: ImportRow, context: _Context, line_base: int) -> int | None:
     value = row.segment
-    if value.isdigit():
-        position = int(value) - line_base
-        segment_id = context.segment_by_position.get(position)
+    if _is_line_number(value):
+        segment_id = (
+            context.segment_by_position.get(int(value) - line_base)
+            if len(value.lstrip("0")) <= MAX_LINE_NUMBER_DIGITS
+            else None
+        )
         if segment_id is None:
             problems.add(
                 row.line,
@@ -1382,6 +1464,27 @@ def _annotator_accounts(
     user_model.objects.bulk_create(new, batch_size=BATCH)
     by_name = {u.get_username(): u for u in user_model.objects.filter(username__in=wanted.values())}
     return {a: by_name[name] for a, name in wanted.items()}
+
+
+def judgment_file_read(*, upload: UploadedFile) -> UploadFile:
+    """The name and bytes of an uploaded judgments file. A file over
+    ``EVALSITE_UPLOAD_MAX_BYTES`` is refused before it is read into memory, as the texts'
+    upload refuses it (:func:`annotation.forms.upload_files_from`).
+
+    Raises:
+        UploadError: the file is too large.
+    """
+    limit = settings.EVALSITE_UPLOAD_MAX_BYTES
+    name = upload.name or ""
+    if upload.size is not None and upload.size > limit:
+        raise UploadError(
+            [
+                UploadProblem(
+                    name, None, f"the file is {upload.size:,} bytes; the limit is {limit:,} bytes"
+                )
+            ]
+        )
+    return UploadFile(name=name, content=upload.read())
 
 
 def judgment_file_text(rows: Sequence[dict[str, Any]], *, delimiter: str = "\t") -> bytes:
