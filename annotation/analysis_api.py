@@ -190,8 +190,9 @@ class JudgmentReportView(CampaignAPIView):
             ),
             content_type=reports.CONTENT_TYPES[fmt],
         )
-        filename = reports.report_filename(campaign, "judgments", fmt)
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        response["Content-Disposition"] = reports.download_disposition(
+            campaign.name, "judgments", fmt
+        )
         return response
 
 
@@ -215,8 +216,9 @@ class SystemReportView(CampaignAPIView):
         else:
             body = reports.system_report_latex(analysis)
         response = HttpResponse(body, content_type=reports.CONTENT_TYPES[fmt])
-        filename = reports.report_filename(campaign, "systems", fmt)
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        response["Content-Disposition"] = reports.download_disposition(
+            campaign.name, "systems", fmt
+        )
         return response
 
 
@@ -237,8 +239,9 @@ class AnnotatorReportView(CampaignAPIView):
             reports.annotator_report_csv(analysis, labels),
             content_type=reports.CONTENT_TYPES["csv"],
         )
-        filename = reports.report_filename(campaign, "annotators", "csv")
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        response["Content-Disposition"] = reports.download_disposition(
+            campaign.name, "annotators", "csv"
+        )
         return response
 
 

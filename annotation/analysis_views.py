@@ -148,8 +148,8 @@ def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
     )
 
 
-def _download(response: HttpResponse, filename: str) -> HttpResponse:
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+def _download(response: HttpResponse, disposition: str) -> HttpResponse:
+    response["Content-Disposition"] = disposition
     return response
 
 
@@ -170,7 +170,7 @@ def campaign_report_judgments(
         ),
         content_type=reports.CONTENT_TYPES[fmt],
     )
-    return _download(response, reports.report_filename(campaign, "judgments", fmt))
+    return _download(response, reports.download_disposition(campaign.name, "judgments", fmt))
 
 
 @organizer_required
@@ -189,7 +189,7 @@ def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: s
     else:
         body = reports.system_report_latex(analysis)
     response = HttpResponse(body, content_type=reports.CONTENT_TYPES[fmt])
-    return _download(response, reports.report_filename(campaign, "systems", fmt))
+    return _download(response, reports.download_disposition(campaign.name, "systems", fmt))
 
 
 @organizer_required
@@ -203,4 +203,4 @@ def campaign_report_annotators(request: HttpRequest, campaign_id: uuid.UUID) -> 
     response = HttpResponse(
         reports.annotator_report_csv(analysis, labels), content_type=reports.CONTENT_TYPES["csv"]
     )
-    return _download(response, reports.report_filename(campaign, "annotators", "csv"))
+    return _download(response, reports.download_disposition(campaign.name, "annotators", "csv"))

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +30,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Case, CharField, F, Func, TextField, Value, When
 from django.db.models.functions import Cast, Concat
+from django.utils.text import slugify
 
 from annotation.analysis import (
     ITEM_TYPE_NAMES,
@@ -947,9 +949,14 @@ def annotator_report_csv(analysis: CampaignAnalysis, labels: dict[int, str]) -> 
     return _csv(ANNOTATOR_COLUMNS, annotator_report_rows(analysis, labels))
 
 
-def report_filename(campaign: Campaign, report: str, extension: str) -> str:
-    """``<campaign-slug>-<report>.<ext>``: ASCII only, for Content-Disposition."""
-    slug = "".join(c if c.isalnum() else "-" for c in campaign.name.lower())
-    slug = "-".join(part for part in slug.split("-") if part)[:40] or "campaign"
-    slug = slug.encode("ascii", "ignore").decode() or "campaign"
-    return f"{slug}-{report}.{extension}"
+def download_disposition(campaign_name: str, report: str, extension: str) -> str:
+    """The ``Content-Disposition`` of a download named ``<campaign>-<report>.<ext>``: the
+    campaign's name as a slug of at most 40 characters, in ASCII for every client
+    (``filename``, accents dropped: "Ärger" → "arger") and, when that lost letters, as written
+    (``filename*``, RFC 6266: "ärger", "日本語")."""
+    ascii_slug = slugify(campaign_name)[:40].strip("-_") or "campaign"
+    unicode_slug = slugify(campaign_name, allow_unicode=True)[:40].strip("-_") or "campaign"
+    disposition = f'attachment; filename="{ascii_slug}-{report}.{extension}"'
+    if unicode_slug != ascii_slug:
+        disposition += f"; filename*=utf-8''{quote(f'{unicode_slug}-{report}.{extension}')}"
+    return disposition

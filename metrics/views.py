@@ -12,11 +12,11 @@ import uuid
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from annotation.permissions import campaign_for_organizer
+from annotation.reports import download_disposition
 from annotation.views import organizer_required
 from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult
@@ -118,6 +118,5 @@ def campaign_dashboard_result(
     response = HttpResponse(
         json.dumps(body, indent=1, ensure_ascii=False), content_type="application/json"
     )
-    filename = f"{slugify(campaign.name) or 'campaign'}-{kind}.json"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = download_disposition(campaign.name, kind, "json")
     return response

@@ -11,6 +11,8 @@ import json
 import re
 import uuid
 from datetime import timedelta
+from email.message import Message
+from email.utils import collapse_rfc2231_value
 from typing import Any
 
 import numpy as np
@@ -251,6 +253,48 @@ def test_the_download_is_streamed(hand, owner, url_name, fmt) -> None:  # type: 
     assert response["Content-Disposition"] == f'attachment; filename="hand-made-judgments.{fmt}"'
     content = b"".join(response.streaming_content)
     assert content == b"".join(judgment_report_stream(campaign=hand.campaign, file_format=fmt))
+
+
+@pytest.mark.parametrize(
+    ("name", "ascii_name", "written"),
+    [
+        ("Ärger & Co", "arger-co", "ärger-co"),
+        ("Évaluation finale", "evaluation-finale", "évaluation-finale"),
+        ("日本語 test", "test", "日本語-test"),
+        ("a" * 39 + " b", "a" * 39, None),  # cut at 40 characters, no hyphen left at the end
+        ("!!!", "campaign", None),
+    ],
+)
+@pytest.mark.parametrize(
+    ("url_name", "args", "file"),
+    [
+        ("campaign_report_judgments", ["csv"], "judgments.csv"),
+        ("api-campaign-report-judgments", ["tsv"], "judgments.tsv"),
+        ("campaign_report_systems", ["tex"], "systems.tex"),
+        ("api-campaign-report-annotators", [], "annotators.csv"),
+    ],
+)
+def test_download_names_keep_the_campaigns_letters(  # type: ignore[no-untyped-def]
+    hand, owner, name, ascii_name, written, url_name, args, file
+) -> None:
+    # Accented and other non-ASCII letters were dropped ("rger-co-judgments.csv",
+    # "-test-judgments.csv"). Now every client gets an ASCII name, and one that reads RFC 6266's
+    # filename* the name as written.
+    hand.campaign.name = name
+    hand.campaign.save()
+    response = login(owner).get(reverse(url_name, args=[hand.campaign.pk, *args]))
+    assert response.status_code == 200
+    header = Message()
+    header["Content-Disposition"] = response["Content-Disposition"]
+    assert header.get_content_disposition() == "attachment"
+    # The email package parses RFC 2231's filename*, which RFC 6266 takes over for HTTP.
+    names = [v for k, v in header.get_params(header="content-disposition")[1:] if k == "filename"]
+    assert names[0] == f"{ascii_name}-{file}"
+    if written is None:
+        assert len(names) == 1
+    else:
+        assert len(names) == 2
+        assert collapse_rfc2231_value(names[1]) == f"{written}-{file}"
 
 
 def test_annotators_are_pseudonymous_unless_an_organizer_asks_for_names(hand, owner) -> None:  # type: ignore[no-untyped-def]
