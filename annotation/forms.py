@@ -28,10 +28,18 @@ class MultipleFileField(forms.FileField):
         super().__init__(*args, **kwargs)
 
     def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
-        single = super().clean
-        if isinstance(data, list | tuple):
-            return [single(d, initial) for d in data if d]
-        return [single(data, initial)] if data else []
+        files = [d for d in data if d] if isinstance(data, list | tuple) else [data] if data else []
+        cleaned, errors = [], []
+        for upload in files:
+            try:
+                cleaned.append(super().clean(upload, initial))
+            except forms.ValidationError as error:
+                # Name the file: among several, "The submitted file is empty." says not which.
+                name = getattr(upload, "name", "")
+                errors += [f"{name}: {message}" if name else message for message in error.messages]
+        if errors:
+            raise forms.ValidationError(errors)
+        return cleaned
 
 
 class CampaignForm(forms.ModelForm):

@@ -583,3 +583,27 @@ def test_the_upload_page_takes_a_data_file_replaces_on_request_and_names_an_over
     assert "huge.txt" in page
     assert "the limit is 40 bytes" in page
     assert database_snapshot() == before
+
+
+def test_the_upload_page_names_an_empty_file_among_several() -> None:
+    owner = make_user("owner", organizer=True)
+    campaign = make_campaign(owner=owner)
+    client = Client()
+    client.force_login(owner)
+    url = reverse("campaign_upload", args=[campaign.id])
+    before = database_snapshot()
+    refused = client.post(
+        url,
+        {
+            "systems": [
+                SimpleUploadedFile("good.opt0.txt", lines(REF_A)),
+                SimpleUploadedFile("blank.opt0.txt", b""),
+            ]
+        },
+    )
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    # Among several files, "The submitted file is empty." did not say which.
+    assert "blank.opt0.txt: The submitted file is empty." in page
+    assert "good.opt0.txt:" not in page
+    assert database_snapshot() == before
