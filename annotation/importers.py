@@ -10,21 +10,25 @@ Three forms are read into one :class:`ParsedUpload`:
    ``<hyp system=…>`` blocks), in one or several files.
 
 Every problem is reported as an :class:`UploadProblem` naming the file and, where there is one, the
-line. A UTF-8 byte-order mark is dropped and CRLF/CR line ends become LF without complaint.
+line. A UTF-8 byte-order mark is dropped and CRLF/CR line ends become LF without complaint. Files
+must be UTF-8; the encoding an XML declaration names is ignored.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from django.db import models
 from lxml import etree
+
+from annotation.models import Document, Reference, Run, Segment, System
 
 DEFAULT_RUN = "main"
 MAX_PROBLEMS = 20
-MAX_NAME_LENGTH = 200  # the models' CharField max_length for ids and names
 
 SYSTEM_FILE_RE = re.compile(r"^(?P<system>[^./\\]+)(?:\.(?P<run>[^./\\]+))?\.txt$")
 REFERENCE_COLUMN_RE = re.compile(r"^ref(?:erence)?(?:[_-]?(?P<n>\d+))?$")
@@ -227,17 +231,34 @@ def parse_upload(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload
     return parsed
 
 
+def _max_length(model: type[models.Model], field_name: str) -> int:
+    """The size of a model's CharField column: a longer value is reported as an upload problem
+    instead of failing the INSERT."""
+    length = model._meta.get_field(field_name).max_length
+    assert length is not None, f"{model.__name__}.{field_name} has no max_length"
+    return length
+
+
 def _check_name_lengths(parsed: ParsedUpload) -> None:
-    """Ids and names must fit their database columns."""
+    """Ids and names must fit their database columns (reference labels are checked where they
+    are read, which knows their line)."""
     problems = _Collector()
+    doc_max, seg_max = _max_length(Document, "external_id"), _max_length(Segment, "external_id")
     for seg in parsed.segments or []:
-        for what, value in (("document id", seg.doc_id), ("segment id", seg.seg_id)):
-            if len(value) > MAX_NAME_LENGTH:
-                problems.add(seg.file, seg.line, f"{what} longer than {MAX_NAME_LENGTH} characters")
+        for what, value, limit in (
+            ("document id", seg.doc_id, doc_max),
+            ("segment id", seg.seg_id, seg_max),
+        ):
+            if len(value) > limit:
+                problems.add(seg.file, seg.line, f"{what} longer than {limit} characters")
+    system_max, run_max = _max_length(System, "name"), _max_length(Run, "name")
     for out in parsed.outputs:
-        for what, value in (("system name", out.system), ("run name", out.run)):
-            if len(value) > MAX_NAME_LENGTH:
-                problems.add(out.file, None, f"{what} longer than {MAX_NAME_LENGTH} characters")
+        for what, value, limit in (
+            ("system name", out.system, system_max),
+            ("run name", out.run, run_max),
+        ):
+            if len(value) > limit:
+                problems.add(out.file, None, f"{what} longer than {limit} characters")
     problems.raise_if_any()
 
 
@@ -293,7 +314,15 @@ def parse_plain(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
             if not line.strip():
                 problems.add(source_name, i, "empty source line")
         ref_lines: list[list[str]] = []
+        label_max = _max_length(Reference, "label")
         for ref in references:
+            if len(ref.name) > label_max:
+                problems.add(
+                    ref.name,
+                    None,
+                    f"reference label longer than {label_max} characters (a reference file's "
+                    "name is its label; rename the file)",
+                )
             lines = split_lines(decode_text(ref, max_bytes=max_bytes))
             _check_count(problems, ref.name, len(lines), n_lines, source_name)
             for i, line in enumerate(lines, start=1):
@@ -505,6 +534,22 @@ def _jsonl_rows(name: str, text: str) -> Iterable[_Row]:
             raise UploadError(
                 [UploadProblem(name, number, f"malformed JSONL: {exc.msg} at column {exc.colno}")]
             ) from None
+        except ValueError:
+            # Not a syntax error: Python refuses to turn a number this long into an int.
+            raise UploadError(
+                [
+                    UploadProblem(
+                        name,
+                        number,
+                        "malformed JSONL: a number has more than "
+                        f"{sys.get_int_max_str_digits():,} digits",
+                    )
+                ]
+            ) from None
+        except RecursionError:
+            raise UploadError(
+                [UploadProblem(name, number, "malformed JSONL: nested too deeply")]
+            ) from None
         if not isinstance(obj, dict):
             raise UploadError(
                 [UploadProblem(name, number, "malformed JSONL: each line must be a JSON object")]
@@ -551,7 +596,7 @@ def _rows_to_upload(name: str, rows: list[_Row]) -> ParsedUpload:
     problems = _Collector()
     segments: dict[SegmentKey, ParsedSegment] = {}
     outputs: dict[tuple[str, str], ParsedOutput] = {}
-    n_refs: int | None = None
+    n_refs: int | None = None  # the reference count of the first segment; every one must match
     doc_order: list[str] = []
     doc_last_row: dict[str, int] = {}
     for row in rows:
@@ -577,11 +622,20 @@ def _rows_to_upload(name: str, rows: list[_Row]) -> ParsedUpload:
                 continue
             if row.doc_id not in doc_last_row:
                 doc_order.append(row.doc_id)
+            if n_refs is None:
+                n_refs = len(row.references)
+            elif len(row.references) != n_refs:
+                # The references are stored as sets (reference i of every segment), so a segment
+                # with more or fewer of them has no place to go.
+                problems.add(
+                    name,
+                    row.line,
+                    f"{_count(len(row.references), 'reference')}, but earlier rows have {n_refs}; "
+                    "every segment needs the same number of references",
+                )
             segments[key] = ParsedSegment(
                 row.doc_id, row.seg_id, row.source, row.references, row.line, name
             )
-            if n_refs is None:
-                n_refs = len(row.references)
         elif known.source != row.source or known.references != row.references:
             problems.add(
                 name,
@@ -615,6 +669,10 @@ def _rows_to_upload(name: str, rows: list[_Row]) -> ParsedUpload:
         reference_labels=[f"reference {i + 1}" for i in range(n_refs or 0)],
         outputs=list(outputs.values()),
     )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _check_outputs_complete(
@@ -725,11 +783,17 @@ def parse_xml(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
 
 
 def _parse_xml_root(name: str, text: str) -> etree._Element:
+    # lxml refuses str input with an encoding declaration, so it gets UTF-8 bytes; the parser is
+    # told they are UTF-8, or it would obey a declared encoding (ISO-8859-1, say) and garble the
+    # text that decode_text has already read as UTF-8.
     parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, remove_comments=True, huge_tree=False
+        resolve_entities=False,
+        no_network=True,
+        remove_comments=True,
+        huge_tree=False,
+        encoding="utf-8",
     )
     try:
-        # lxml refuses str input with an encoding declaration, so pass UTF-8 bytes.
         root = etree.fromstring(text.encode("utf-8"), parser=parser)
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno else None
@@ -783,8 +847,16 @@ def _xml_doc_segments(
     src_ids = [s[0] for s in src_segs]
     labels: list[str] = []
     ref_texts: list[dict[str, str]] = []
+    label_max = _max_length(Reference, "label")
     for n, ref in enumerate(doc.findall("ref"), start=1):
         label = (ref.get("translator") or "").strip() or f"reference {n}"
+        if len(label) > label_max:
+            problems.add(
+                name,
+                ref.sourceline,
+                f"reference label (the translator attribute of <ref>) of doc {doc_id} longer "
+                f"than {label_max} characters",
+            )
         labels.append(label)
         texts: dict[str, str] = {}
         for seg_id, seg_text, line in _xml_segs(problems, name, ref):
