@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -36,14 +37,8 @@ from annotation.analysis_services import (
     annotator_decision_record,
     annotator_pseudonyms_ensure,
 )
-from annotation.importers import UploadError
-from annotation.judgment_import import (
-    FORMAT_AUTO,
-    FORMATS,
-    ImportOptions,
-    judgment_file_read,
-    judgments_import,
-)
+from annotation.importers import UploadError, upload_file_read
+from annotation.judgment_import import FORMAT_AUTO, FORMATS, ImportOptions, judgments_import
 from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
 from annotation.permissions import campaign_for_organizer, user_is_organizer
 from annotation.protocols import PROTOCOLS
@@ -74,7 +69,21 @@ class DownloadRenderer(BaseRenderer):
         return json.dumps(data).encode()
 
 
-class SettingsSerializer(serializers.Serializer):
+# How reports and downloads name annotators (``names``): pseudonyms, or usernames.
+NAMES = ("pseudonyms", "real")
+
+
+class NamesSerializer(serializers.Serializer):
+    """``names`` from the query string: pseudonyms (A001, …, the default) or ``real``."""
+
+    names = serializers.ChoiceField(choices=NAMES, default="pseudonyms")
+
+    @property
+    def real_names(self) -> bool:
+        return self.validated_data["names"] == "real"
+
+
+class SettingsSerializer(NamesSerializer):
     """Analysis settings from the query string (all optional; see docs/reports.md)."""
 
     qc_test = serializers.ChoiceField(choices=QC_TESTS, default=DEFAULTS.qc_test)
@@ -99,15 +108,10 @@ class SettingsSerializer(serializers.Serializer):
     seed = serializers.IntegerField(
         min_value=0, max_value=2**32 - 1, required=False, allow_null=True
     )
-    names = serializers.ChoiceField(choices=["pseudonyms", "real"], default="pseudonyms")
 
     def settings(self) -> AnalysisSettings:
         data = {k: v for k, v in self.validated_data.items() if k != "names"}
         return AnalysisSettings(**data)
-
-    @property
-    def real_names(self) -> bool:
-        return self.validated_data["names"] == "real"
 
 
 SETTINGS_PARAMETERS = [
@@ -297,7 +301,9 @@ class JudgmentImportView(CampaignAPIView):
         try:
             record = judgments_import(
                 campaign=campaign,
-                upload=judgment_file_read(upload=upload),
+                upload=upload_file_read(
+                    upload, max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
+                ),
                 user=request.user,
                 options=serializer.options(),
             )

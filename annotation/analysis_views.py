@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 
+from django.conf import settings as django_settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
@@ -26,8 +27,8 @@ from annotation.analysis_services import (
     annotator_decision_record,
     annotator_pseudonyms_ensure,
 )
-from annotation.importers import UploadError, UploadProblem
-from annotation.judgment_import import judgment_file_read, judgments_import
+from annotation.importers import UploadError, UploadProblem, upload_file_read
+from annotation.judgment_import import judgments_import
 from annotation.models import Campaign, JudgmentImport
 from annotation.permissions import campaign_for_organizer
 from annotation.views import organizer_required
@@ -120,7 +121,9 @@ def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
         try:
             record = judgments_import(
                 campaign=campaign,
-                upload=judgment_file_read(upload=upload),
+                upload=upload_file_read(
+                    upload, max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
+                ),
                 user=request.user,
                 options=form.options(),
             )

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext_lazy as _
 
-from annotation.importers import UploadError, UploadFile, UploadProblem
+from annotation.importers import UploadFile, upload_file_read
 from annotation.models import Campaign, ProtocolConfig
 from annotation.permissions import user_is_organizer
 from annotation.protocols import ADEQUACY_FLUENCY, PROTOCOLS
@@ -124,17 +124,7 @@ def upload_files_from(cleaned: dict[str, Any]) -> list[UploadFile]:
     for role in ("source", "references", "systems", "doc_ids", "data"):
         value = cleaned.get(role)
         for f in value if isinstance(value, list) else [value] if value else []:
-            if f.size is not None and f.size > limit:
-                raise UploadError(
-                    [
-                        UploadProblem(
-                            f.name,
-                            None,
-                            f"the file is {f.size:,} bytes; the limit is {limit:,} bytes",
-                        )
-                    ]
-                )
-            files.append(UploadFile(name=f.name, content=f.read(), role=role))
+            files.append(upload_file_read(f, max_bytes=limit, role=role))
     return files
 
 

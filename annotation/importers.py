@@ -21,6 +21,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import models
 from lxml import etree
@@ -123,18 +124,25 @@ class _Collector:
 # Bytes to text
 
 
+def _too_large(name: str, size: int, max_bytes: int) -> UploadError:
+    return UploadError(
+        [UploadProblem(name, None, f"the file is {size:,} bytes; the limit is {max_bytes:,} bytes")]
+    )
+
+
+def upload_file_read(upload: Any, *, max_bytes: int, role: str = "") -> UploadFile:
+    """The name and bytes of an uploaded file (Django's ``UploadedFile``), refused before it
+    is read into memory when it is over ``max_bytes``."""
+    name = upload.name or ""
+    if upload.size is not None and upload.size > max_bytes:
+        raise _too_large(name, upload.size, max_bytes)
+    return UploadFile(name=name, content=upload.read(), role=role)
+
+
 def decode_text(upload: UploadFile, *, max_bytes: int) -> str:
     """UTF-8 text of a file with BOM dropped and line ends normalised to LF."""
     if len(upload.content) > max_bytes:
-        raise UploadError(
-            [
-                UploadProblem(
-                    upload.name,
-                    None,
-                    f"the file is {len(upload.content):,} bytes; the limit is {max_bytes:,} bytes",
-                )
-            ]
-        )
+        raise _too_large(upload.name, len(upload.content), max_bytes)
     data = upload.content
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]

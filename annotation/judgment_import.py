@@ -42,7 +42,6 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.files.uploadedfile import UploadedFile
 from django.db import connection, models, transaction
 from django.utils import timezone
 
@@ -1464,27 +1463,6 @@ def _annotator_accounts(
     user_model.objects.bulk_create(new, batch_size=BATCH)
     by_name = {u.get_username(): u for u in user_model.objects.filter(username__in=wanted.values())}
     return {a: by_name[name] for a, name in wanted.items()}
-
-
-def judgment_file_read(*, upload: UploadedFile) -> UploadFile:
-    """The name and bytes of an uploaded judgments file. A file over
-    ``EVALSITE_UPLOAD_MAX_BYTES`` is refused before it is read into memory, as the texts'
-    upload refuses it (:func:`annotation.forms.upload_files_from`).
-
-    Raises:
-        UploadError: the file is too large.
-    """
-    limit = settings.EVALSITE_UPLOAD_MAX_BYTES
-    name = upload.name or ""
-    if upload.size is not None and upload.size > limit:
-        raise UploadError(
-            [
-                UploadProblem(
-                    name, None, f"the file is {upload.size:,} bytes; the limit is {limit:,} bytes"
-                )
-            ]
-        )
-    return UploadFile(name=name, content=upload.read())
 
 
 def judgment_file_text(rows: Sequence[dict[str, Any]], *, delimiter: str = "\t") -> bytes:

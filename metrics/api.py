@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.analysis_api import NAMES, NamesSerializer
 from annotation.api import IsOrganizer
 from annotation.models import Segment
 from annotation.permissions import campaign_for_organizer
@@ -111,10 +112,6 @@ class AnalysisView(APIView):
         )
 
 
-# How the human document names annotators (the reports' ``names`` setting).
-NAMES = ("pseudonyms", "real")
-
-
 class ResultView(APIView):
     """The latest stored result document of a kind: metrics, human or correlations."""
 
@@ -151,12 +148,11 @@ class ResultView(APIView):
         result = AnalysisResult.objects.filter(campaign=campaign, kind=kind).first()
         if result is None:
             raise Http404(_("No analysis has finished yet."))
-        names = request.query_params.get("names", "pseudonyms")
-        if names not in NAMES:
-            raise serializers.ValidationError({"names": [f"Use one of: {', '.join(NAMES)}."]})
+        names = NamesSerializer(data=request.query_params)
+        names.is_valid(raise_exception=True)
         data = result.data
         if kind == AnalysisResult.Kind.HUMAN:
-            data = human_document_named(campaign=campaign, data=data, real_names=names == "real")
+            data = human_document_named(campaign=campaign, data=data, real_names=names.real_names)
         body: dict[str, Any] = {
             "kind": result.kind,
             "job": result.job_id,
