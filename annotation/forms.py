@@ -108,7 +108,9 @@ class UploadForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        if not any(cleaned.get(f) for f in ("source", "references", "systems", "doc_ids", "data")):
+        files = ("source", "references", "systems", "doc_ids", "data")
+        # A file refused by its own field (an empty one) was chosen: its error says why.
+        if not any(cleaned.get(f) or f in self.errors for f in files):
             raise forms.ValidationError(_("Choose at least one file to upload."))
         return cleaned
 

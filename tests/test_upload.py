@@ -605,5 +605,16 @@ def test_the_upload_page_names_an_empty_file_among_several() -> None:
     page = refused.content.decode()
     # Among several files, "The submitted file is empty." did not say which.
     assert "blank.opt0.txt: The submitted file is empty." in page
+    assert "Choose at least one file" not in page  # one was chosen, and refused
     assert "good.opt0.txt:" not in page
     assert database_snapshot() == before
+
+
+def test_the_upload_page_asks_for_a_file_when_none_was_chosen() -> None:
+    owner = make_user("owner", organizer=True)
+    campaign = make_campaign(owner=owner)
+    client = Client()
+    client.force_login(owner)
+    refused = client.post(reverse("campaign_upload", args=[campaign.id]), {})
+    assert refused.status_code == 400
+    assert "Choose at least one file to upload." in refused.content.decode()
