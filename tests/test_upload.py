@@ -615,6 +615,7 @@ def test_the_upload_page_asks_for_a_file_when_none_was_chosen() -> None:
     campaign = make_campaign(owner=owner)
     client = Client()
     client.force_login(owner)
-    refused = client.post(reverse("campaign_upload", args=[campaign.id]), {})
+    # As a browser sends the form with no file chosen: its other fields only.
+    refused = client.post(reverse("campaign_upload", args=[campaign.id]), {"replace": ""})
     assert refused.status_code == 400
     assert "Choose at least one file to upload." in refused.content.decode()
