@@ -44,6 +44,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce
 
+from annotation.analysis_services import annotator_pseudonyms_ensure
 from annotation.models import (
     AnnotatorDecision,
     AnnotatorPseudonym,
@@ -703,12 +704,10 @@ def _names(campaign: Campaign, tables: list[CriterionTable]) -> Names:
     usernames = dict(
         user_model.objects.filter(pk__in=annotators).values_list("pk", user_model.USERNAME_FIELD)
     )
-    pseudonyms = {
-        annotator: pseudonym_code(number)
-        for annotator, number in AnnotatorPseudonym.objects.filter(
-            campaign=campaign, annotator_id__in=annotators
-        ).values_list("annotator_id", "number")
-    }
+    # Numbered here, after their judgments were read: an annotator whose first judgment landed
+    # after the caller's numbering would otherwise have none.
+    numbers = annotator_pseudonyms_ensure(campaign=campaign, judged=annotators)
+    pseudonyms = {annotator: pseudonym_code(numbers[annotator]) for annotator in annotators}
     return Names(
         usernames=usernames,
         pseudonyms=pseudonyms,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
@@ -35,24 +37,30 @@ def annotator_decision_clear(*, campaign: Campaign, annotator: AbstractBaseUser)
     AnnotatorDecision.objects.filter(campaign=campaign, annotator=annotator).delete()
 
 
-def annotator_pseudonyms_ensure(*, campaign: Campaign) -> dict[int, int]:
-    """Give every annotator with judgments in ``campaign`` a pseudonymous number (A001, …).
+def annotator_pseudonyms_ensure(
+    *, campaign: Campaign, judged: Iterable[int] | None = None
+) -> dict[int, int]:
+    """Give every annotator with judgments in ``campaign`` a pseudonymous number (A001, …);
+    with ``judged``, every annotator of those user ids (a caller that has just read their
+    judgments, which saves the query for them).
 
     Numbers never change: annotators who judge for the first time get the next numbers, in the
     order of their user ids. Returns ``{user id: number}`` for the whole campaign.
     """
-    # Without the model's ordering: it would join the assignment and the item and make the
-    # DISTINCT run over their columns too, reading every judgment (8 s for a million).
-    judged = set(
-        Judgment.objects.filter(item__task__config__campaign=campaign)
-        .order_by()
-        .values_list("annotator_id", flat=True)
-        .distinct()
-    )
+    if judged is None:
+        # Without the model's ordering: it would join the assignment and the item and make the
+        # DISTINCT run over their columns too, reading every judgment (8 s for a million).
+        judged = (
+            Judgment.objects.filter(item__task__config__campaign=campaign)
+            .order_by()
+            .values_list("annotator_id", flat=True)
+            .distinct()
+        )
+    ids = set(judged)
     known = dict(
         AnnotatorPseudonym.objects.filter(campaign=campaign).values_list("annotator_id", "number")
     )
-    if judged <= set(known):
+    if ids <= set(known):
         return known
     with transaction.atomic():
         # Concurrent report downloads number new annotators one at a time.
@@ -66,7 +74,7 @@ def annotator_pseudonyms_ensure(*, campaign: Campaign) -> dict[int, int]:
             AnnotatorPseudonym.objects.filter(campaign=campaign).aggregate(n=Max("number"))["n"]
             or 0
         )
-        new = sorted(judged - set(known))
+        new = sorted(ids - set(known))
         AnnotatorPseudonym.objects.bulk_create(
             [
                 AnnotatorPseudonym(campaign=campaign, annotator_id=user_id, number=start + i)

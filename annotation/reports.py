@@ -17,6 +17,7 @@ import csv
 import io
 import itertools
 import json
+import logging
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from annotation.analysis import (
     criterion_qc,
     criterion_table_load,
 )
+from annotation.analysis_services import annotator_pseudonyms_ensure
 from annotation.models import (
     AnnotatorDecision,
     AnnotatorPseudonym,
@@ -56,6 +58,8 @@ from annotation.stats import ItemType
 
 JUDGMENT_FORMATS = ("csv", "tsv", "jsonl")
 SYSTEM_FORMATS = ("csv", "json", "tex")
+logger = logging.getLogger(__name__)
+
 CONTENT_TYPES = {
     "csv": "text/csv; charset=utf-8",
     "tsv": "text/tab-separated-values; charset=utf-8",
@@ -154,6 +158,8 @@ class RowStatistics:
     z: npt.NDArray[np.float64]
     status: npt.NDArray[np.int8]  # index into STATUS_CODES
     included: npt.NDArray[np.bool_]
+    # User ids of the annotators of these rows.
+    annotators: frozenset[int] = frozenset()
 
     def lookup(self, ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """Positions of ``ids`` in this table; -1 for rows added after it was computed."""
@@ -169,8 +175,10 @@ def judgment_row_statistics(*, campaign: Campaign, settings: AnalysisSettings) -
     :func:`annotation.analysis.criterion_qc`). Ranking criteria have no shifted or z score."""
     decisions = {d.annotator_id: d for d in AnnotatorDecision.objects.filter(campaign=campaign)}
     parts: list[tuple[Any, ...]] = []
+    annotators: set[int] = set()
     for config, criterion in campaign_criteria(campaign=campaign):
         table = criterion_table_load(config=config, criterion=criterion)
+        annotators.update(table.annotator_ids.tolist())
         verdict = criterion_qc(table=table, settings=settings, decisions=decisions)
         n = len(table.judgments)
         annotator = table.judgments.annotator
@@ -197,7 +205,7 @@ def judgment_row_statistics(*, campaign: Campaign, settings: AnalysisSettings) -
         )
     columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
     order = np.argsort(columns[0], kind="stable")
-    return RowStatistics(*(c[order] for c in columns))
+    return RowStatistics(*(c[order] for c in columns), annotators=frozenset(annotators))
 
 
 class _IsoUtc(Func):
@@ -271,6 +279,41 @@ def _report_transaction() -> Iterator[None]:
         yield
 
 
+# How many snapshots a report takes at most to find every annotator of its judgments numbered.
+REPORT_LABEL_ATTEMPTS = 5
+
+
+@contextlib.contextmanager
+def _report_snapshot(
+    *, campaign: Campaign, settings: AnalysisSettings, real_names: bool
+) -> Iterator[tuple[RowStatistics, dict[int, str]]]:
+    """The report's transaction (:func:`_report_transaction`) with the normalisation pass and
+    the annotators' labels read in it.
+
+    With pseudonyms, every annotator of the snapshot's judgments has one. The caller numbers
+    the annotators first (:func:`annotation.analysis_services.annotator_pseudonyms_ensure`),
+    but one whose first judgment lands between that and the snapshot has no number in it:
+    then the snapshot is dropped, the newcomers numbered, and a new snapshot taken (the last
+    attempt goes ahead, naming any still unnumbered annotator by user id)."""
+    for attempt in range(1, REPORT_LABEL_ATTEMPTS + 1):
+        with _report_transaction():
+            statistics = judgment_row_statistics(campaign=campaign, settings=settings)
+            labels = annotator_labels(campaign=campaign, real_names=real_names)
+            if real_names or statistics.annotators <= labels.keys():
+                yield statistics, labels
+                return
+            if attempt == REPORT_LABEL_ATTEMPTS:
+                logger.warning(
+                    "Report of campaign %s names %d annotators by user id: new annotators "
+                    "kept arriving while it was numbering them.",
+                    campaign.pk,
+                    len(statistics.annotators - labels.keys()),
+                )
+                yield statistics, labels
+                return
+        annotator_pseudonyms_ensure(campaign=campaign, judged=statistics.annotators)
+
+
 def _report_chunks(
     *,
     campaign: Campaign,
@@ -286,26 +329,26 @@ def _report_chunks(
     the transaction itself), so the normalisation pass and the rows see the same judgments,
     with ``work_mem`` raised for it so that the stable order is sorted in memory.
     """
-    with _report_transaction():
-        yield from _report_chunks_in_transaction(
+    with _report_snapshot(
+        campaign=campaign, settings=settings or AnalysisSettings(), real_names=real_names
+    ) as (statistics, labels):
+        yield from _report_chunks_in_snapshot(
             campaign=campaign,
-            settings=settings or AnalysisSettings(),
-            real_names=real_names,
+            statistics=statistics,
+            labels=labels,
             chunk_size=chunk_size,
             text_numbers=text_numbers,
         )
 
 
-def _report_chunks_in_transaction(
+def _report_chunks_in_snapshot(
     *,
     campaign: Campaign,
-    settings: AnalysisSettings,
-    real_names: bool,
+    statistics: RowStatistics,
+    labels: dict[int, str],
     chunk_size: int,
     text_numbers: bool,
 ) -> Iterator[dict[str, list[Any]]]:
-    statistics = judgment_row_statistics(campaign=campaign, settings=settings)
-    labels = annotator_labels(campaign=campaign, real_names=real_names)
     configs = {c.pk: (c.name, c.protocol) for c in ProtocolConfig.objects.filter(campaign=campaign)}
     queryset = judgment_report_queryset(campaign=campaign, text_numbers=text_numbers)
     rows = queryset.iterator(chunk_size=chunk_size)
@@ -540,14 +583,10 @@ def _database_lines(
 ) -> Iterator[str]:
     """PostgreSQL: the text report, one chunk of lines at a time (see :func:`_line_parts`)."""
     text = _csv_quote if separator == "," else _tsv_field
-    with _report_transaction():
-        statistics = judgment_row_statistics(
-            campaign=campaign, settings=settings or AnalysisSettings()
-        )
-        labels = {
-            k: text(v)
-            for k, v in annotator_labels(campaign=campaign, real_names=real_names).items()
-        }
+    with _report_snapshot(
+        campaign=campaign, settings=settings or AnalysisSettings(), real_names=real_names
+    ) as (statistics, names):
+        labels = {k: text(v) for k, v in names.items()}
         heads = {
             c.pk: separator.join(text(v) for v in (campaign.name, c.name, c.protocol))
             for c in ProtocolConfig.objects.filter(campaign=campaign)

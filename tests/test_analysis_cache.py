@@ -27,7 +27,11 @@ def judged(owner):  # type: ignore[no-untyped-def]
     table = synthetic_scores(
         n_annotators=4, n_systems=3, n_segments=20, tasks_per_annotator=2, careless=[3], seed=4
     ).judgments
-    return build_judged_campaign(owner=owner, judgments=table, system_names=["a", "b", "c"])
+    built = build_judged_campaign(owner=owner, judgments=table, system_names=["a", "b", "c"])
+    # As every caller of the cached analysis does first (the analysis would number them itself,
+    # and then be kept under the key of the campaign before they were numbered).
+    annotator_pseudonyms_ensure(campaign=built.campaign)
+    return built
 
 
 def analysed(campaign: Any, settings: AnalysisSettings) -> tuple[dict[str, Any], int]:

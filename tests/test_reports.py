@@ -22,6 +22,7 @@ from django.test import Client
 from django.urls import reverse
 from scipy import stats
 
+from annotation import reports
 from annotation.analysis import AnalysisSettings, campaign_analysis_compute
 from annotation.analysis_services import annotator_pseudonyms_ensure
 from annotation.models import (
@@ -309,10 +310,9 @@ def test_annotators_are_pseudonymous_unless_an_organizer_asks_for_names(hand, ow
     assert "ben" not in annotators.content.decode()
 
 
-def test_pseudonyms_never_change_when_annotators_join(hand, owner) -> None:  # type: ignore[no-untyped-def]
-    before = annotator_labels(campaign=hand.campaign)
-    assert sorted(before.values()) == ["A001", "A002", "A003"]
-    dee = make_user("dee")
+def judge_as_newcomer(hand, username: str = "dee"):  # type: ignore[no-untyped-def]
+    """A new annotator's first judgment in the hand campaign (a score of 66), not numbered."""
+    dee = make_user(username)
     item = Item.objects.filter(task__config=hand.config).order_by("pk").first()
     assert item is not None
     output = item.outputs.get()
@@ -332,12 +332,62 @@ def test_pseudonyms_never_change_when_annotators_join(hand, owner) -> None:  # t
         submitted_at=START,
     )
     JudgmentValue.objects.create(judgment=judgment, output=output, criterion="score", value=66)
+    return dee
+
+
+def test_pseudonyms_never_change_when_annotators_join(hand, owner) -> None:  # type: ignore[no-untyped-def]
+    before = annotator_labels(campaign=hand.campaign)
+    assert sorted(before.values()) == ["A001", "A002", "A003"]
+    dee = judge_as_newcomer(hand)
     numbers = annotator_pseudonyms_ensure(campaign=hand.campaign)
     after = annotator_labels(campaign=hand.campaign)
     assert {k: v for k, v in after.items() if k in before} == before
     assert after[dee.pk] == "A004"
     assert numbers[dee.pk] == 4
     assert AnnotatorPseudonym.objects.filter(campaign=hand.campaign).count() == 4
+
+
+@pytest.mark.parametrize(("fmt", "python_text"), [("csv", False), ("tsv", True), ("jsonl", False)])
+def test_a_report_numbers_an_annotator_who_judged_after_the_numbering(  # type: ignore[no-untyped-def]
+    hand, fmt, python_text
+) -> None:
+    """The download view numbers the annotators, then the report reads its snapshot: a first
+    judgment landing in between is named by its new pseudonym, never by the user id."""
+    dee = judge_as_newcomer(hand)
+    content = b"".join(
+        judgment_report_stream(campaign=hand.campaign, file_format=fmt, python_text=python_text)
+    )
+    if fmt == "jsonl":
+        annotators = [json.loads(line)["annotator"] for line in content.decode().splitlines()]
+    else:
+        annotators = [r["annotator"] for r in read_csv(content, "," if fmt == "csv" else "\t")[1]]
+    assert annotators.count("A004") == 1
+    assert str(dee.pk) not in annotators
+    assert set(annotators) == {"A001", "A002", "A003", "A004"}
+    assert annotator_labels(campaign=hand.campaign)[dee.pk] == "A004"
+
+
+def test_a_report_gives_up_numbering_after_its_attempts(hand, monkeypatch, caplog) -> None:  # type: ignore[no-untyped-def]
+    """Newcomers arriving before every snapshot (here: numbering that never lands) cannot keep
+    a report from finishing: after its attempts it names them by user id, with a warning."""
+    dee = judge_as_newcomer(hand)
+    calls: list[frozenset[int]] = []
+    monkeypatch.setattr(
+        reports, "annotator_pseudonyms_ensure", lambda *, campaign, judged: calls.append(judged)
+    )
+    content = b"".join(judgment_report_stream(campaign=hand.campaign, file_format="csv"))
+    assert str(dee.pk) in {r["annotator"] for r in read_csv(content)[1]}
+    assert len(calls) == reports.REPORT_LABEL_ATTEMPTS - 1
+    assert all(dee.pk in judged for judged in calls)
+    assert "names 1 annotators by user id" in caplog.text
+
+
+def test_the_analysis_numbers_an_annotator_who_judged_after_the_numbering(hand) -> None:  # type: ignore[no-untyped-def]
+    dee = judge_as_newcomer(hand)
+    analysis = campaign_analysis_compute(campaign=hand.campaign)
+    pseudonyms = {a.annotator_id: a.pseudonym for a in analysis.criteria[0].annotators}
+    assert pseudonyms[dee.pk] == "A004"
+    assert sorted(pseudonyms.values()) == ["A001", "A002", "A003", "A004"]
 
 
 # --------------------------------------------------------------------------------------------
