@@ -55,10 +55,9 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
             return redirect(f"{_setup_url(campaign)}#config-{config.pk}")
     configs = (
         ProtocolConfig.objects.filter(campaign=campaign)
-        .annotate(
-            n_tasks=Count("tasks", distinct=True),
-            n_items=Sum("tasks__size", distinct=True),
-        )
+        # One join (the tasks), so plain aggregates count each task once; a distinct sum
+        # would add equal task sizes once (five tasks of 100 items showed 100 items).
+        .annotate(n_tasks=Count("tasks"), n_items=Sum("tasks__size"))
         .order_by("created")
     )
     progress = {

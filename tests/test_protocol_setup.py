@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.forms import ProtocolConfigForm
-from annotation.models import ProtocolConfig
-from tests.factories import PASSWORD
+from annotation.models import ProtocolConfig, Task
+from tests.factories import PASSWORD, make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,3 +97,19 @@ def test_two_organizers_adding_the_same_name_at_once_get_one_protocol_and_a_mess
     assert response.status_code == 400
     assert "This campaign already has a protocol of that name." in response.content.decode()
     assert ProtocolConfig.objects.filter(campaign=campaign, name="DA").count() == 1
+
+
+def test_the_setup_page_counts_the_items_of_every_task(owner) -> None:  # type: ignore[no-untyped-def]
+    # Tasks of equal size: the page summed distinct sizes, so three tasks of 100 items
+    # showed 100 items.
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "direct_assessment", items_per_task=100, outputs_per_screen=1)
+    sizes = list(Task.objects.filter(config=config).values_list("size", flat=True))
+    assert sizes == [100, 100, 100]
+    client = Client()
+    assert client.login(username=owner.username, password=PASSWORD)
+    page = client.get(reverse("annotation_setup", args=[campaign.pk]))
+    assert page.status_code == 200
+    row = page.context["rows"][0]
+    assert (row["config"].n_tasks, row["config"].n_items) == (3, 300)
+    assert '<td class="num">300</td>' in page.content.decode()
