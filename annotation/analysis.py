@@ -1170,8 +1170,9 @@ def _ranking_systems(
             trueskill_mu=_number(skill.mu[code]),
             trueskill_sigma=_number(skill.sigma[code]),
             trueskill_rank=int(skill.rank[code]),
-            trueskill_rank_low=int(skill.rank_low[code]),
-            trueskill_rank_high=int(skill.rank_high[code]),
+            # Without bootstrap runs there is no range (the point rank is not one).
+            trueskill_rank_low=int(skill.rank_low[code]) if skill.n_bootstrap else None,
+            trueskill_rank_high=int(skill.rank_high[code]) if skill.n_bootstrap else None,
         )
         for code in _system_codes(table)
     ]

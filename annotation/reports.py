@@ -859,11 +859,12 @@ def system_report_latex(analysis: CampaignAnalysis) -> str:
             )
             name = latex_escape(system.name)
             if ranking:
-                skill_range = (
-                    f"{system.trueskill_rank_low}--{system.trueskill_rank_high}"
-                    if system.trueskill_rank_low != system.trueskill_rank_high
-                    else str(system.trueskill_rank_low)
-                )
+                if system.trueskill_rank_low is None:
+                    skill_range = "---"  # no bootstrap runs, no range
+                elif system.trueskill_rank_low != system.trueskill_rank_high:
+                    skill_range = f"{system.trueskill_rank_low}--{system.trueskill_rank_high}"
+                else:
+                    skill_range = str(system.trueskill_rank_low)
                 cells = [
                     str(system.position),
                     rank_range,

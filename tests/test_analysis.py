@@ -4,6 +4,9 @@ systems is recovered; the tables read from the database equal the synthetic tabl
 
 from __future__ import annotations
 
+import csv
+import io
+
 import numpy as np
 import pytest
 from django.db import connection
@@ -19,6 +22,7 @@ from annotation.analysis import (
 )
 from annotation.analysis_services import annotator_decision_record, annotator_pseudonyms_ensure
 from annotation.models import JudgmentValue
+from annotation.reports import system_report_csv, system_report_json, system_report_latex
 from annotation.stats import (
     TOLERANCE_0_TO_100,
     analyse_rankings,
@@ -228,6 +232,42 @@ def test_a_ranking_campaign_is_ranked_by_expected_wins_with_trueskill_rank_range
     assert kappa.value == pytest.approx(core.inter_kappa.kappa, nan_ok=True)
     assert kappa.counts["comparisons"] == core.inter_kappa.n_comparisons
     assert {a.qc_status for a in criterion.annotators} == {"untested"}
+
+
+def test_without_bootstrap_runs_trueskill_gives_no_rank_range(owner) -> None:  # type: ignore[no-untyped-def]
+    """ranking_bootstrap = 0: the point rank alone, not a range of one rank that would read as
+    certain, in the analysis and in every system report format."""
+    synthetic = synthetic_rankings(
+        n_annotators=4, n_systems=5, n_segments=20, screens_per_annotator=20, seed=3
+    )
+    built = build_judged_campaign(
+        owner=owner,
+        judgments=synthetic.judgments,
+        system_names=["s1", "s2", "s3", "s4", "s5"],
+        protocol="ranking",
+        criterion="rank",
+    )
+    analysis = campaign_analysis_compute(
+        campaign=built.campaign, settings=AnalysisSettings(ranking_bootstrap=0, seed=5)
+    )
+    [criterion] = analysis.criteria
+    assert sorted(s.trueskill_rank for s in criterion.systems) == [1, 2, 3, 4, 5]
+    assert {(s.trueskill_rank_low, s.trueskill_rank_high) for s in criterion.systems} == {
+        (None, None)
+    }
+    rows = list(csv.DictReader(io.StringIO(system_report_csv(analysis))))
+    assert {(r["trueskill_rank_low"], r["trueskill_rank_high"]) for r in rows} == {("", "")}
+    assert {r["trueskill_rank"] for r in rows} == {"1", "2", "3", "4", "5"}
+    [systems] = [c["systems"] for c in system_report_json(analysis)["criteria"]]
+    assert {s["trueskill_rank_low"] for s in systems} == {None}
+    latex = system_report_latex(analysis)
+    for system in criterion.systems:
+        line = next(x for x in latex.splitlines() if f"& {system.name} &" in x)
+        assert "---" in line
+    with_ranges = campaign_analysis_compute(
+        campaign=built.campaign, settings=AnalysisSettings(ranking_bootstrap=20, seed=5)
+    )
+    assert "---" not in system_report_latex(with_ranges)
 
 
 def test_each_criterion_of_a_protocol_is_its_own_table(owner) -> None:  # type: ignore[no-untyped-def]
