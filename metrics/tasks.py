@@ -26,7 +26,7 @@ from celery.signals import worker_init, worker_ready
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
-from annotation.models import Campaign
+from annotation.models import Campaign, Run
 from evalsite.version import evalsite_version, library_versions
 from metrics import pipeline
 from metrics.models import AnalysisJob, WiringProbe
@@ -203,6 +203,14 @@ def analysis_start(job_id: str) -> int:
     )
     if not chunks:
         job_fail(job_id=job.pk, error="The campaign has no segments to score.")
+        return 0
+    if not Run.objects.filter(system__campaign=job.campaign).exists():
+        # The usual first upload brings the source and references alone, and schedules an
+        # analysis: every chunk would fail with "ValueError: no outputs to score".
+        job_fail(
+            job_id=job.pk,
+            error="The campaign has no system outputs to score yet: upload at least one system.",
+        )
         return 0
     group(analysis_chunk.s(str(job.pk), c.start, c.stop) for c in chunks).apply_async()
     return len(chunks)

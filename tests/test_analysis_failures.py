@@ -16,8 +16,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Reference, Segment
-from metrics.models import AnalysisJob, AnalysisResult
+from annotation.services import campaign_data_import
+from metrics.models import AnalysisJob, AnalysisResult, StatsChunk
+from metrics.pipeline import analysis_params
 from metrics.services import analysis_request
+from metrics.tasks import analysis_start
+from tests.factories import make_campaign, plain_files
 from tests.test_analysis_worker import large_campaign, settings_for, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -144,3 +148,21 @@ def test_a_stale_job_is_superseded_by_recompute_now_and_by_automatic_scheduling(
         AnalysisJob.Status.DONE,
     }
     assert AnalysisJob.objects.get(pk=forced).error == lost.error
+
+
+def test_an_analysis_of_a_campaign_without_systems_fails_saying_what_to_upload(owner) -> None:  # type: ignore[no-untyped-def]
+    # The usual first upload (source and references, the systems later) schedules an analysis:
+    # it failed chunk by chunk with "ValueError: no outputs to score" on the dashboard.
+    campaign = make_campaign(owner=owner)
+    source_only = [f for f in plain_files() if f.role != "systems"]
+    campaign_data_import(campaign=campaign, files=source_only, user=owner)
+    job = AnalysisJob.objects.create(
+        campaign=campaign, fingerprint="e" * 64, params=analysis_params(campaign=campaign)
+    )
+    assert analysis_start.apply(args=(str(job.pk),)).get() == 0
+    job.refresh_from_db()
+    assert job.status == AnalysisJob.Status.FAILED
+    assert job.error == (
+        "The campaign has no system outputs to score yet: upload at least one system."
+    )
+    assert not StatsChunk.objects.filter(job=job).exists()
