@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -96,6 +97,14 @@ def annotate(
         # The page of item n (from 1) is itemUrl + n + "/": the "Previous item" link.
         "itemUrl": reverse("annotate_item", args=[screen.assignment.pk, 1]).removesuffix("1/"),
         "doneUrl": reverse("my_tasks"),
+        "loginUrl": reverse("login"),
+        # The script reads the CSRF token from this cookie at each submit (a login in another
+        # tab replaces it); None when the cookie is not readable from JavaScript.
+        "csrfCookie": (
+            None
+            if settings.CSRF_USE_SESSIONS or settings.CSRF_COOKIE_HTTPONLY
+            else settings.CSRF_COOKIE_NAME
+        ),
         "messages": {
             "incomplete": _("Please answer every question for every translation."),
             "network": _(
@@ -103,6 +112,13 @@ def annotate(
                 "press Enter to try again."
             ),
             "failed": _("The answer could not be saved."),
+            "retry": _("Your answer is still on this page; press Enter to try again."),
+            "loggedOut": _(
+                "You are no longer logged in, so your answer was not saved. It is still on "
+                "this page: log in again in another tab (or open your invite link again), "
+                "then come back here and press Enter to send it."
+            ),
+            "logIn": _("Log in (opens a new tab)"),
             "progress": _("%(done)s of %(total)s done"),
             "title": _("Item %(n)s of %(total)s"),
         },

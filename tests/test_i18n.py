@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -26,6 +29,27 @@ def test_the_annotation_page_speaks_german_to_a_german_browser(owner, annotator)
     english = Client(HTTP_ACCEPT_LANGUAGE="en")
     english.login(username=annotator.username, password=PASSWORD)
     assert "All meaning" in english.get(reverse("annotate", args=[assignment.pk])).content.decode()
+
+
+def test_every_message_the_annotation_script_shows_is_german_for_a_german_browser(
+    owner,
+    annotator,  # type: ignore[no-untyped-def]
+) -> None:
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "direct_assessment", outputs_per_screen=1)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    shown = {}
+    for language in ("en", "de"):
+        client = Client(HTTP_ACCEPT_LANGUAGE=language)
+        client.login(username=annotator.username, password=PASSWORD)
+        html = client.get(reverse("annotate", args=[assignment.pk])).content.decode()
+        data = re.search(r'<script id="annotate-data" type="application/json">(.*?)</script>', html)
+        assert data is not None
+        shown[language] = json.loads(data.group(1))["messages"]
+    assert shown["de"].keys() == shown["en"].keys()
+    untranslated = [key for key in shown["en"] if shown["de"][key] == shown["en"][key]]
+    assert not untranslated
 
 
 def test_the_language_can_be_chosen_on_the_page(annotator) -> None:  # type: ignore[no-untyped-def]

@@ -132,11 +132,40 @@
     return { answer, missing };
   }
 
-  function showError(message, details) {
+  // The CSRF token as the cookie has it now: logging in again (in another tab) replaces it, and
+  // the copy in the page's form is then refused. The form's copy when the cookie is not readable.
+  function csrfToken() {
+    const name = `${data.csrfCookie}=`;
+    const cookie = data.csrfCookie
+      ? document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith(name))
+      : null;
+    if (cookie) return decodeURIComponent(cookie.slice(name.length));
+    return form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  }
+
+  function showError(message, details, loginUrl, hint) {
     errorBox.textContent = "";
     const p = document.createElement("p");
     p.textContent = message;
     errorBox.appendChild(p);
+    if (loginUrl) {
+      // In a new tab, so that the answer on this page stays.
+      const a = document.createElement("a");
+      a.href = loginUrl;
+      a.target = "_blank";
+      a.rel = "noopener";
+      a.textContent = data.messages.logIn;
+      // Back on this page, Enter should send the answer, not open the login page again.
+      a.addEventListener("click", () => submitButton.focus());
+      const line = document.createElement("p");
+      line.appendChild(a);
+      errorBox.appendChild(line);
+    }
+    if (hint) {
+      const line = document.createElement("p");
+      line.textContent = hint;
+      errorBox.appendChild(line);
+    }
     if (details && details.length > 1) {
       const ul = document.createElement("ul");
       details.forEach((d) => {
@@ -182,7 +211,7 @@
         credentials: "same-origin",
         headers: {
           "Content-Type": "application/json",
-          "X-CSRFToken": form.querySelector("input[name=csrfmiddlewaretoken]").value,
+          "X-CSRFToken": csrfToken(),
         },
         body: JSON.stringify({
           item: data.itemId,
@@ -197,7 +226,8 @@
       } catch (e) {
         body = {};
       }
-      if (response.ok) {
+      // A 2xx that is not the submit's answer (a proxy's page) is treated as a failure below.
+      if (response.ok && body.next_url) {
         showProgress(body.done, body.total);
         // The next item came with the answer: shown in place, one request per item. A page
         // load only where this page cannot show it (the task is done, the hold has ended, or
@@ -206,7 +236,17 @@
         else window.location.assign(body.next_url);
         return;
       }
-      showError(body.detail || data.messages.failed, body.errors);
+      if (response.status === 401 || response.status === 403) {
+        // Logged out (the session ended, or "Log out" in another tab): logging in again in
+        // another tab and pressing Enter here sends this answer (csrfToken reads the new token).
+        showError(data.messages.loggedOut, null, data.loginUrl);
+      } else if (response.status >= 500 || !body.detail) {
+        // The server failed (or a proxy answered for it): Enter resends the same submit, which
+        // is stored once even if this one did arrive.
+        showError(body.detail || data.messages.failed, null, null, data.messages.retry);
+      } else {
+        showError(body.detail, body.errors);
+      }
     } catch (e) {
       // Nothing is lost: the answer stays on the page and a retry resends the same submit.
       showError(data.messages.network);

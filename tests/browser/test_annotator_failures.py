@@ -1,0 +1,145 @@
+"""In a real Chromium: when a submit fails, the annotator's answer stays on the page, the page
+says in plain words what happened and how to go on, and the same answer can be sent again —
+after logging in again in another tab, or after a server error. Long unbroken text (a URL, a
+compound word) wraps instead of widening the page past a phone's screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotation.models import Assignment, ItemOutput, Judgment, Segment
+from annotation.tasking import task_assign_next
+from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def holding_a_task(username: str, protocol: str = "direct_assessment") -> Assignment:
+    owner = make_user(f"organizer-{username}", organizer=True)
+    campaign = make_rich_campaign(owner=owner)
+    annotator = make_user(username)
+    campaign.annotators.add(annotator)
+    k = 1 if protocol == "direct_assessment" else 3
+    config = make_config(campaign, protocol, outputs_per_screen=k, context_segments=1)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    assert assignment is not None
+    return assignment
+
+
+def log_in(page, live_server, username: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/my/tasks/")
+
+
+def scores(annotator) -> list[float]:  # type: ignore[no-untyped-def]
+    return [v for j in Judgment.objects.filter(annotator=annotator) for o in j.answer.values()
+            for v in o.values()]  # fmt: skip
+
+
+def test_an_annotator_logged_out_mid_item_logs_in_again_and_sends_the_same_answer(
+    page,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    assignment = holding_a_task("night-owl")
+    log_in(page, live_server, "night-owl")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    page.keyboard.type("75")
+
+    # The session ends while the answer is on the screen (here: "Log out" in another tab).
+    other = page.context.new_page()
+    other.goto(f"{live_server.url}/my/tasks/")
+    other.click("header button:has-text('Log out')")
+    other.wait_for_url("**/")
+    other.close()
+    page.keyboard.press("Enter")
+    error = page.locator("#annotate-error")
+    error.wait_for(state="visible")
+    assert "no longer logged in" in error.inner_text()
+    assert "press Enter" in error.inner_text()
+    assert page.inner_text(".slider-value") == "75"
+    page.screenshot(path=output_dir / "screenshots" / "annotate-logged-out.png", full_page=True)
+    assert not Judgment.objects.exists()
+
+    # The message's link logs in in a new tab (a login gives a new CSRF token); back on the
+    # page, Enter sends the answer that was kept, and the next item comes.
+    with page.expect_popup() as popup:
+        error.locator("a").click()
+    login = popup.value
+    login.fill("#id_username", "night-owl")
+    login.fill("#id_password", PASSWORD)
+    login.click("main button[type=submit]")
+    login.wait_for_url("**/my/tasks/")
+    login.close()
+    page.bring_to_front()
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.getElementById('progress').value === 1")
+    assert error.is_hidden()
+    assert scores(assignment.annotator) == [75]
+
+
+@pytest.mark.parametrize(
+    ("status", "content_type", "body"),
+    [
+        (502, "text/html", "<html><body>Bad Gateway</body></html>"),
+        (500, "application/json", '{"detail": "A server error occurred."}'),
+    ],
+)
+def test_a_server_error_keeps_the_answer_and_says_to_try_again(
+    page,
+    live_server,
+    status: int,
+    content_type: str,
+    body: str,  # type: ignore[no-untyped-def]
+) -> None:
+    assignment = holding_a_task(f"unlucky-{status}")
+    log_in(page, live_server, f"unlucky-{status}")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    page.keyboard.type("40")
+    submit = "**/api/assignments/*/submit/"
+    page.route(
+        submit, lambda route: route.fulfill(status=status, content_type=content_type, body=body)
+    )
+    page.keyboard.press("Enter")
+    error = page.locator("#annotate-error")
+    error.wait_for(state="visible")
+    assert "still on this page; press Enter to try again" in error.inner_text()
+    assert page.inner_text(".slider-value") == "40"
+    page.unroute(submit)
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.getElementById('progress').value === 1")
+    assert scores(assignment.annotator) == [40]
+
+
+def test_long_unbroken_text_wraps_within_a_phone_screen(
+    browser,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    assignment = holding_a_task("phone-reader", "adequacy_fluency")
+    item = assignment.task.items.get(position=0)
+    url = "https://example.com/" + "a" * 200
+    Segment.objects.filter(pk=item.segment_id).update(
+        source="Die Donaudampfschifffahrtsgesellschaftskapitänswitwenrentenversicherung " + url
+    )
+    ItemOutput.objects.filter(item=item).update(text="See " + url)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    log_in(page, live_server, "phone-reader")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    page.screenshot(
+        path=output_dir / "screenshots" / "annotate-long-text-phone.png", full_page=True
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for selector in (".context .seg", "article.output p.text"):
+        right = page.locator(selector).first.evaluate("el => el.getBoundingClientRect().right")
+        assert right <= 390
+    context.close()
