@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.judging import JudgmentError, annotation_screen
@@ -28,7 +29,10 @@ from annotation.tasking import (
 )
 
 
+# The annotator's pages change with every answer: never from the browser's cache (Back would
+# show an item answered since, or progress long passed, as if it were current).
 @login_required
+@never_cache
 @require_safe
 def my_tasks(request: HttpRequest) -> HttpResponse:
     """An annotator's home: their tasks with progress, and the protocols they can take tasks of."""
@@ -66,6 +70,7 @@ def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
 
 
 @login_required
+@never_cache
 @require_safe
 def annotate(
     request: HttpRequest, assignment_id: uuid.UUID, position: int | None = None
