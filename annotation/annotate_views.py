@@ -124,6 +124,13 @@ def annotate(
                 "then come back here and press Enter to send it."
             ),
             "logIn": _("Log in (opens a new tab)"),
+            "holdEnded": _(
+                "Your hold on this task has ended, so your answer was not saved. It is still "
+                "on this page: press Resume for this task on My tasks in another tab, then "
+                "come back here and press Enter to send it. If My tasks says the task has "
+                "no place left, take another task there."
+            ),
+            "myTasks": _("My tasks (opens a new tab)"),
             "progress": _("%(done)s of %(total)s done"),
             "title": _("Item %(n)s of %(total)s"),
         },

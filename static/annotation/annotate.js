@@ -143,19 +143,19 @@
     return form.querySelector("input[name=csrfmiddlewaretoken]").value;
   }
 
-  function showError(message, details, loginUrl, hint) {
+  // ``link``: [address, text] of a page to open in a new tab, so that the answer here stays.
+  function showError(message, details, link, hint) {
     errorBox.textContent = "";
     const p = document.createElement("p");
     p.textContent = message;
     errorBox.appendChild(p);
-    if (loginUrl) {
-      // In a new tab, so that the answer on this page stays.
+    if (link) {
       const a = document.createElement("a");
-      a.href = loginUrl;
+      a.href = link[0];
       a.target = "_blank";
       a.rel = "noopener";
-      a.textContent = data.messages.logIn;
-      // Back on this page, Enter should send the answer, not open the login page again.
+      a.textContent = link[1];
+      // Back on this page, Enter should send the answer, not open that page again.
       a.addEventListener("click", () => submitButton.focus());
       const line = document.createElement("p");
       line.appendChild(a);
@@ -239,7 +239,11 @@
       if (response.status === 401 || response.status === 403) {
         // Logged out (the session ended, or "Log out" in another tab): logging in again in
         // another tab and pressing Enter here sends this answer (csrfToken reads the new token).
-        showError(data.messages.loggedOut, null, data.loginUrl);
+        showError(data.messages.loggedOut, null, [data.loginUrl, data.messages.logIn]);
+      } else if (response.status === 409 && body.code === "not_active") {
+        // Resuming the task (in another tab) takes its place back if it is still free; then
+        // this answer can be sent as it is.
+        showError(data.messages.holdEnded, null, [data.doneUrl, data.messages.myTasks]);
       } else if (response.status >= 500 || !body.detail) {
         // The server failed (or a proxy answered for it): Enter resends the same submit, which
         // is stored once even if this one did arrive.

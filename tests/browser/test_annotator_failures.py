@@ -1,16 +1,19 @@
 """In a real Chromium: when a submit fails, the annotator's answer stays on the page, the page
 says in plain words what happened and how to go on, and the same answer can be sent again —
-after logging in again in another tab, or after a server error. Long unbroken text (a URL, a
+after logging in again in another tab, after resuming a task whose hold ended, or after a
+server error. Long unbroken text (a URL, a
 compound word) wraps instead of widening the page past a phone's screen."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from annotation.models import Assignment, ItemOutput, Judgment, Segment
-from annotation.tasking import task_assign_next
+from annotation.tasking import assignments_expire, task_assign_next
 from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -82,6 +85,43 @@ def test_an_annotator_logged_out_mid_item_logs_in_again_and_sends_the_same_answe
     page.wait_for_function("document.getElementById('progress').value === 1")
     assert error.is_hidden()
     assert scores(assignment.annotator) == [75]
+
+
+def test_an_answer_that_arrives_after_the_hold_ended_can_be_sent_after_resuming(
+    page,
+    live_server,  # type: ignore[no-untyped-def]
+) -> None:
+    assignment = holding_a_task("back-from-a-break")
+    log_in(page, live_server, "back-from-a-break")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    page.keyboard.type("65")
+
+    # The hold runs out while the page is open, and another pull returns the slot to the pool.
+    Assignment.objects.filter(pk=assignment.pk).update(
+        expires_at=timezone.now() - timedelta(minutes=1)
+    )
+    assignments_expire()
+    page.keyboard.press("Enter")
+    error = page.locator("#annotate-error")
+    error.wait_for(state="visible")
+    assert "press Resume for this task on My tasks in another tab" in error.inner_text()
+    assert page.inner_text(".slider-value") == "65"
+    assert not Judgment.objects.exists()
+
+    # The message's link opens My tasks in a new tab; Resume there takes the place back, and
+    # Enter on this page sends the answer kept on it.
+    with page.expect_popup() as popup:
+        error.locator("a").click()
+    tasks = popup.value
+    tasks.click("#my-assignments a:has-text('Resume')")
+    tasks.wait_for_selector("fieldset.criterion.focused")
+    tasks.close()
+    page.bring_to_front()
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.getElementById('progress').value === 1")
+    assert error.is_hidden()
+    assert scores(assignment.annotator) == [65]
 
 
 @pytest.mark.parametrize(
