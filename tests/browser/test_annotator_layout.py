@@ -1,0 +1,66 @@
+"""In a real Chromium, on a phone's screen (390 px): long unbroken text (a URL, a compound
+word) wraps instead of widening the page, and the 0-100 slider takes the card's width."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotation.models import Assignment, ItemOutput, Segment
+from tests.browser.test_annotator_failures import holding_a_task, log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def on_a_phone(browser, live_server, assignment: Assignment):  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    log_in(page, live_server, assignment.annotator.get_username())
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    return page
+
+
+def test_long_unbroken_text_wraps_within_a_phone_screen(
+    browser,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    assignment = holding_a_task("phone-reader", "adequacy_fluency")
+    item = assignment.task.items.get(position=0)
+    url = "https://example.com/" + "a" * 200
+    Segment.objects.filter(pk=item.segment_id).update(
+        source="Die Donaudampfschifffahrtsgesellschaftskapitänswitwenrentenversicherung " + url
+    )
+    ItemOutput.objects.filter(item=item).update(text="See " + url)
+    page = on_a_phone(browser, live_server, assignment)
+    page.screenshot(
+        path=output_dir / "screenshots" / "annotate-long-text-phone.png", full_page=True
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for selector in (".context .seg", "article.output p.text"):
+        right = page.locator(selector).first.evaluate("el => el.getBoundingClientRect().right")
+        assert right <= 390
+    page.context.close()
+
+
+def test_the_slider_takes_the_cards_width_on_a_phone(
+    browser,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    assignment = holding_a_task("thumb-scorer")
+    page = on_a_phone(browser, live_server, assignment)
+    page.screenshot(path=output_dir / "screenshots" / "annotate-slider-phone.png", full_page=True)
+    card = page.locator("article.output").evaluate(
+        "el => el.clientWidth - parseFloat(getComputedStyle(el).paddingLeft)"
+        " - parseFloat(getComputedStyle(el).paddingRight)"
+    )
+    question = page.locator("fieldset.criterion").bounding_box()
+    slider = page.locator("input[type=range]").bounding_box()
+    assert question is not None
+    assert slider is not None
+    assert question["width"] >= card - 1
+    assert slider["width"] >= 180
+    page.context.close()
