@@ -24,10 +24,11 @@ from annotation.judging import (
     JudgmentError,
     Screen,
     annotation_screen,
+    closed_message,
     judgment_record,
     submission_outputs,
 )
-from annotation.models import Assignment, ProtocolConfig
+from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking import assignments_expire, task_assign_next
 
@@ -208,7 +209,14 @@ def my_tasks(request: Request) -> Response:
     return Response(AssignmentSerializer(assignments, many=True).data)
 
 
-@extend_schema(request=None, responses={200: AssignmentSerializer, 204: None})
+@extend_schema(
+    request=None,
+    responses={
+        200: AssignmentSerializer,
+        204: None,
+        409: OpenApiResponse(description="The campaign is closed (`closed`)."),
+    },
+)
 @api_view(["POST"])
 def config_take(request: Request, config_id: int) -> Response:
     """Pull: the caller's task in progress of a protocol, or the next free one (204 if none)."""
@@ -217,6 +225,10 @@ def config_take(request: Request, config_id: int) -> Response:
         pk=config_id,
         campaign__in=campaigns_annotated_by(request.user),
     )
+    if config.campaign.status == Campaign.Status.CLOSED:
+        return Response(
+            {"code": "closed", "detail": closed_message()}, status=status.HTTP_409_CONFLICT
+        )
     assignment = task_assign_next(config=config, annotator=request.user)
     if assignment is None:
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -230,7 +242,7 @@ def config_take(request: Request, config_id: int) -> Response:
         200: AnnotationItemSerializer,
         409: OpenApiResponse(
             description="The hold on the task has ended, and it could not be taken up again "
-            "(`not_active`): take a task again."
+            "(`not_active`): take a task again; or the campaign is closed (`closed`)."
         ),
         410: OpenApiResponse(description="The task is finished (`finished`)."),
     }
@@ -275,7 +287,8 @@ SUBMIT_RESULT = inline_serializer(
         409: OpenApiResponse(
             description="Not stored: the item is no longer the current one (`not_current`), "
             "the answer was revised elsewhere since the revision it is based on (`stale`), or "
-            "the hold on the task has ended (`not_active`).",
+            "the hold on the task has ended (`not_active`), or the campaign is closed "
+            "(`closed`).",
         ),
     },
 )

@@ -16,8 +16,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.judging import JudgmentError, annotation_screen
-from annotation.models import Assignment, ProtocolConfig
+from annotation.judging import JudgmentError, annotation_screen, closed_message
+from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking import (
     InviteError,
@@ -60,6 +60,9 @@ def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
         pk=config_id,
         campaign__in=campaigns_annotated_by(request.user),
     )
+    if config.campaign.status == Campaign.Status.CLOSED:
+        messages.info(request, closed_message())
+        return redirect("my_tasks")
     assignment = task_assign_next(config=config, annotator=request.user)
     if assignment is None:
         messages.info(

@@ -9,6 +9,7 @@ Rules for a submit:
 - at most one judgment per (annotator, item) — a database constraint; a re-submit of an answered
   item is a revision (the earlier answer goes to the history table);
 - a submit carries a client-generated UUID: the same submit sent twice stores one judgment;
+- a closed campaign takes no answers (new or revised) and shows no items;
 - a new answer is accepted only for the current item (the first one not yet answered); a revision
   only when it is based on the latest revision — otherwise an explicit error, never a silent drop;
 - the time per item is measured on the server, from when the item was first shown to its first
@@ -236,6 +237,8 @@ def annotation_screen(
     again, or showing an earlier item for revision, keeps that time."""
     now = now or timezone.now()
     assignment = _assignment_for(assignment_id, annotator)
+    if assignment.task.config.campaign.status == Campaign.Status.CLOSED:
+        raise _closed()
     if assignment.status == Assignment.Status.EXPIRED or (
         assignment.status == Assignment.Status.ACTIVE
         and assignment.expires_at is not None
@@ -392,9 +395,11 @@ def _submission_query() -> tuple[str, list[Columns], list[str], list[Field[Any, 
     config = Columns(ProtocolConfig, "c")
     held = {name: model_field(Assignment, f) for name, f in _HELD.items()}
     mine = {name: model_field(Judgment, f) for name, f in _MINE.items()}
+    campaign_status = model_field(Campaign, "status")
     state = ", ".join(
         [f'held."{f.column}"' for f in held.values()]
         + [f'mine."{f.column}"' for f in mine.values()]
+        + [f'campaign."{campaign_status.column}"']
     )
     sql = f"""
         SELECT {output.sql}, {item.sql}, {task.sql}, {config.sql}, {state}
@@ -406,17 +411,25 @@ def _submission_query() -> tuple[str, list[Columns], list[str], list[Field[Any, 
         LEFT OUTER JOIN "{Judgment._meta.db_table}" mine
             ON mine."item_id" = i."id" AND mine."annotator_id" = %s
         INNER JOIN "{ProtocolConfig._meta.db_table}" c ON t."config_id" = c."id"
+        INNER JOIN "{Campaign._meta.db_table}" campaign ON c."campaign_id" = campaign."id"
         WHERE o."item_id" = %s
         ORDER BY o."position" ASC
     """
-    return sql, [output, item, task, config], [*held, *mine], [*held.values(), *mine.values()]
+    names = [*held, *mine, "campaign_status"]
+    return (
+        sql,
+        [output, item, task, config],
+        names,
+        [*held.values(), *mine.values(), campaign_status],
+    )
 
 
 def submission_outputs(
     *, assignment_id: uuid.UUID, annotator: AbstractBaseUser, item_id: int
 ) -> list[ItemOutput]:
     """The shown outputs of an item of the annotator's task, in screen order, each carrying the
-    assignment's state (``a_*``) and the annotator's judgment of the item (``j_*``) — one query,
+    assignment's state (``a_*``), the annotator's judgment of the item (``j_*``) and the
+    campaign's status (``campaign_status``) — one query,
     no lock (every decision taken from them is guarded by a conditional UPDATE). Empty when
     the item is not part of that task. The submit serializer and ``judgment_record`` share it."""
     sql, columns, names, fields = _submission_query()
@@ -496,7 +509,8 @@ def _current_screen(
     except JudgmentError:
         return None
     if (
-        assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE)
+        assignment.task.config.campaign.status == Campaign.Status.CLOSED
+        or assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE)
         or (
             assignment.status == Assignment.Status.ACTIVE
             and assignment.expires_at is not None
@@ -550,6 +564,8 @@ def _judgment_store(
     ):
         # The same submit again (a double click, a retried request): already stored.
         return _replay(first.j_id, first.a_done, task.size), None, None
+    if first.campaign_status == Campaign.Status.CLOSED:
+        raise _closed()
     if first.a_status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
         raise JudgmentError(
             "not_active",
@@ -841,6 +857,22 @@ def _not_current() -> JudgmentError:
             "This item is no longer the current one (it was answered in another window, or "
             "you skipped ahead). Your answer was not saved; reload the page to continue "
             "where you are."
+        ),
+        409,
+    )
+
+
+def closed_message() -> str:
+    """Why a closed campaign hands out no task."""
+    return _("This campaign is closed: it hands out no more tasks.")
+
+
+def _closed() -> JudgmentError:
+    return JudgmentError(
+        "closed",
+        _(
+            "This campaign is closed: it takes no more answers, so this one was not saved. "
+            "Thank you for your work."
         ),
         409,
     )
