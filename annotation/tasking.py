@@ -49,6 +49,7 @@ from annotation.taskplan import (
     is_character_based,
     make_bad_reference,
     plan_tasks,
+    reference_units,
 )
 from evalsite.rawsql import hot_rows, model_field
 
@@ -141,6 +142,7 @@ def _build(config: ProtocolConfig) -> BuildResult:
         else [translations[(runs[0][0].pk, s.pk)][1] for s in segments]
     )
     character_based = is_character_based(campaign.target_language)
+    donor_units = reference_units(donors, character_based=character_based)
 
     rng = np.random.default_rng(config.seed)
     k = protocol.outputs_per_screen(config.outputs_per_screen)
@@ -269,6 +271,7 @@ def _build(config: ProtocolConfig) -> BuildResult:
                     references=donors,
                     rng=rng,
                     character_based=character_based,
+                    donor_units=donor_units,
                 )
                 copy_outputs.append(
                     ItemOutput(kind=ItemKind.BAD_REFERENCE, text=bad.text, **common)

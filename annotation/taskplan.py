@@ -61,10 +61,6 @@ def bad_reference_span(length: int, *, character_based: bool = False) -> int:
     return 2 * span if character_based else span
 
 
-def _units(text: str, character_based: bool) -> list[str]:
-    return [text[a:b] for a, b in _unit_offsets(text, character_based)]
-
-
 def _unit_offsets(text: str, character_based: bool) -> list[tuple[int, int]]:
     """(start, end) of every unit in ``text``: words, or non-space characters for scripts
     without spaces. Replacing through offsets keeps the rest of the text exactly as it was
@@ -82,6 +78,14 @@ class BadReference:
     donor: int  # index of the segment whose reference gave the phrase
 
 
+def reference_units(references: Sequence[str], *, character_based: bool = False) -> np.ndarray:
+    """The number of units (words, or characters for scripts without spaces) of each reference,
+    for :func:`make_bad_reference`: a build counts them once for all its bad references."""
+    return np.array(
+        [len(_unit_offsets(ref, character_based)) for ref in references], dtype=np.int64
+    )
+
+
 def make_bad_reference(
     text: str,
     *,
@@ -89,11 +93,14 @@ def make_bad_reference(
     references: Sequence[str],
     rng: np.random.Generator,
     character_based: bool = False,
+    donor_units: np.ndarray | None = None,
 ) -> BadReference:
     """Degrade ``text`` (an output for segment ``segment``) with a phrase from the reference of
     a different segment, picked at random among those long enough.
 
     The span never covers the first unit; an output of a single unit gets the phrase appended.
+    ``donor_units`` is :func:`reference_units` of ``references``, counted once by a caller that
+    makes many bad references (counted on every call, a build took minutes at 2,000 segments).
     """
     offsets = _unit_offsets(text, character_based)
     units = [text[a:b] for a, b in offsets] or [""]
@@ -103,14 +110,22 @@ def make_bad_reference(
         start = int(rng.integers(1, len(units) - span + 1))
     else:
         start = 1  # append after the only unit: the first is never touched
-    donors = [i for i, ref in enumerate(references) if i != segment and ref.strip()]
-    if not donors:
+    counts = (
+        reference_units(references, character_based=character_based)
+        if donor_units is None
+        else donor_units
+    )
+    # A reference with a unit is one with text; the donors keep the references' order, so the
+    # same seed picks the same donor.
+    donors = np.flatnonzero(counts > 0)
+    donors = donors[donors != segment]
+    if not donors.size:
         raise ValueError("a bad reference needs the reference of another segment")
-    long_enough = [i for i in donors if len(_units(references[i], character_based)) >= span]
+    long_enough = donors[counts[donors] >= span]
     donor = (
         int(rng.choice(long_enough))
-        if long_enough
-        else max(donors, key=lambda i: len(_units(references[i], character_based)))
+        if long_enough.size
+        else int(donors[np.argmax(counts[donors])])  # the first of the longest
     )
     donor_text = references[donor]
     donor_offsets = _unit_offsets(donor_text, character_based)

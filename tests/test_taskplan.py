@@ -20,6 +20,7 @@ from annotation.taskplan import (
     make_bad_reference,
     plan_tasks,
     qc_counts,
+    reference_units,
 )
 
 # DESIGN §4 / WMT DA: 1→1, 2–5→2, 6–8→3, 9–15→4, 16–20→5, >20→6.
@@ -203,3 +204,24 @@ def test_any_task_size_works() -> None:
     for size in (1, 3, 10, 250):
         tasks = plan(items=size, n_segments=60)
         assert sum(1 for t in tasks for i in t.items if i.kind == REAL) == 300
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_bad_reference_from_counted_references_is_the_one_made_without(seed: int) -> None:
+    # A build counts the references' words once and hands the counts to every call.
+    output = "the translation of the first segment has nine words"
+    refs = [*REFERENCES, "   ", "two words"]
+    counts = reference_units(refs)
+    assert counts.tolist() == [len(r.split()) for r in refs]
+    for segment in (0, 1):
+        alone = make_bad_reference(
+            output, segment=segment, references=refs, rng=np.random.default_rng(seed)
+        )
+        counted = make_bad_reference(
+            output,
+            segment=segment,
+            references=refs,
+            rng=np.random.default_rng(seed),
+            donor_units=counts,
+        )
+        assert counted == alone

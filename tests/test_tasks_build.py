@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 from django.utils import translation
 
-from annotation.models import Item, ItemKind, ItemOutput, Reference, Task
+from annotation import taskplan
+from annotation.models import Item, ItemKind, ItemOutput, Reference, Segment, Task
 from annotation.tasking import TaskError, task_assign_next, tasks_build
 from tests.factories import make_config, make_rich_campaign
 
@@ -165,3 +166,22 @@ def test_task_sizes_add_up(rich) -> None:  # type: ignore[no-untyped-def]
     # 240 real screens: three tasks of 80 real items each.
     assert len(tasks) == 3
     assert all(t.size == 100 for t in tasks)
+
+
+def test_a_build_counts_the_words_of_each_reference_once(rich, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Every bad reference counted the words of every segment's reference again to pick its
+    # donor: a build was quadratic in the segments (a 2,000-segment, 15-system campaign took
+    # three minutes to build, past the web server's timeout).
+    counted: list[str] = []
+    unit_offsets = taskplan._unit_offsets
+
+    def counting(text: str, character_based: bool) -> list[tuple[int, int]]:
+        counted.append(text)
+        return unit_offsets(text, character_based)
+
+    monkeypatch.setattr(taskplan, "_unit_offsets", counting)
+    config = make_config(rich, "direct_assessment", items_per_task=100, outputs_per_screen=1)
+    bad = ItemOutput.objects.filter(item__task__config=config, kind=ItemKind.BAD_REFERENCE).count()
+    assert bad >= 20
+    # Each reference once, then per bad reference its output and its donor.
+    assert len(counted) <= Segment.objects.filter(campaign=rich).count() + 2 * bad
