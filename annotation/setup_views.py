@@ -67,6 +67,8 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
         .annotate(
             active=Count("pk", filter=Q(status=Assignment.Status.ACTIVE)),
             done=Count("pk", filter=Q(status=Assignment.Status.DONE)),
+            # Any assignment at all, expired or given back too: tasks_build refuses then.
+            assigned=Count("pk"),
         )
     }
     judgments = dict(
@@ -80,6 +82,7 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
             "config": c,
             "active": progress.get(c.pk, {}).get("active", 0),
             "done": progress.get(c.pk, {}).get("done", 0),
+            "assigned": progress.get(c.pk, {}).get("assigned", 0),
             "judgments": judgments.get(c.pk, 0),
             "needed": c.n_tasks * c.annotations_per_task,
         }

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from annotation.forms import ProtocolConfigForm
 from annotation.models import ProtocolConfig, Task
+from annotation.tasking import assignment_release, task_assign_next
 from tests.factories import PASSWORD, make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -113,3 +114,21 @@ def test_the_setup_page_counts_the_items_of_every_task(owner) -> None:  # type: 
     row = page.context["rows"][0]
     assert (row["config"].n_tasks, row["config"].n_items) == (3, 300)
     assert '<td class="num">300</td>' in page.content.decode()
+
+
+def test_rebuild_is_not_offered_once_a_task_was_taken_even_if_given_back(owner, annotator) -> None:  # type: ignore[no-untyped-def]
+    # The button showed while no hold was active or done, so a task given back (or expired)
+    # offered "Rebuild tasks", which always answered that annotators had started.
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "direct_assessment", outputs_per_screen=1)
+    client = Client()
+    assert client.login(username=owner.username, password=PASSWORD)
+    url = reverse("annotation_setup", args=[campaign.pk])
+    build = reverse("config_build", args=[campaign.pk, config.pk])
+    assert build in client.get(url).content.decode()
+    assignment = task_assign_next(config=config, annotator=annotator)
+    assert assignment is not None
+    assignment_release(assignment=assignment)
+    page = client.get(url)
+    assert page.context["rows"][0]["assigned"] == 1
+    assert build not in page.content.decode()
