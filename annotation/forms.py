@@ -130,8 +130,17 @@ def upload_files_from(cleaned: dict[str, Any]) -> list[UploadFile]:
     return files
 
 
+# A year: a longer hold means nothing, and on SQLite, where integers have no column limit,
+# "now + hold" past the year 9999 made every pull and submit of the protocol a server error.
+MAX_HOLD_MINUTES = 365 * 24 * 60
+
+
 class ProtocolConfigForm(forms.ModelForm):
     """An organizer's settings for one protocol of a campaign."""
+
+    hold_minutes = ProtocolConfig._meta.get_field("hold_minutes").formfield(
+        max_value=MAX_HOLD_MINUTES
+    )
 
     class Meta:
         model = ProtocolConfig

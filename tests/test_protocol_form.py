@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.utils import translation
 
-from annotation.forms import ProtocolConfigForm
+from annotation.forms import MAX_HOLD_MINUTES, ProtocolConfigForm
 
 pytestmark = pytest.mark.django_db
 
@@ -116,3 +116,15 @@ def test_at_most_sixty_of_every_hundred_items_are_qc_items(
         assert bound.non_field_errors() == ["At most 60 of every 100 items can be QC items."]
     if bad > 50:
         assert "qc_bad_reference" in bound.errors  # each share is capped at 50 as well
+
+
+def test_a_hold_of_more_than_a_year_is_refused() -> None:
+    # On SQLite (the embedded default) nothing bounded it: a hold of 10¹² minutes was
+    # accepted and every pull of the protocol then failed computing "now + hold".
+    assert form(hold_minutes=MAX_HOLD_MINUTES).is_valid()
+    for minutes in (MAX_HOLD_MINUTES + 1, 10**9, 10**12):
+        bound = form(hold_minutes=minutes)
+        assert not bound.is_valid()
+        assert bound.errors["hold_minutes"] == [
+            f"Ensure this value is less than or equal to {MAX_HOLD_MINUTES}."
+        ]
