@@ -7,7 +7,7 @@ import uuid
 from django.contrib import messages
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, Sum
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -204,6 +204,7 @@ def invites_create(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse
 @require_POST
 def invite_revoke(request: HttpRequest, campaign_id: uuid.UUID, invite_id: int) -> HttpResponse:
     campaign = campaign_for_organizer(request.user, campaign_id)
-    Invite.objects.filter(pk=invite_id, campaign=campaign).update(revoked=True)
+    if not Invite.objects.filter(pk=invite_id, campaign=campaign).update(revoked=True):
+        raise Http404("No such invite link.")
     messages.success(request, _("Invite link withdrawn."))
     return redirect(f"{_setup_url(campaign)}#invites")

@@ -154,6 +154,21 @@ def test_organizers_create_and_withdraw_links_on_the_annotation_page(campaign, o
     assert first.revoked
 
 
+def test_withdrawing_a_link_that_does_not_exist_says_so(campaign, owner) -> None:  # type: ignore[no-untyped-def]
+    """Not 'Invite link withdrawn.' for a wrong id (a stale page, another campaign's link)."""
+    client = Client()
+    client.login(username=owner.username, password=PASSWORD)
+    other = make_campaign(owner=owner, name="Other")
+    elsewhere = invite_create(campaign=other, label="Elsewhere", created_by=owner)
+    for invite_id in (elsewhere.pk, elsewhere.pk + 1000):
+        response = client.post(reverse("invite_revoke", args=[campaign.pk, invite_id]))
+        assert response.status_code == 404
+    elsewhere.refresh_from_db()
+    assert not elsewhere.revoked
+    page = client.get(reverse("annotation_setup", args=[campaign.pk])).content.decode()
+    assert "Invite link withdrawn." not in page
+
+
 class PastSigner(signing.TimestampSigner):
     """Django's signer, signing as of ``days`` ago (a link's signature says when it was made)."""
 
