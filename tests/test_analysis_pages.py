@@ -212,3 +212,17 @@ def test_the_api_takes_decisions_by_pseudonym_and_hides_usernames(judged, owner)
     assert "username" not in careless
     named = client.get(reverse("api-campaign-analysis", args=[campaign.pk]), {"names": "real"})
     assert named.json()["criteria"][0]["annotators"][3]["username"] == "judge03"
+
+
+@pytest.mark.parametrize(
+    ("n_annotators", "phrase"), [(1, "by 1 annotator on"), (2, "by 2 annotators on")]
+)
+def test_the_page_counts_annotators_in_words_that_agree(owner, n_annotators, phrase) -> None:  # type: ignore[no-untyped-def]
+    table = synthetic_scores(
+        n_annotators=n_annotators, n_systems=2, n_segments=10, tasks_per_annotator=1, seed=3
+    ).judgments
+    built = build_judged_campaign(owner=owner, judgments=table, system_names=["a", "b"])
+    client = Client()
+    client.login(username=owner.username, password=PASSWORD)
+    page = client.get(reverse("campaign_analysis", args=[built.campaign.pk])).content.decode()
+    assert phrase in page
