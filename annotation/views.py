@@ -66,7 +66,8 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
         )
         messages.success(request, _("Campaign created. Upload its data next."))
         return redirect("campaign_upload", campaign_id=campaign.id)
-    return render(request, "annotation/campaign_form.html", {"form": form, "campaign": None})
+    context = {"form": form, "campaign": None}
+    return render(request, "annotation/campaign_form.html", context, status=_form_status(form))
 
 
 @organizer_required
@@ -81,7 +82,13 @@ def campaign_edit(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
         )
         messages.success(request, _("Campaign saved."))
         return redirect(campaign)
-    return render(request, "annotation/campaign_form.html", {"form": form, "campaign": campaign})
+    context = {"form": form, "campaign": campaign}
+    return render(request, "annotation/campaign_form.html", context, status=_form_status(form))
+
+
+def _form_status(form: CampaignForm) -> int:
+    """400 for a refused form (as the setup page answers), 200 for a blank one."""
+    return 400 if form.is_bound and form.errors else 200
 
 
 @organizer_required
