@@ -48,6 +48,8 @@
       range.value = String(Math.max(Number(range.min), Math.min(Number(range.max), v)));
       range.classList.remove("unset");
       group.querySelector(".slider-value").textContent = range.value;
+      // The focused question is the slider a screen reader announces (role="slider").
+      group.setAttribute("aria-valuenow", range.value);
     } else {
       const radio = group.querySelector(`input[type=radio][value="${v}"]`);
       if (!radio) return false;
@@ -324,6 +326,7 @@
           range.value = range.min;
           range.classList.add("unset");
           group.querySelector(".slider-value").textContent = "—";
+          group.removeAttribute("aria-valuenow");
         }
       });
     });

@@ -325,17 +325,27 @@ def test_a_click_on_the_minimum_of_an_unset_slider_sets_it(page, live_server) ->
     annotator = assignment.annotator
     page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
     slider = page.locator("input[type=range]")
+    # The focusable question is announced as a slider of 0-100, without a value while unset.
+    question = page.locator("fieldset.criterion")
+    assert question.get_attribute("role") == "slider"
+    assert (question.get_attribute("aria-valuemin"), question.get_attribute("aria-valuemax")) == (
+        "0",
+        "100",
+    )
+    assert question.get_attribute("aria-valuenow") is None
     assert "unset" in (slider.get_attribute("class") or "")
     box = slider.bounding_box()
     page.mouse.click(box["x"] + 1, box["y"] + box["height"] / 2)
     assert "unset" not in (slider.get_attribute("class") or "")
     assert page.inner_text(".slider-value") == "0"
+    assert question.get_attribute("aria-valuenow") == "0"
     submit_in_place(page, 1)
     judgment = Judgment.objects.get(annotator=annotator)
     assert {v for out in judgment.answer.values() for v in out.values()} == {0}
     # The next item's slider is unset again.
     assert "unset" in (slider.get_attribute("class") or "")
     assert page.inner_text(".slider-value") == "—"
+    assert question.get_attribute("aria-valuenow") is None
 
 
 def test_fluency_first_hides_the_source_until_every_fluency_is_given(page, live_server) -> None:  # type: ignore[no-untyped-def]
