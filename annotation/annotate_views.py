@@ -117,21 +117,21 @@ def annotate(
             "incomplete": _("Please answer every question for every translation."),
             "network": _(
                 "Could not reach the server. Your answer is still on this page; "
-                "press Enter to try again."
+                "press Submit (or Enter) to try again."
             ),
             "failed": _("The answer could not be saved."),
-            "retry": _("Your answer is still on this page; press Enter to try again."),
+            "retry": _("Your answer is still on this page; press Submit (or Enter) to try again."),
             "loggedOut": _(
                 "You are no longer logged in, so your answer was not saved. It is still on "
                 "this page: log in again in another tab (or open your invite link again), "
-                "then come back here and press Enter to send it."
+                "then come back here and press Submit (or Enter) to send it."
             ),
             "logIn": _("Log in (opens a new tab)"),
             "holdEnded": _(
                 "Your hold on this task has ended, so your answer was not saved. It is still "
                 "on this page: press Resume for this task on My tasks in another tab, then "
-                "come back here and press Enter to send it. If My tasks says the task has "
-                "no place left, take another task there."
+                "come back here and press Submit (or Enter) to send it. If My tasks says the "
+                "task has no place left, take another task there."
             ),
             "myTasks": _("My tasks (opens a new tab)"),
             "progress": _("%(done)s of %(total)s done"),

@@ -64,7 +64,7 @@ def test_an_annotator_logged_out_mid_item_logs_in_again_and_sends_the_same_answe
     error = page.locator("#annotate-error")
     error.wait_for(state="visible")
     assert "no longer logged in" in error.inner_text()
-    assert "press Enter" in error.inner_text()
+    assert "press Submit (or Enter)" in error.inner_text()
     assert page.inner_text(".slider-value") == "75"
     page.screenshot(path=output_dir / "screenshots" / "annotate-logged-out.png", full_page=True)
     assert not Judgment.objects.exists()
@@ -149,7 +149,7 @@ def test_a_server_error_keeps_the_answer_and_says_to_try_again(
     page.keyboard.press("Enter")
     error = page.locator("#annotate-error")
     error.wait_for(state="visible")
-    assert "still on this page; press Enter to try again" in error.inner_text()
+    assert "still on this page; press Submit (or Enter) to try again" in error.inner_text()
     assert page.inner_text(".slider-value") == "40"
     page.unroute(submit)
     page.keyboard.press("Enter")
