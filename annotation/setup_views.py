@@ -20,6 +20,9 @@ from annotation.permissions import campaign_for_organizer
 from annotation.tasking import TaskError, invite_create, invite_token, task_assign, tasks_build
 from annotation.views import organizer_required
 
+# The setup page lists the newest invite links, this many at most (it says so when there are more).
+INVITES_SHOWN = 200
+
 
 def _setup_url(campaign: Campaign) -> str:
     return reverse("annotation_setup", args=[campaign.pk])
@@ -94,8 +97,13 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
             "url": request.build_absolute_uri(reverse("invite", args=[invite_token(invite=inv)])),
             "expired": inv.expires_at < timezone.now(),
         }
-        for inv in Invite.objects.filter(campaign=campaign).select_related("user")[:200]
+        for inv in Invite.objects.filter(campaign=campaign).select_related("user")[:INVITES_SHOWN]
     ]
+    invites_total = (
+        len(invites)
+        if len(invites) < INVITES_SHOWN
+        else Invite.objects.filter(campaign=campaign).count()
+    )
     context = {
         "campaign": campaign,
         "form": form,
@@ -103,6 +111,7 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
         "invite_form": InviteForm(),
         "assign_form": PushAssignForm(),
         "invites": invites,
+        "invites_total": invites_total,
     }
     return render(request, "annotation/setup.html", context, status=400 if form.errors else 200)
 

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Invite
+from annotation.setup_views import INVITES_SHOWN
 from annotation.tasking import INVITE_SALT, invite_create, invite_token
 from tests.factories import PASSWORD, make_campaign, make_user
 
@@ -228,3 +229,19 @@ def test_a_link_of_another_campaign_admits_to_that_campaign_only(
     user = client.get(reverse("my_tasks")).context["user"]
     assert other.annotators.filter(pk=user.pk).exists()
     assert not campaign.annotators.filter(pk=user.pk).exists()
+
+
+def test_the_setup_page_says_when_it_lists_only_the_newest_links(campaign, owner) -> None:  # type: ignore[no-untyped-def]
+    client = Client()
+    client.login(username=owner.username, password=PASSWORD)
+    setup = reverse("annotation_setup", args=[campaign.pk])
+    for _ in range(INVITES_SHOWN):
+        invite_create(campaign=campaign, label="Crowd", created_by=owner)
+    page = client.get(setup).content.decode()
+    assert page.count("data-invite-url") == INVITES_SHOWN
+    assert 'id="invites-shown"' not in page
+    invite_create(campaign=campaign, label="Latest", created_by=owner)
+    page = client.get(setup).content.decode()
+    assert page.count("data-invite-url") == INVITES_SHOWN
+    assert f"Showing the newest {INVITES_SHOWN} of {INVITES_SHOWN + 1} invite links." in page
+    assert "Latest" in page
