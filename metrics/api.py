@@ -95,9 +95,7 @@ class AnalysisView(APIView):
         result = analysis_request(campaign=campaign, user=request.user, force=True)
         if not result.queued:
             detail = str(QUEUE_DOWN)
-        elif result.reused and result.job.status == AnalysisJob.Status.DONE:
-            detail = _("Nothing changed since the last analysis; its results are current.")
-        elif result.reused:
+        elif result.reused:  # "Recompute now" (force) never reuses a finished job
             detail = _("An analysis of the same data is already under way.")
         else:
             detail = _("The analysis is queued.")
