@@ -199,9 +199,15 @@ def test_the_analysis_needs_the_same_few_queries_however_many_judgments(scored) 
     assert len(queries) <= 8
 
 
-def test_a_ranking_campaign_is_ranked_by_expected_wins_with_trueskill_rank_ranges(owner) -> None:  # type: ignore[no-untyped-def]
+def ranked_campaign(owner, *, n_annotators: int, n_segments: int, screens: int):  # type: ignore[no-untyped-def]
+    """A ranking campaign of five systems s1…s5 from ``synthetic_rankings`` (seed 3), and the
+    synthetic data it was built from."""
     synthetic = synthetic_rankings(
-        n_annotators=6, n_systems=5, n_segments=40, screens_per_annotator=40, seed=3
+        n_annotators=n_annotators,
+        n_systems=5,
+        n_segments=n_segments,
+        screens_per_annotator=screens,
+        seed=3,
     )
     built = build_judged_campaign(
         owner=owner,
@@ -210,6 +216,11 @@ def test_a_ranking_campaign_is_ranked_by_expected_wins_with_trueskill_rank_range
         protocol="ranking",
         criterion="rank",
     )
+    return synthetic, built
+
+
+def test_a_ranking_campaign_is_ranked_by_expected_wins_with_trueskill_rank_ranges(owner) -> None:  # type: ignore[no-untyped-def]
+    synthetic, built = ranked_campaign(owner, n_annotators=6, n_segments=40, screens=40)
     [(config, key)] = campaign_criteria(campaign=built.campaign)
     table = criterion_table_load(config=config, criterion=key)
     for column in ("annotator", "segment", "system", "score", "item_type", "original", "screen"):
@@ -237,16 +248,7 @@ def test_a_ranking_campaign_is_ranked_by_expected_wins_with_trueskill_rank_range
 def test_without_bootstrap_runs_trueskill_gives_no_rank_range(owner) -> None:  # type: ignore[no-untyped-def]
     """ranking_bootstrap = 0: the point rank alone, not a range of one rank that would read as
     certain, in the analysis and in every system report format."""
-    synthetic = synthetic_rankings(
-        n_annotators=4, n_systems=5, n_segments=20, screens_per_annotator=20, seed=3
-    )
-    built = build_judged_campaign(
-        owner=owner,
-        judgments=synthetic.judgments,
-        system_names=["s1", "s2", "s3", "s4", "s5"],
-        protocol="ranking",
-        criterion="rank",
-    )
+    _, built = ranked_campaign(owner, n_annotators=4, n_segments=20, screens=20)
     analysis = campaign_analysis_compute(
         campaign=built.campaign, settings=AnalysisSettings(ranking_bootstrap=0, seed=5)
     )

@@ -14,6 +14,7 @@ from annotation.importers import UploadFile
 from annotation.models import Assignment, Item, Judgment, ProtocolConfig
 from annotation.services import campaign_data_import
 from annotation.tasking import invite_create, invite_token, task_assign, tasks_build
+from tests.browser.annotator_pages import log_in
 from tests.factories import PASSWORD, lines, make_campaign, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -264,14 +265,6 @@ def test_a_submit_from_a_stale_window_is_refused_on_screen(
     judgment = Judgment.objects.get(annotator=annotator)
     assert {v for out in judgment.answer.values() for v in out.values()} == {80}
     context.close()
-
-
-def log_in(page, live_server, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url("**/my/tasks/")
 
 
 def logged_in_with_task(page, live_server, name: str, protocol: str) -> Assignment:  # type: ignore[no-untyped-def]

@@ -12,30 +12,11 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import Assignment, Judgment
-from annotation.tasking import assignments_expire, task_assign_next
-from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
+from annotation.tasking import assignments_expire
+from tests.browser.annotator_pages import holding_a_task, log_in
+from tests.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def holding_a_task(username: str, protocol: str = "direct_assessment") -> Assignment:
-    owner = make_user(f"organizer-{username}", organizer=True)
-    campaign = make_rich_campaign(owner=owner)
-    annotator = make_user(username)
-    campaign.annotators.add(annotator)
-    k = 1 if protocol == "direct_assessment" else 3
-    config = make_config(campaign, protocol, outputs_per_screen=k, context_segments=1)
-    assignment = task_assign_next(config=config, annotator=annotator)
-    assert assignment is not None
-    return assignment
-
-
-def log_in(page, live_server, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url("**/my/tasks/")
 
 
 def scores(annotator) -> list[float]:  # type: ignore[no-untyped-def]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.tasking import task_assign_next
-from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
+from tests.browser.annotator_pages import log_in
+from tests.factories import make_config, make_rich_campaign, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,11 +24,7 @@ def test_back_after_leaving_the_task_shows_the_current_item_and_progress(
     config = make_config(campaign, "direct_assessment", outputs_per_screen=1)
     assignment = task_assign_next(config=config, annotator=annotator)
     assert assignment is not None
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", "goes-back")
-    page.fill("#id_password", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url("**/my/tasks/")
+    log_in(page, live_server, "goes-back")
     assert "0 / 10" in page.inner_text("#my-assignments")
 
     page.click("#my-assignments a:has-text('Continue')")

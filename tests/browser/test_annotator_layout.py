@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Assignment, ItemOutput, Segment
-from tests.browser.test_annotator_failures import holding_a_task, log_in
+from tests.browser.annotator_pages import holding_a_task, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from annotation.tasking import task_assign_next
-from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
+from tests.browser.annotator_pages import log_in
+from tests.factories import make_config, make_rich_campaign, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,11 +28,7 @@ def test_on_a_phone_every_task_shows_its_status_and_button_in_sight(
         task_assign_next(config=config, annotator=annotator)
     context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
     page = context.new_page()
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", "on-the-bus")
-    page.fill("#id_password", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url("**/my/tasks/")
+    log_in(page, live_server, "on-the-bus")
     page.screenshot(path=output_dir / "screenshots" / "my-tasks-phone.png", full_page=True)
     buttons = page.locator("#my-assignments a.button")
     assert buttons.count() == 2

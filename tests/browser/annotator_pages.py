@@ -1,0 +1,28 @@
+"""What the annotator browser tests share: a campaign with a task held by a new annotator, and
+logging in through the login page."""
+
+from __future__ import annotations
+
+from annotation.models import Assignment
+from annotation.tasking import task_assign_next
+from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
+
+
+def holding_a_task(username: str, protocol: str = "direct_assessment") -> Assignment:
+    owner = make_user(f"organizer-{username}", organizer=True)
+    campaign = make_rich_campaign(owner=owner)
+    annotator = make_user(username)
+    campaign.annotators.add(annotator)
+    k = 1 if protocol == "direct_assessment" else 3
+    config = make_config(campaign, protocol, outputs_per_screen=k, context_segments=1)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    assert assignment is not None
+    return assignment
+
+
+def log_in(page, live_server, username: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/my/tasks/")
