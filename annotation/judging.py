@@ -238,7 +238,12 @@ def annotation_screen(
     now = now or timezone.now()
     assignment = _assignment_for(assignment_id, annotator)
     if assignment.task.config.campaign.status == Campaign.Status.CLOSED:
-        raise _closed()
+        # Nothing was sent yet: unlike a refused submit, no answer to call unsaved.
+        raise JudgmentError(
+            "closed",
+            _("This campaign is closed: it takes no more answers. Thank you for your work."),
+            409,
+        )
     if assignment.status == Assignment.Status.EXPIRED or (
         assignment.status == Assignment.Status.ACTIVE
         and assignment.expires_at is not None

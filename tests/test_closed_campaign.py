@@ -117,3 +117,5 @@ def test_my_tasks_says_the_campaign_closed_instead_of_continue(config, annotator
     opened = page.get(reverse("annotate", args=[assignment.pk]), follow=True)
     assert opened.redirect_chain[-1][0] == reverse("my_tasks")
     assert "Diese Kampagne ist abgeschlossen" in opened.content.decode()
+    # Opening the page sent no answer: the message does not speak of one not saved.
+    assert "nicht gespeichert" not in opened.content.decode()
