@@ -339,7 +339,12 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
         )
     except JudgmentError as exc:
         return _error(exc)
-    next_url = reverse("my_tasks") if result.finished else reverse("annotate", args=[assignment_id])
+    # A finished task goes to My tasks, which then says the task is finished.
+    next_url = (
+        f"{reverse('my_tasks')}?finished={assignment_id}"
+        if result.finished
+        else reverse("annotate", args=[assignment_id])
+    )
     return Response(
         {
             "judgment": result.judgment.pk,

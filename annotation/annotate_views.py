@@ -45,10 +45,25 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
     )
     context = {
         "assignments": assignments,
+        "finished": _finished_assignment(request, assignments),
         "open_configs": configs_for_annotator(annotator=request.user),
         "campaigns": campaigns_annotated_by(request.user).order_by("name"),
     }
     return render(request, "annotation/my_tasks.html", context)
+
+
+def _finished_assignment(request: HttpRequest, assignments: Any) -> Assignment | None:
+    """The task named by ``?finished=`` (where the annotation page goes after the last answer),
+    when it is the caller's and done: My tasks then confirms that it is finished. Any other
+    value shows nothing."""
+    try:
+        assignment_id = uuid.UUID(request.GET.get("finished", ""))
+    except ValueError:
+        return None
+    for assignment in assignments:
+        if assignment.pk == assignment_id:
+            return assignment if assignment.status == Assignment.Status.DONE else None
+    return None
 
 
 @login_required

@@ -8,6 +8,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -16,7 +17,7 @@ from rest_framework.test import APIClient
 from annotation.judging import judgment_record
 from annotation.models import Assignment, Item, Judgment
 from annotation.tasking import task_assign_next
-from tests.factories import full_answer, make_config, make_rich_campaign
+from tests.factories import PASSWORD, full_answer, make_config, make_rich_campaign, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -120,10 +121,32 @@ def test_the_last_submit_of_a_task_answers_next_null(api, held) -> None:  # type
     assert last.status_code == 201
     assert last.json()["finished"] is True
     assert last.json()["next"] is None
-    assert last.json()["next_url"] == reverse("my_tasks")
+    assert last.json()["next_url"] == f"{reverse('my_tasks')}?finished={held.pk}"
     again = api.post(reverse("api-assignment-submit", args=[held.pk]), body, format="json")
     assert again.json()["replay"] is True
     assert again.json()["next"] is None
+
+
+def test_my_tasks_confirms_only_a_finished_task_of_the_caller(api, held, annotator, owner) -> None:  # type: ignore[no-untyped-def]
+    page = Client()
+    page.login(username=annotator.username, password=PASSWORD)
+    url = reverse("my_tasks")
+    # Not finished yet, a task id that is not one, garbage: no confirmation, no error.
+    for value in (held.pk, uuid.uuid4(), "x' or 1=1", ""):
+        response = page.get(url, {"finished": value})
+        assert response.status_code == 200
+        assert b'id="task-finished"' not in response.content
+    for position in range(3):
+        submit(api, held, position)
+    finished = page.get(url, {"finished": held.pk}).content.decode()
+    assert 'id="task-finished"' in finished
+    assert f"all 3 items in {held.task.config.name}" in finished
+    # Another annotator naming that task is told nothing about it.
+    other = make_user("someone-else")
+    held.task.config.campaign.annotators.add(other)
+    stranger = Client()
+    stranger.login(username=other.username, password=PASSWORD)
+    assert b'id="task-finished"' not in stranger.get(url, {"finished": held.pk}).content
 
 
 def test_refused_submits_keep_their_errors_and_carry_no_next_item(api, held) -> None:  # type: ignore[no-untyped-def]

@@ -11,6 +11,8 @@
   const criteria = data.criteria.map((c) => c.key);
   let submissionId = newId();
   let sending = false;
+  // An answer given on this item and not stored yet: leaving the page asks first.
+  let unsent = false;
   let typed = "";
   let typedAt = 0;
   // " · EvalSite" after the item's title.
@@ -63,6 +65,7 @@
   function changed() {
     // A changed answer is a new submit, not a resend of the last one.
     submissionId = newId();
+    unsent = true;
     errorBox.hidden = true;
   }
 
@@ -230,6 +233,7 @@
       }
       // A 2xx that is not the submit's answer (a proxy's page) is treated as a failure below.
       if (response.ok && body.next_url) {
+        unsent = false;
         showProgress(body.done, body.total);
         // The next item came with the answer: shown in place, one request per item. A page
         // load only where this page cannot show it (the task is done, the hold has ended, or
@@ -348,6 +352,7 @@
     }
 
     submissionId = newId();
+    unsent = false;
     typed = "";
     errorBox.hidden = true;
     window.scrollTo(0, 0);
@@ -431,6 +436,13 @@
     event.preventDefault();
     submit();
   });
+  // A reload, a link, Back or closing the tab would lose an answer not sent yet (or refused):
+  // the browser asks first (in its own words; a page cannot set the text).
+  window.addEventListener("beforeunload", (event) => {
+    if (!unsent) return;
+    event.preventDefault();
+    event.returnValue = "";
+  });
 
   // An earlier answer (revising) is filled in.
   if (data.answer) {
@@ -439,6 +451,7 @@
       if (v !== undefined && v !== null) setValue(group, v);
     });
     submissionId = newId();
+    unsent = false;
     errorBox.hidden = true;
     document.body.classList.remove("phase-fluency");
   }

@@ -181,7 +181,8 @@ def test_an_invited_annotator_finishes_a_task_of_every_protocol_with_the_keyboar
                 # The last answer finishes the task: back to My tasks.
                 with page.expect_navigation():
                     page.keyboard.press("Enter")
-        page.wait_for_url("**/my/tasks/")
+        page.wait_for_url(f"**/my/tasks/?finished={assignment_id}")
+        assert page.locator("#task-finished").is_visible()
         assignment = Assignment.objects.get(task__config=config)
         assert assignment.status == Assignment.Status.DONE
         assert Judgment.objects.filter(item__task__config=config).count() == 10
