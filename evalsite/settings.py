@@ -321,7 +321,10 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"expected_answers": {"()": "evalsite.logfilters.ExpectedAnswers"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # 409 and 410 answers (stale submits, closed campaigns, ...) are ordinary, not warnings.
+    "loggers": {"django.request": {"filters": ["expected_answers"]}},
     "root": {
         "handlers": ["console"],
         "level": env.choice(

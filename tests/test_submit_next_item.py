@@ -4,6 +4,7 @@ same after a resent submit or a revision, and null when the task is finished."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from datetime import timedelta
 
@@ -162,6 +163,24 @@ def test_refused_submits_keep_their_errors_and_carry_no_next_item(api, held) -> 
     ahead, _ = submit(api, held, 2)
     assert ahead.status_code == 409
     assert ahead.json()["code"] == "not_current"
+
+
+def test_refused_submits_are_no_warnings_in_the_request_log_but_faults_are(
+    api, held, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    submit_url = reverse("api-assignment-submit", args=[held.pk])
+    body = submit(api, held, 0)[1]
+    with caplog.at_level(logging.INFO, logger="django.request"):
+        stale = api.post(submit_url, body | {"submission_id": str(uuid.uuid4())}, format="json")
+        ahead, _ = submit(api, held, 2)
+        assert (stale.status_code, ahead.status_code) == (409, 409)
+        assert [r for r in caplog.records if r.name == "django.request"] == []
+        # A malformed answer or an unknown task is still worth a warning.
+        assert submit(api, held, 1, answer={"x": 1})[0].status_code == 400
+        missing = reverse("api-assignment-submit", args=[uuid.uuid4()])
+        assert api.post(missing, body, format="json").status_code == 404
+    logged = [(r.levelname, r.status_code) for r in caplog.records if r.name == "django.request"]
+    assert logged == [("WARNING", 400), ("WARNING", 404)]
 
 
 def test_a_submit_after_the_hold_ended_answers_next_null_without_reclaiming(api, held) -> None:  # type: ignore[no-untyped-def]
