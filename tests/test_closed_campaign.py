@@ -119,3 +119,16 @@ def test_my_tasks_says_the_campaign_closed_instead_of_continue(config, annotator
     assert "Diese Kampagne ist abgeschlossen" in opened.content.decode()
     # Opening the page sent no answer: the message does not speak of one not saved.
     assert "nicht gespeichert" not in opened.content.decode()
+
+
+def test_my_tasks_lists_a_closed_campaign_as_closed_not_as_waiting(config, annotator) -> None:  # type: ignore[no-untyped-def]
+    page = Client()
+    page.login(username=annotator.username, password=PASSWORD)
+    assert (
+        "No task is open for you right now." not in page.get(reverse("my_tasks")).content.decode()
+    )
+    close(config)
+    after = page.get(reverse("my_tasks")).content.decode()
+    assert config.campaign.name in after
+    assert "This campaign is closed: it hands out no more tasks." in after
+    assert "No task is open for you right now." not in after

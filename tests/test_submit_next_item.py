@@ -150,6 +150,30 @@ def test_my_tasks_confirms_only_a_finished_task_of_the_caller(api, held, annotat
     assert b'id="task-finished"' not in stranger.get(url, {"finished": held.pk}).content
 
 
+def test_reviewing_a_finished_task_links_each_answered_item_to_the_next(
+    api, held, annotator
+) -> None:  # type: ignore[no-untyped-def]
+    page = Client()
+    page.login(username=annotator.username, password=PASSWORD)
+    for position in range(2):
+        submit(api, held, position)
+    # In progress, two answered: item 1 leads on to item 2; item 2 has no answered next.
+    first = page.get(reverse("annotate_item", args=[held.pk, 1])).content.decode()
+    assert f'id="next-answered" href="{reverse("annotate_item", args=[held.pk, 2])}"' in first
+    assert (
+        'id="next-answered"'
+        not in page.get(reverse("annotate_item", args=[held.pk, 2])).content.decode()
+    )
+    submit(api, held, 2)
+    # Finished: items 1 and 2 lead on, the last does not.
+    second = page.get(reverse("annotate_item", args=[held.pk, 2])).content.decode()
+    assert f'id="next-answered" href="{reverse("annotate_item", args=[held.pk, 3])}"' in second
+    assert (
+        'id="next-answered"'
+        not in page.get(reverse("annotate_item", args=[held.pk, 3])).content.decode()
+    )
+
+
 def test_refused_submits_keep_their_errors_and_carry_no_next_item(api, held) -> None:  # type: ignore[no-untyped-def]
     stale_body = submit(api, held, 0)[1]
     stale = api.post(

@@ -342,8 +342,10 @@
     const previous = document.getElementById("previous");
     previous.href = `${data.itemUrl}${item.position - 1}/`;
     previous.hidden = item.position < 2;
-    const back = document.getElementById("back-to-current");
-    if (back) back.remove();
+    ["back-to-current", "next-answered"].forEach((id) => {
+      const link = document.getElementById(id);
+      if (link) link.remove();
+    });
     document.querySelectorAll(".revising-note").forEach((note) => note.remove());
     document.querySelector("details.instructions").open = false;
     if (data.fluencyFirst) document.body.classList.add("phase-fluency");

@@ -108,3 +108,28 @@ def test_the_last_answer_of_a_task_lands_on_my_tasks_saying_it_is_finished(
     # The notice is for that task only: My tasks on its own says nothing of it.
     page.goto(f"{live_server.url}/my/tasks/")
     assert page.locator("#task-finished").count() == 0
+
+    # Review: from item 1, "Next item" walks through the answers, up to the last.
+    page.click("#my-assignments a:has-text('Review')")
+    page.wait_for_selector("fieldset.criterion.focused")
+    for n in range(1, size):
+        assert page.title().startswith(f"Item {n} of {size}")
+        assert page.input_value("input[type=range]") == "70"
+        if n == 2:
+            shot = output_dir / "screenshots" / "review-next-item.png"
+            page.screenshot(path=shot, full_page=True)
+        page.click("#next-answered")
+        page.wait_for_url(f"**/annotate/{assignment.pk}/{n + 1}/")
+    assert page.title().startswith(f"Item {size} of {size}")
+    assert page.locator("#next-answered").count() == 0
+    # A finished task has no current item to go back to: the way out is My tasks.
+    assert page.locator("#back-to-current").inner_text() == "My tasks"
+    # A revision of the last item is stored and lands on My tasks again.
+    page.focus("fieldset.criterion")
+    page.keyboard.type("80")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    page.wait_for_url(f"**/my/tasks/?finished={assignment.pk}")
+    assert asked == []
+    last = Judgment.objects.get(assignment=assignment, item__position=size - 1)
+    assert [v for o in last.answer.values() for v in o.values()] == [80]
