@@ -351,6 +351,9 @@
     if (data.fluencyFirst) document.body.classList.add("phase-fluency");
     if (window.location.pathname !== data.currentUrl) {
       window.history.replaceState(null, "", data.currentUrl);
+      // The footer's language switch comes back here, not to the item the page was loaded at.
+      const back = document.querySelector(".lang-form input[name=next]");
+      if (back) back.value = data.currentUrl;
     }
 
     submissionId = newId();

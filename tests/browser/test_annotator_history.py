@@ -1,13 +1,13 @@
 """In a real Chromium: the browser's Back and Forward buttons bring the annotator to where they
 are in the task, never to an item or progress they have gone past (the pages are not taken from
-the browser's cache)."""
+the browser's cache), and so does the footer's language switch."""
 
 from __future__ import annotations
 
 import pytest
 
 from annotation.tasking import task_assign_next
-from tests.browser.annotator_pages import log_in
+from tests.browser.annotator_pages import holding_a_task, log_in
 from tests.factories import make_config, make_rich_campaign, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -56,3 +56,30 @@ def test_back_after_leaving_the_task_shows_the_current_item_and_progress(
     page.keyboard.press("Enter")
     page.wait_for_function("document.getElementById('progress').value === 4")
     assert page.locator("#annotate-error").is_hidden()
+
+
+def test_the_language_switch_after_a_revision_returns_to_the_current_item(
+    page,
+    live_server,  # type: ignore[no-untyped-def]
+) -> None:
+    assignment = holding_a_task("switches-language")
+    log_in(page, live_server, "switches-language")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    for done, score in [(1, "30"), (2, "60")]:
+        page.wait_for_selector("fieldset.criterion.focused")
+        page.keyboard.type(score)
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"document.getElementById('progress').value === {done}")
+    # Revise item 1; the current item (3) then comes in place, at the task's own address.
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/1/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    page.keyboard.type("35")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.title.startsWith('Item 3 of 10')")
+    assert page.url == f"{live_server.url}/annotate/{assignment.pk}/"
+    page.select_option("#language", "de")
+    with page.expect_navigation():
+        page.click(".lang-form button[type=submit]")
+    page.wait_for_selector("fieldset.criterion.focused")
+    assert page.url == f"{live_server.url}/annotate/{assignment.pk}/"
+    assert page.title().startswith("Eintrag 3 von 10")
