@@ -1,5 +1,5 @@
-"""What the annotator browser tests share: a campaign with a task held by a new annotator, and
-logging in through the login page."""
+"""What the annotator browser tests share: a campaign with a task held by a new annotator,
+logging in through the login page, and both with the task's page open."""
 
 from __future__ import annotations
 
@@ -26,3 +26,13 @@ def log_in(page, live_server, username: str) -> None:  # type: ignore[no-untyped
     page.fill("#id_password", PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_url("**/my/tasks/")
+
+
+def at_the_task(page, live_server, username: str) -> Assignment:  # type: ignore[no-untyped-def]
+    """A new annotator holding a direct-assessment task, logged in, on its annotation page with
+    the first question focused."""
+    assignment = holding_a_task(username)
+    log_in(page, live_server, username)
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    return assignment

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Judgment
 from annotation.tasking import assignments_expire
-from tests.browser.annotator_pages import holding_a_task, log_in
+from tests.browser.annotator_pages import at_the_task
 from tests.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -29,10 +29,7 @@ def test_an_annotator_logged_out_mid_item_logs_in_again_and_sends_the_same_answe
     live_server,
     output_dir: Path,  # type: ignore[no-untyped-def]
 ) -> None:
-    assignment = holding_a_task("night-owl")
-    log_in(page, live_server, "night-owl")
-    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
-    page.wait_for_selector("fieldset.criterion.focused")
+    assignment = at_the_task(page, live_server, "night-owl")
     page.keyboard.type("75")
 
     # The session ends while the answer is on the screen (here: "Log out" in another tab).
@@ -71,10 +68,7 @@ def test_an_answer_that_arrives_after_the_hold_ended_can_be_sent_after_resuming(
     page,
     live_server,  # type: ignore[no-untyped-def]
 ) -> None:
-    assignment = holding_a_task("back-from-a-break")
-    log_in(page, live_server, "back-from-a-break")
-    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
-    page.wait_for_selector("fieldset.criterion.focused")
+    assignment = at_the_task(page, live_server, "back-from-a-break")
     page.keyboard.type("65")
 
     # The hold runs out while the page is open, and another pull returns the slot to the pool.
@@ -118,10 +112,7 @@ def test_a_server_error_keeps_the_answer_and_says_to_try_again(
     content_type: str,
     body: str,  # type: ignore[no-untyped-def]
 ) -> None:
-    assignment = holding_a_task(f"unlucky-{status}")
-    log_in(page, live_server, f"unlucky-{status}")
-    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
-    page.wait_for_selector("fieldset.criterion.focused")
+    assignment = at_the_task(page, live_server, f"unlucky-{status}")
     page.keyboard.type("40")
     submit = "**/api/assignments/*/submit/"
     page.route(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.tasking import task_assign_next
-from tests.browser.annotator_pages import holding_a_task, log_in
+from tests.browser.annotator_pages import at_the_task, log_in
 from tests.factories import make_config, make_rich_campaign, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -62,11 +62,8 @@ def test_the_language_switch_after_a_revision_returns_to_the_current_item(
     page,
     live_server,  # type: ignore[no-untyped-def]
 ) -> None:
-    assignment = holding_a_task("switches-language")
-    log_in(page, live_server, "switches-language")
-    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    assignment = at_the_task(page, live_server, "switches-language")
     for done, score in [(1, "30"), (2, "60")]:
-        page.wait_for_selector("fieldset.criterion.focused")
         page.keyboard.type(score)
         page.keyboard.press("Enter")
         page.wait_for_function(f"document.getElementById('progress').value === {done}")

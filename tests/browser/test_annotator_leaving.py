@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Judgment
-from tests.browser.annotator_pages import holding_a_task, log_in
+from tests.browser.annotator_pages import at_the_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,11 +19,8 @@ def test_leaving_with_an_unsent_answer_asks_first_and_staying_keeps_it(
     live_server,
     output_dir: Path,  # type: ignore[no-untyped-def]
 ) -> None:
-    assignment = holding_a_task("leaver")
-    log_in(page, live_server, "leaver")
+    assignment = at_the_task(page, live_server, "leaver")
     url = f"{live_server.url}/annotate/{assignment.pk}/"
-    page.goto(url)
-    page.wait_for_selector("fieldset.criterion.focused")
     asked: list[str] = []
 
     def stay(dialog) -> None:  # type: ignore[no-untyped-def]
@@ -60,10 +57,7 @@ def test_an_unsent_answer_that_is_left_anyway_is_not_stored(
     page,
     live_server,  # type: ignore[no-untyped-def]
 ) -> None:
-    assignment = holding_a_task("goes-anyway")
-    log_in(page, live_server, "goes-anyway")
-    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
-    page.wait_for_selector("fieldset.criterion.focused")
+    at_the_task(page, live_server, "goes-anyway")
     asked: list[str] = []
 
     def leave(dialog) -> None:  # type: ignore[no-untyped-def]
@@ -83,13 +77,10 @@ def test_the_last_answer_of_a_task_lands_on_my_tasks_saying_it_is_finished(
     live_server,
     output_dir: Path,  # type: ignore[no-untyped-def]
 ) -> None:
-    assignment = holding_a_task("finisher")
+    assignment = at_the_task(page, live_server, "finisher")
     size = assignment.task.size
-    log_in(page, live_server, "finisher")
     asked: list[str] = []
     page.on("dialog", lambda d: (asked.append(d.type), d.dismiss()))
-    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
-    page.wait_for_selector("fieldset.criterion.focused")
     for done in range(1, size):
         page.keyboard.type("70")
         page.keyboard.press("Enter")
