@@ -23,24 +23,14 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
-from redis.exceptions import RedisError
 
 from annotation.models import Campaign
+from evalsite.jobs import BROKER_ERRORS
 from metrics.models import AnalysisJob, TaskClaim
 from metrics.pipeline import analysis_params, campaign_fingerprint
 
 logger = logging.getLogger(__name__)
 
-# What an unreachable broker or cache raises: kombu's wrapper, redis-py's own errors (not
-# subclasses of the builtin ConnectionError), and plain socket errors.
-BROKER_ERRORS: tuple[type[BaseException], ...] = (
-    BrokerError,
-    RedisError,
-    ConnectionError,
-    OSError,
-    TimeoutError,
-)
 UNDER_WAY = (AnalysisJob.Status.QUEUED, AnalysisJob.Status.RUNNING)
 
 

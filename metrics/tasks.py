@@ -21,12 +21,11 @@ import uuid
 from typing import Any
 
 from celery import Task, current_app, group, shared_task
-from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import worker_init, worker_ready
-from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from annotation.models import Campaign, Run
+from evalsite.jobs import RETRY, TRANSIENT, failure_reason
 from evalsite.version import evalsite_version, library_versions
 from metrics import pipeline
 from metrics.models import AnalysisJob, WiringProbe
@@ -43,21 +42,6 @@ from metrics.services import (
 )
 
 logger = logging.getLogger(__name__)
-
-# Transient database trouble (a restart, a dropped connection): retried with backoff.
-TRANSIENT = (OperationalError, InterfaceError)
-
-# Results live in the database, not in Celery's result store: ignoring them also keeps a web
-# process from touching the result backend when it sends a task (which fails hard while Redis
-# is down).
-RETRY = {
-    "ignore_result": True,
-    "autoretry_for": TRANSIENT,
-    "retry_backoff": True,
-    "retry_backoff_max": 120,
-    "retry_jitter": True,
-    "max_retries": 5,
-}
 
 
 @shared_task(bind=True, name="metrics.ping")
@@ -165,21 +149,6 @@ def died_message(subject: str, deaths: int) -> str:
     return (
         f"{subject} failed: the worker process running it died {times} (killed, or out of memory?)."
     )
-
-
-def failure_reason(exc: BaseException, max_retries: int | None) -> str:
-    """Why a task failed, in words for the dashboard."""
-    if isinstance(exc, SoftTimeLimitExceeded):
-        return "took too long (soft time limit)."
-    if isinstance(exc, TimeLimitExceeded):
-        limit = f" of {exc.args[0]} s" if exc.args else ""
-        return f"was stopped at the hard time limit{limit}."
-    if isinstance(exc, TRANSIENT):
-        return (
-            f"failed: the database was unreachable after {max_retries} retries "
-            f"({type(exc).__name__}: {exc})."
-        )
-    return f"failed: {type(exc).__name__}: {exc}"
 
 
 @shared_task(base=JobTask, name="metrics.analysis_start", subject="Planning the analysis", **RETRY)
