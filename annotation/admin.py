@@ -21,6 +21,7 @@ from annotation.models import (
     Segment,
     System,
     Task,
+    TaskBuild,
     Translation,
     Upload,
 )
@@ -101,6 +102,15 @@ class ProtocolConfigAdmin(admin.ModelAdmin):
 class TaskAdmin(admin.ModelAdmin):
     list_display = ["__str__", "config", "annotations_needed", "slots_taken"]
     list_select_related = ["config"]
+
+
+@admin.register(TaskBuild)
+class TaskBuildAdmin(admin.ModelAdmin):
+    list_display = ["pk", "config", "status", "tasks", "items", "created", "finished"]
+    list_filter = ["status"]
+    list_select_related = ["config"]
+    readonly_fields = ["created", "started", "finished", "progressed"]
+    raw_id_fields = ["config", "requested_by"]
 
 
 class ItemOutputInline(admin.TabularInline):

@@ -7,17 +7,19 @@ import uuid
 from django.contrib import messages
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, Sum
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from annotation.building import task_build_request
 from annotation.forms import InviteForm, ProtocolConfigForm, PushAssignForm
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
 from annotation.permissions import campaign_for_organizer
-from annotation.tasking import TaskError, invite_create, invite_token, task_assign, tasks_build
+from annotation.selectors import task_builds_latest
+from annotation.tasking import TaskError, invite_create, invite_token, task_assign
 from annotation.views import organizer_required
 
 # The setup page lists the newest invite links, this many at most (it says so when there are more).
@@ -80,9 +82,11 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
         .annotate(n=Count("pk"))
         .values_list("item__task__config", "n")
     )
+    builds = task_builds_latest(campaign=campaign)
     rows = [
         {
             "config": c,
+            "build": builds.get(c.pk),
             "active": progress.get(c.pk, {}).get("active", 0),
             "done": progress.get(c.pk, {}).get("done", 0),
             "assigned": progress.get(c.pk, {}).get("assigned", 0),
@@ -112,6 +116,7 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
         "assign_form": PushAssignForm(),
         "invites": invites,
         "invites_total": invites_total,
+        "builds_active": any(b["active"] for b in builds.values()),
     }
     return render(request, "annotation/setup.html", context, status=400 if form.errors else 200)
 
@@ -119,18 +124,39 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
 @organizer_required
 @require_POST
 def config_build(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> HttpResponse:
+    """Queue a build of the protocol's tasks (a worker runs it; the setup page shows how it
+    gets on), or say that one is already under way."""
     config = _config(request, campaign_id, config_id)
     try:
-        result = tasks_build(config=config)
+        outcome = task_build_request(config=config, user=request.user)
     except TaskError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(
-            request,
-            _("Built %(tasks)d tasks with %(items)d items.")
-            % {"tasks": result.tasks, "items": result.items},
-        )
+        if not outcome.queued:
+            messages.error(request, outcome.build.error)
+        elif outcome.joined:
+            messages.info(
+                request,
+                _("A build of these tasks is already %(status)s; no second one was started.")
+                % {"status": outcome.build.get_status_display().lower()},
+            )
+        else:
+            messages.success(request, _("Build queued. Its progress is shown below."))
     return redirect(f"{_setup_url(config.campaign)}#config-{config.pk}")
+
+
+@organizer_required
+@require_safe
+def config_builds_status(request: HttpRequest, campaign_id: uuid.UUID) -> JsonResponse:
+    """The newest build of every protocol, for the setup page's polls."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    builds = task_builds_latest(campaign=campaign)
+    return JsonResponse(
+        {
+            "builds": list(builds.values()),
+            "active": any(b["active"] for b in builds.values()),
+        }
+    )
 
 
 @organizer_required

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from itertools import chain
+from typing import Any
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -78,22 +79,40 @@ class BuildResult:
     outputs: int
 
 
+# Told how a build gets on: its stage, and rows written of the rows to write (0 and 0 before
+# the writing starts).
+Progress = Callable[[str, int, int], None]
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
 def tasks_build(*, config: ProtocolConfig) -> BuildResult:
     """Build (or rebuild, while nobody has started) the tasks of a protocol config.
 
     Deterministic from ``config.seed``: the same data and settings give the same tasks.
     """
     with transaction.atomic():
-        config = (
-            ProtocolConfig.objects.select_for_update().select_related("campaign").get(pk=config.pk)
-        )
-        if Assignment.objects.filter(task__config=config).exists():
-            raise TaskError(_("Annotators have started on these tasks; they cannot be rebuilt."))
-        Task.objects.filter(config=config).delete()
-        return _build(config)
+        return _rebuild(_config_locked(config.pk), _no_progress)
 
 
-def _build(config: ProtocolConfig) -> BuildResult:
+def _config_locked(config_id: int) -> ProtocolConfig:
+    # One build of a config at a time, and no assignment slips in while it is rebuilt.
+    return ProtocolConfig.objects.select_for_update().select_related("campaign").get(pk=config_id)
+
+
+def _rebuild(config: ProtocolConfig, progress: Progress) -> BuildResult:
+    """The build inside the caller's transaction, the config row locked."""
+    if Assignment.objects.filter(task__config=config).exists():
+        raise TaskError(_("Annotators have started on these tasks; they cannot be rebuilt."))
+    progress("removing", 0, 0)
+    Task.objects.filter(config=config).delete()
+    return _build(config, progress)
+
+
+def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
+    progress("reading", 0, 0)
     campaign = config.campaign
     protocol = config.definition
     mode = protocol.mode(config.mode)
@@ -144,6 +163,7 @@ def _build(config: ProtocolConfig) -> BuildResult:
     character_based = is_character_based(campaign.target_language)
     donor_units = reference_units(donors, character_based=character_based)
 
+    progress("planning", 0, 0)
     rng = np.random.default_rng(config.seed)
     k = protocol.outputs_per_screen(config.outputs_per_screen)
     screens = balanced_screens(len(segments), len(systems), k, rng)
@@ -171,6 +191,19 @@ def _build(config: ProtocolConfig) -> BuildResult:
             % {"donor": _("reference") if 0 in references else _("translation by the first system")}
         )
 
+    # Every item and every output shown on it is a row.
+    total = sum(1 + len(item.screen.systems) for plan in plans for item in plan.items)
+    written = 0
+
+    def write(model: type[Item] | type[ItemOutput], rows: list[Any]) -> None:
+        nonlocal written
+        for start in range(0, len(rows), BATCH):
+            batch = rows[start : start + BATCH]
+            model.objects.bulk_create(batch)
+            written += len(batch)
+            progress("writing", written, total)
+
+    progress("writing", 0, total)
     tasks = Task.objects.bulk_create(
         [
             Task(
@@ -196,7 +229,7 @@ def _build(config: ProtocolConfig) -> BuildResult:
                 )
                 real_items[(task.pk, position)] = row
                 rows.append(row)
-    Item.objects.bulk_create(rows, batch_size=BATCH)
+    write(Item, rows)
     real_outputs: dict[int, list[ItemOutput]] = {}
     outputs = []
     for task, plan in zip(tasks, plans, strict=True):
@@ -223,7 +256,7 @@ def _build(config: ProtocolConfig) -> BuildResult:
                 )
             real_outputs[item.pk] = shown
             outputs.extend(shown)
-    ItemOutput.objects.bulk_create(outputs, batch_size=BATCH)
+    write(ItemOutput, outputs)
 
     copies = []
     for task, plan in zip(tasks, plans, strict=True):
@@ -240,7 +273,7 @@ def _build(config: ProtocolConfig) -> BuildResult:
                         original=original,
                     )
                 )
-    Item.objects.bulk_create(copies, batch_size=BATCH)
+    write(Item, copies)
     copy_outputs = []
     for copy in copies:
         originals = real_outputs[copy.original_id]
@@ -289,7 +322,7 @@ def _build(config: ProtocolConfig) -> BuildResult:
                 )
             else:
                 copy_outputs.append(ItemOutput(kind=ItemKind.REPEAT, text=output.text, **common))
-    ItemOutput.objects.bulk_create(copy_outputs, batch_size=BATCH)
+    write(ItemOutput, copy_outputs)
     logger.info("built %d tasks for %s", len(tasks), config)
     return BuildResult(
         tasks=len(tasks),

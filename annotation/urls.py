@@ -26,6 +26,11 @@ urlpatterns = [
         name="config_build",
     ),
     path(
+        "campaigns/<uuid:campaign_id>/annotation/builds.json",
+        setup_views.config_builds_status,
+        name="config_builds_status",
+    ),
+    path(
         "campaigns/<uuid:campaign_id>/annotation/<int:config_id>/assign/",
         setup_views.config_assign,
         name="config_assign",

@@ -142,3 +142,39 @@ def full_answer(item: Any, value: float | None = None) -> dict[str, dict[str, fl
         }
         for o in outputs
     }
+
+
+def builds_run_queued() -> list[Any]:
+    """Run the queued task builds in this process, as a worker would: the Celery task itself,
+    applied locally (for tests about views; tests/test_task_build_worker.py uses a worker)."""
+    from annotation.models import TaskBuild
+    from annotation.tasks import task_build
+
+    queued = list(
+        TaskBuild.objects.filter(status=TaskBuild.Status.QUEUED)
+        .order_by("created")
+        .values_list("pk", flat=True)
+    )
+    for pk in queued:
+        task_build.apply(args=(str(pk),))
+    return list(TaskBuild.objects.filter(pk__in=queued).order_by("created"))
+
+
+def make_wide_campaign(*, owner: AbstractBaseUser, segments: int, systems: int) -> Campaign:
+    """Synthetic text of ``segments`` segments with a reference and ``systems`` systems of one
+    run each: a campaign whose build takes a while."""
+    words = [f"w{i}" for i in range(300)]
+
+    def sentence(i: int, salt: int) -> str:
+        return " ".join(words[(i * 7 + j * 13 + salt) % len(words)] for j in range(12 + i % 9))
+
+    files = [
+        UploadFile("src.de", lines([sentence(i, 0) for i in range(segments)]), "source"),
+        UploadFile("ref.en", lines([sentence(i, 1) for i in range(segments)]), "references"),
+    ]
+    for n in range(systems):
+        output = [sentence(i, n + 2) for i in range(segments)]
+        files.append(UploadFile(f"s{n}.opt0.txt", lines(output), "systems"))
+    campaign = make_campaign(owner=owner, name="wide")
+    campaign_data_import(campaign=campaign, files=files, user=owner)
+    return campaign

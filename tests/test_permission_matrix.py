@@ -177,6 +177,7 @@ MATRIX: dict[str, Rule] = {
     "annotation_setup": organizer_page({"GET": 200, "POST": 302}),
     "config_tasks": organizer_page(GET),
     "config_build": organizer_page({"POST": 302}),
+    "config_builds_status": organizer_page(GET),
     "config_assign": organizer_page({"POST": 302}),
     "invites_create": organizer_page({"POST": 302}),
     "invite_revoke": organizer_page({"POST": 302}),

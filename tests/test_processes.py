@@ -215,6 +215,32 @@ def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: 
         )
         assert analysed.returncode == 0, analysed.stderr
         assert analysed.stdout.split("\n")[-2] == "done  ['correlations', 'human', 'metrics']"
+        # A task build, as the setup page queues it, on the file-system broker and SQLite.
+        built = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import django, time; django.setup()\n"
+                "from annotation.building import task_build_request\n"
+                "from annotation.models import Campaign, ProtocolConfig\n"
+                "c = Campaign.objects.get()\n"
+                "config = ProtocolConfig.objects.create(campaign=c, name='DA 2',\n"
+                "    protocol='direct_assessment', mode='source', outputs_per_screen=1)\n"
+                "build = task_build_request(config=config).build\n"
+                "for _ in range(240):\n"
+                "    build.refresh_from_db()\n"
+                "    if not build.active: break\n"
+                "    time.sleep(0.5)\n"
+                "print(build.status, build.error, build.tasks == config.tasks.count() > 0)",
+            ],
+            cwd=ROOT,
+            env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings"},
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert built.returncode == 0, built.stderr
+        assert built.stdout.split("\n")[-2] == "done  True"
         workers = child_pids(server.pid)
         assert workers, "serve started no worker"
     finally:

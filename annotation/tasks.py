@@ -1,0 +1,39 @@
+"""Celery tasks of the annotation app: thin wrappers that take ids and call one service."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import Task, shared_task
+
+from annotation.building import task_build_fail, task_build_run
+from evalsite.jobs import RETRY, failure_reason
+
+logger = logging.getLogger(__name__)
+
+
+class BuildTask(Task):  # type: ignore[misc]
+    """A build that fails for good — an error that is not retried, retries used up, the soft
+    or the hard time limit — is marked failed with a readable message, so that it never stays
+    "running" for ever. (Celery calls ``on_failure`` in the pool process for an exception, and
+    in the worker's main process when the hard time limit killed the pool process.)"""
+
+    def on_failure(  # type: ignore[no-untyped-def]
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        build_id = (list(args or ()) or [(kwargs or {}).get("build_id")])[0]
+        if build_id is None:
+            return
+        message = f"The build {failure_reason(exc, self.max_retries)}"
+        try:
+            task_build_fail(build_id=build_id, error=message)
+        except Exception:  # the database itself may be what failed; the build goes stale then
+            logger.exception("could not mark task build %s failed (%s)", build_id, message)
+
+
+@shared_task(base=BuildTask, name="annotation.task_build", **RETRY)
+def task_build(build_id: str) -> str:
+    """Build the tasks of a queued :class:`~annotation.models.TaskBuild`."""
+    build = task_build_run(build_id=build_id)
+    return "skipped" if build is None else build.status

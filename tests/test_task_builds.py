@@ -1,0 +1,302 @@
+"""Building tasks in the background: "Build tasks" queues a build and answers at once, the
+setup page and its JSON show the build queued, running with progress, done or failed, a second
+click joins the build under way, a failed build writes nothing, and a build that stopped moving
+is replaced by the next click.
+
+The queued builds run here through the Celery task applied in this process (the views are what
+these tests are about); tests/test_task_build_worker.py runs them in a real worker."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation import tasking
+from annotation.building import progress_key, task_build_request, task_build_run
+from annotation.models import Item, ItemOutput, ProtocolConfig, Task, TaskBuild
+from annotation.tasking import task_assign_next, tasks_build
+from tests.factories import (
+    PASSWORD,
+    builds_run_queued,
+    make_campaign,
+    make_config,
+    make_rich_campaign,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def organizer_client(user: Any, language: str = "en") -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+def build_url(config: ProtocolConfig) -> str:
+    return reverse("config_build", args=[config.campaign_id, config.pk])
+
+
+def setup_page(client: Client, config: ProtocolConfig) -> str:
+    response = client.get(reverse("annotation_setup", args=[config.campaign_id]))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def status_json(client: Client, config: ProtocolConfig) -> dict[str, Any]:
+    response = client.get(reverse("config_builds_status", args=[config.campaign_id]))
+    assert response.status_code == 200
+    return {b["config"]: b for b in response.json()["builds"]}[config.pk]
+
+
+def tasks_as_rows(config: ProtocolConfig) -> list[tuple[Any, ...]]:
+    """Every item and output of the config's tasks, by position: what a build wrote."""
+    return [
+        (
+            o.item.task.position,
+            o.item.position,
+            o.item.kind,
+            o.item.segment_id,
+            o.position,
+            o.kind,
+            o.translation_id,
+            o.text,
+        )
+        for o in ItemOutput.objects.filter(item__task__config=config)
+        .select_related("item__task")
+        .order_by("item__task__position", "item__position", "position")
+    ]
+
+
+def test_build_tasks_queues_a_build_and_answers_before_any_task_is_written(owner) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
+    client = organizer_client(owner)
+    response = client.post(build_url(config), follow=True)
+    assert response.redirect_chain[0][0].endswith(f"#config-{config.pk}")
+    assert "Build queued" in response.content.decode()
+    build = TaskBuild.objects.get(config=config)
+    assert (build.status, build.requested_by) == (TaskBuild.Status.QUEUED, owner)
+    assert not Task.objects.filter(config=config).exists()
+    page = setup_page(client, config)
+    assert 'data-build-status="queued"' in page
+    assert "Waiting for a worker." in page
+    assert status_json(client, config)["status"] == "queued"
+
+    [built] = builds_run_queued()
+    assert built.status == TaskBuild.Status.DONE
+    n_tasks = Task.objects.filter(config=config).count()
+    n_items = Item.objects.filter(task__config=config).count()
+    assert (built.tasks, built.items) == (n_tasks, n_items)
+    assert n_tasks > 1
+    message = f"Built {n_tasks} tasks with {n_items} items."
+    assert message in setup_page(client, config)
+    state = status_json(client, config)
+    assert (state["status"], state["active"], state["message"]) == ("done", False, message)
+
+
+def test_a_background_build_writes_exactly_the_tasks_of_a_direct_build(owner) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "adequacy_fluency", build=False, seed=7)
+    task_build_request(config=config, user=owner)
+    builds_run_queued()
+    background = tasks_as_rows(config)
+    assert background
+    tasks_build(config=config)  # a rebuild, from the same seed
+    assert tasks_as_rows(config) == background
+
+
+def test_a_second_click_while_a_build_is_under_way_starts_none(owner, co_organizer) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner, organizers=[co_organizer])
+    config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
+    organizer_client(owner).post(build_url(config))
+    second = organizer_client(co_organizer).post(build_url(config), follow=True)
+    assert "A build of these tasks is already queued; no second one was started." in (
+        second.content.decode()
+    )
+    TaskBuild.objects.update(status=TaskBuild.Status.RUNNING)
+    third = organizer_client(owner).post(build_url(config), follow=True)
+    assert "already running; no second one was started." in third.content.decode()
+    assert TaskBuild.objects.filter(config=config).count() == 1
+    # Once it has ended, a click starts a new build (a rebuild).
+    TaskBuild.objects.update(status=TaskBuild.Status.QUEUED)
+    builds_run_queued()
+    organizer_client(owner).post(build_url(config))
+    assert TaskBuild.objects.filter(config=config, status=TaskBuild.Status.QUEUED).count() == 1
+
+
+def test_the_database_allows_one_build_under_way_per_config(owner) -> None:  # type: ignore[no-untyped-def]
+    from django.db import IntegrityError, transaction
+
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
+    TaskBuild.objects.create(config=config, status=TaskBuild.Status.RUNNING)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        TaskBuild.objects.create(config=config)
+    TaskBuild.objects.create(config=config, status=TaskBuild.Status.FAILED)
+
+
+def test_the_setup_page_shows_a_running_builds_progress(owner) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
+    client = organizer_client(owner)
+    client.post(build_url(config))
+    build = TaskBuild.objects.get(config=config)
+    TaskBuild.objects.filter(pk=build.pk).update(status=TaskBuild.Status.RUNNING)
+    cache.set(progress_key(build.pk), {"stage": "planning", "done": 0, "total": 0})
+    assert "Planning screens, tasks and QC items…" in setup_page(client, config)
+    cache.set(progress_key(build.pk), {"stage": "writing", "done": 1000, "total": 4000})
+    page = setup_page(client, config)
+    assert "Writing items: 1,000 of 4,000 rows (25%)." in page
+    assert '<progress max="100" value="25"' in page
+    state = status_json(client, config)
+    assert (state["status"], state["active"], state["percent"]) == ("running", True, 25)
+    assert (state["done"], state["total"]) == (1000, 4000)
+
+
+def test_the_worker_reports_every_row_it_writes(owner) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "adequacy_fluency", build=False, outputs_per_screen=3)
+    reports: list[tuple[str, int, int]] = []
+    with tasking.transaction.atomic():
+        tasking._rebuild(tasking._config_locked(config.pk), lambda *report: reports.append(report))
+    rows = (
+        Item.objects.filter(task__config=config).count()
+        + ItemOutput.objects.filter(item__task__config=config).count()
+    )
+    stages = [stage for stage, _, _ in reports]
+    assert stages[:3] == ["removing", "reading", "planning"]
+    assert set(stages[3:]) == {"writing"}
+    assert reports[-1] == ("writing", rows, rows)
+    done = [done for stage, done, _ in reports if stage == "writing"]
+    assert done == sorted(done)
+    assert done[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "Upload the source text and at least one system before building tasks."),
+        ("de", "Laden Sie den Ausgangstext und mindestens ein System hoch"),
+    ],
+)
+def test_a_refused_build_fails_with_its_message_in_the_requesters_language(  # type: ignore[no-untyped-def]
+    owner, language, message
+) -> None:
+    campaign = make_campaign(owner=owner)  # no data
+    config = make_config(campaign, "direct_assessment", build=False)
+    client = organizer_client(owner, language)
+    client.post(build_url(config))
+    [build] = builds_run_queued()
+    assert build.status == TaskBuild.Status.FAILED
+    assert message in build.error
+    assert message in setup_page(client, config)
+    assert message in status_json(client, config)["message"]
+
+
+def test_a_build_that_fails_half_way_leaves_the_earlier_tasks_as_they_were(  # type: ignore[no-untyped-def]
+    owner, monkeypatch
+) -> None:
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "direct_assessment", outputs_per_screen=1)
+    before = tasks_as_rows(config)
+    config.seed += 1
+    config.save()
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        # Called once the old tasks are gone and the new real items and outputs written.
+        assert ItemOutput.objects.filter(item__task__config=config).count() > 0
+        assert len(tasks_as_rows(config)) < len(before)
+        raise ValueError("disk full")
+
+    monkeypatch.setattr(tasking, "make_bad_reference", broken)
+    client = organizer_client(owner)
+    client.post(build_url(config))
+    [build] = builds_run_queued()
+    assert build.status == TaskBuild.Status.FAILED
+    assert build.error == "The build failed: ValueError: disk full"
+    assert "The build failed: ValueError: disk full" in setup_page(client, config)
+    assert tasks_as_rows(config) == before
+    assert not cache.get(progress_key(build.pk))
+
+
+def test_rebuilding_after_annotators_started_is_refused_at_once(owner, annotator) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "direct_assessment", outputs_per_screen=1)
+    assert task_assign_next(config=config, annotator=annotator) is not None
+    page = organizer_client(owner).post(build_url(config), follow=True).content.decode()
+    assert "Annotators have started on these tasks; they cannot be rebuilt." in page
+    assert not TaskBuild.objects.exists()
+
+
+def test_a_worker_refuses_a_rebuild_if_annotators_started_after_the_click(owner, annotator) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "direct_assessment", outputs_per_screen=1)
+    before = tasks_as_rows(config)
+    organizer_client(owner).post(build_url(config))
+    assert task_assign_next(config=config, annotator=annotator) is not None
+    [build] = builds_run_queued()
+    assert build.status == TaskBuild.Status.FAILED
+    assert build.error == "Annotators have started on these tasks; they cannot be rebuilt."
+    assert tasks_as_rows(config) == before
+
+
+def test_a_build_that_stopped_moving_is_replaced_by_the_next_click(owner, settings) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
+    client = organizer_client(owner)
+    client.post(build_url(config))
+    dead = TaskBuild.objects.get(config=config)
+    long_ago = timezone.now() - timedelta(seconds=settings.EVALSITE_JOB_STALE_SECONDS + 60)
+    TaskBuild.objects.filter(pk=dead.pk).update(
+        status=TaskBuild.Status.RUNNING, progressed=long_ago
+    )
+    response = client.post(build_url(config), follow=True)
+    assert "Build queued" in response.content.decode()
+    dead.refresh_from_db()
+    assert dead.status == TaskBuild.Status.FAILED
+    assert dead.error.startswith("abandoned: no progress since ")
+    # Its message, should it come back, does nothing; the new build runs.
+    assert task_build_run(build_id=dead.pk) is None
+    [new] = builds_run_queued()
+    assert new.status == TaskBuild.Status.DONE
+    assert TaskBuild.objects.get(pk=dead.pk).status == TaskBuild.Status.FAILED
+
+
+def test_a_build_delivered_again_after_it_finished_does_nothing(owner) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
+    task_build_request(config=config, user=owner)
+    [build] = builds_run_queued()
+    tasks = list(Task.objects.filter(config=config).values_list("pk", flat=True))
+    assert task_build_run(build_id=build.pk) is None
+    assert list(Task.objects.filter(config=config).values_list("pk", flat=True)) == tasks
+
+
+def test_a_build_that_cannot_be_sent_fails_saying_so(owner, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from kombu.exceptions import OperationalError
+
+    from annotation.tasks import task_build
+
+    campaign = make_rich_campaign(owner=owner)
+    config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
+
+    def unreachable(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("Error 111 connecting to redis:6379. Connection refused.")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(task_build, "apply_async", unreachable)
+        response = organizer_client(owner).post(build_url(config), follow=True)
+    assert "The task queue cannot be reached right now" in response.content.decode()
+    build = TaskBuild.objects.get(config=config)
+    assert build.status == TaskBuild.Status.FAILED
+    # Not under way: the next click starts a build.
+    organizer_client(owner).post(build_url(config))
+    assert TaskBuild.objects.filter(config=config, status=TaskBuild.Status.QUEUED).exists()
