@@ -147,6 +147,9 @@ def full_answer(item: Any, value: float | None = None) -> dict[str, dict[str, fl
 def builds_run_queued() -> list[Any]:
     """Run the queued task builds in this process, as a worker would: the Celery task itself,
     applied locally (for tests about views; tests/test_task_build_worker.py uses a worker)."""
+    from django.conf import settings
+    from django.utils import translation
+
     from annotation.models import TaskBuild
     from annotation.tasks import task_build
 
@@ -155,8 +158,10 @@ def builds_run_queued() -> list[Any]:
         .order_by("created")
         .values_list("pk", flat=True)
     )
-    for pk in queued:
-        task_build.apply(args=(str(pk),))
+    # In the default language, as a worker's: not the one of the test's last request.
+    with translation.override(settings.LANGUAGE_CODE):
+        for pk in queued:
+            task_build.apply(args=(str(pk),))
     return list(TaskBuild.objects.filter(pk__in=queued).order_by("created"))
 
 
