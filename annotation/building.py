@@ -6,7 +6,7 @@ request: the setup page records a :class:`TaskBuild` and a Celery worker runs it
 
 - At most one build per config is queued or running (a partial unique constraint): a second
   click while one is under way joins it instead of starting another.
-- The build itself is one transaction (``tasking._rebuild``): a build that fails, or whose
+- The build itself is one transaction (``tasking.tasks_build_locked``): a build that fails, or whose
   worker dies, leaves the tasks as they were. The build record turns done in the same
   transaction, so the page never shows "done" without the tasks nor the tasks without "done".
 - While that transaction runs, nothing it writes is visible to others, its progress included:
@@ -34,7 +34,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, ProtocolConfig, TaskBuild
-from annotation.tasking import TaskError, _config_locked, _rebuild
+from annotation.tasking import TaskError, config_lock_for_build, tasks_build_locked
 from evalsite.jobs import BROKER_ERRORS
 
 logger = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ def task_build_run(*, build_id: Any) -> TaskBuild | None:
     report = _reporter(build.pk)
     try:
         with translation.override(build.language), transaction.atomic():
-            config = _config_locked(build.config_id)
+            config = config_lock_for_build(build.config_id)
             # A second delivery of this build waits for the first one's lock here; then the
             # build is done, and there is nothing left to do.
             if not (
@@ -124,7 +124,7 @@ def task_build_run(*, build_id: Any) -> TaskBuild | None:
                 .exists()
             ):
                 return None
-            result = _rebuild(config, report)
+            result = tasks_build_locked(config, report)
             finished = timezone.now()
             TaskBuild.objects.filter(pk=build.pk).update(
                 status=TaskBuild.Status.DONE,

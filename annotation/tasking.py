@@ -94,16 +94,18 @@ def tasks_build(*, config: ProtocolConfig) -> BuildResult:
     Deterministic from ``config.seed``: the same data and settings give the same tasks.
     """
     with transaction.atomic():
-        return _rebuild(_config_locked(config.pk), _no_progress)
+        return tasks_build_locked(config_lock_for_build(config.pk), _no_progress)
 
 
-def _config_locked(config_id: int) -> ProtocolConfig:
-    # One build of a config at a time, and no assignment slips in while it is rebuilt.
+def config_lock_for_build(config_id: int) -> ProtocolConfig:
+    """The config, its row locked until the caller's transaction ends: one build of a config
+    at a time, and no assignment slips in while it is rebuilt."""
     return ProtocolConfig.objects.select_for_update().select_related("campaign").get(pk=config_id)
 
 
-def _rebuild(config: ProtocolConfig, progress: Progress) -> BuildResult:
-    """The build inside the caller's transaction, the config row locked."""
+def tasks_build_locked(config: ProtocolConfig, progress: Progress) -> BuildResult:
+    """:func:`tasks_build` inside the caller's transaction, with the config from
+    :func:`config_lock_for_build`; ``progress`` is told the stage and the rows written."""
     if Assignment.objects.filter(task__config=config).exists():
         raise TaskError(_("Annotators have started on these tasks; they cannot be rebuilt."))
     progress("removing", 0, 0)

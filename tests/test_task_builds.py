@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.core.cache import cache
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -20,7 +21,12 @@ from django.utils import timezone
 from annotation import tasking
 from annotation.building import progress_key, task_build_request, task_build_run
 from annotation.models import Item, ItemOutput, ProtocolConfig, Task, TaskBuild
-from annotation.tasking import task_assign_next, tasks_build
+from annotation.tasking import (
+    config_lock_for_build,
+    task_assign_next,
+    tasks_build,
+    tasks_build_locked,
+)
 from tests.factories import (
     PASSWORD,
     builds_run_queued,
@@ -131,7 +137,7 @@ def test_a_second_click_while_a_build_is_under_way_starts_none(owner, co_organiz
 
 
 def test_the_database_allows_one_build_under_way_per_config(owner) -> None:  # type: ignore[no-untyped-def]
-    from django.db import IntegrityError, transaction
+    from django.db import IntegrityError
 
     campaign = make_rich_campaign(owner=owner)
     config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
@@ -163,8 +169,9 @@ def test_the_worker_reports_every_row_it_writes(owner) -> None:  # type: ignore[
     campaign = make_rich_campaign(owner=owner)
     config = make_config(campaign, "adequacy_fluency", build=False, outputs_per_screen=3)
     reports: list[tuple[str, int, int]] = []
-    with tasking.transaction.atomic():
-        tasking._rebuild(tasking._config_locked(config.pk), lambda *report: reports.append(report))
+    with transaction.atomic():
+        locked = config_lock_for_build(config.pk)
+        tasks_build_locked(locked, lambda *report: reports.append(report))
     rows = (
         Item.objects.filter(task__config=config).count()
         + ItemOutput.objects.filter(item__task__config=config).count()
