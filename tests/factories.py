@@ -183,3 +183,24 @@ def make_wide_campaign(*, owner: AbstractBaseUser, segments: int, systems: int) 
     campaign = make_campaign(owner=owner, name="wide")
     campaign_data_import(campaign=campaign, files=files, user=owner)
     return campaign
+
+
+def tasks_as_rows(config: Any) -> list[tuple[Any, ...]]:
+    """Every item and output of the config's tasks, by position: what a build wrote."""
+    from annotation.models import ItemOutput
+
+    return [
+        (
+            o.item.task.position,
+            o.item.position,
+            o.item.kind,
+            o.item.segment_id,
+            o.position,
+            o.kind,
+            o.translation_id,
+            o.text,
+        )
+        for o in ItemOutput.objects.filter(item__task__config=config)
+        .select_related("item__task")
+        .order_by("item__task__position", "item__position", "position")
+    ]

@@ -481,7 +481,18 @@ def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
         config = int(protocol.headers["Location"].rsplit("#config-", 1)[1])
         built = browser.post_form(f"/campaigns/{campaign}/annotation/{config}/build/", [])
         assert built.status == 302, built.text
+        # The worker process builds the tasks; the setup page's poll says when.
+        deadline = time.monotonic() + 60
+        while True:
+            polled = browser.get(f"/campaigns/{campaign}/annotation/builds.json")
+            assert polled.status == 200, polled.text
+            (build,) = polled.json()["builds"]
+            if not build["active"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+        assert build["status"] == "done", build
         n_tasks = Task.objects.filter(config_id=config).count()
+        assert build["tasks"] == n_tasks
         assert n_tasks >= len(annotators)
         for n, annotator in enumerate(annotators, start=1):
             given = browser.post_form(

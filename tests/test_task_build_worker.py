@@ -18,8 +18,13 @@ from django.urls import reverse
 from annotation.building import progress_key
 from annotation.models import Item, ItemOutput, Task, TaskBuild
 from annotation.tasking import tasks_build
-from tests.factories import PASSWORD, make_config, make_rich_campaign, make_wide_campaign
-from tests.test_task_builds import tasks_as_rows
+from tests.factories import (
+    PASSWORD,
+    make_config,
+    make_rich_campaign,
+    make_wide_campaign,
+    tasks_as_rows,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -33,6 +33,7 @@ from tests.factories import (
     make_campaign,
     make_config,
     make_rich_campaign,
+    tasks_as_rows,
 )
 
 pytestmark = pytest.mark.django_db
@@ -58,25 +59,6 @@ def status_json(client: Client, config: ProtocolConfig) -> dict[str, Any]:
     response = client.get(reverse("config_builds_status", args=[config.campaign_id]))
     assert response.status_code == 200
     return {b["config"]: b for b in response.json()["builds"]}[config.pk]
-
-
-def tasks_as_rows(config: ProtocolConfig) -> list[tuple[Any, ...]]:
-    """Every item and output of the config's tasks, by position: what a build wrote."""
-    return [
-        (
-            o.item.task.position,
-            o.item.position,
-            o.item.kind,
-            o.item.segment_id,
-            o.position,
-            o.kind,
-            o.translation_id,
-            o.text,
-        )
-        for o in ItemOutput.objects.filter(item__task__config=config)
-        .select_related("item__task")
-        .order_by("item__task__position", "item__position", "position")
-    ]
 
 
 def test_build_tasks_queues_a_build_and_answers_before_any_task_is_written(owner) -> None:  # type: ignore[no-untyped-def]
