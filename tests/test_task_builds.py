@@ -74,6 +74,9 @@ def test_build_tasks_queues_a_build_and_answers_before_any_task_is_written(owner
     page = setup_page(client, config)
     assert 'data-build-status="queued"' in page
     assert "Waiting for a worker." in page
+    # Without JS: a link that loads the page again (one to a fragment of it would only scroll).
+    setup_path = reverse("annotation_setup", args=[campaign.pk])
+    assert f'<a href="{setup_path}" data-build-refresh>Refresh</a>' in page
     assert status_json(client, config)["status"] == "queued"
 
     [built] = builds_run_queued()
@@ -83,7 +86,9 @@ def test_build_tasks_queues_a_build_and_answers_before_any_task_is_written(owner
     assert (built.tasks, built.items) == (n_tasks, n_items)
     assert n_tasks > 1
     message = f"Built {n_tasks} tasks with {n_items} items."
-    assert message in setup_page(client, config)
+    page = setup_page(client, config)
+    assert message in page
+    assert "data-build-refresh" not in page
     state = status_json(client, config)
     assert (state["status"], state["active"], state["message"]) == ("done", False, message)
 
