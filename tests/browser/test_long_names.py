@@ -19,6 +19,27 @@ PROTOCOL = "DA" + "y" * 98  # 100: ProtocolConfig.name's max_length
 USERNAME = "annotator" + "z" * 141  # 150: User.username's max_length
 
 
+# The words of the tables' cells (up to a space or after a hyphen, where lines may break) that
+# split over two lines, outside the name cells, which may break a name anywhere: a count split as
+# "1500" over "0" reads as two numbers.
+SPLIT_WORDS = """(() => {
+    const split = [];
+    document.querySelectorAll("table.data td:not(.name)").forEach((td) => {
+        const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const match of node.data.matchAll(/[^\\s-]+-*/g)) {
+                const range = document.createRange();
+                range.setStart(node, match.index);
+                range.setEnd(node, match.index + match[0].length);
+                const tops = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+                if (tops.size > 1) split.push(match[0]);
+            }
+        }
+    });
+    return split;
+})()"""
+
+
 def sideways(page) -> int:  # type: ignore[no-untyped-def]
     """How far the page reaches past the window, in CSS pixels (0: it fits)."""
     return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
@@ -62,6 +83,10 @@ def test_long_names_wrap_instead_of_widening_the_pages(
         ("setup", f"/campaigns/{campaign.pk}/annotation/"),
         ("tasks", f"/campaigns/{campaign.pk}/annotation/{config.pk}/"),
     ]:
-        page.goto(f"{live_server.url}{url}")
-        page.screenshot(path=shots / f"long-names-{name}.png", full_page=True)
-        assert sideways(page) <= 0, name
+        for width in (1280, 700):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(f"{live_server.url}{url}")
+            page.screenshot(path=shots / f"long-names-{name}-{width}.png", full_page=True)
+            assert sideways(page) <= 0, (name, width)
+            split = page.evaluate(SPLIT_WORDS)
+            assert not split, (name, width, split)
