@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -35,7 +34,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, ProtocolConfig, TaskBuild
 from annotation.tasking import TaskError, config_lock_for_build, tasks_build_locked
-from evalsite.jobs import BROKER_ERRORS
+from evalsite.jobs import BROKER_ERRORS, stale_abandon
 
 logger = logging.getLogger(__name__)
 
@@ -155,22 +154,12 @@ def task_build_fail(*, build_id: Any, error: str) -> bool:
 def task_builds_abandon_stale(*, config_id: int) -> int:
     """Mark the config's builds that have not moved for ``EVALSITE_JOB_STALE_SECONDS`` failed
     ("abandoned"), as analysis jobs are; the number marked."""
-    cutoff = timezone.now() - timedelta(seconds=settings.EVALSITE_JOB_STALE_SECONDS)
-    marked = 0
-    for build_id, progressed in TaskBuild.objects.filter(
-        config_id=config_id, status__in=UNDER_WAY, progressed__lt=cutoff
-    ).values_list("pk", "progressed"):
-        since = timezone.localtime(progressed).strftime("%Y-%m-%d %H:%M:%S %Z")
-        # Conditional on the moment seen: a build that moved meanwhile is alive after all.
-        marked += TaskBuild.objects.filter(
-            pk=build_id, status__in=UNDER_WAY, progressed=progressed
-        ).update(
-            status=TaskBuild.Status.FAILED,
-            error=f"abandoned: no progress since {since}",
-            finished=timezone.now(),
-        )
-        logger.warning("task build %s abandoned: no progress since %s", build_id, since)
-    return marked
+    return stale_abandon(
+        TaskBuild.objects.filter(config_id=config_id),
+        under_way=UNDER_WAY,
+        failed=TaskBuild.Status.FAILED,
+        what="task build",
+    )
 
 
 def _reporter(build_id: uuid.UUID) -> Any:

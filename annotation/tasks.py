@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from celery import Task, shared_task
 
 from annotation.building import task_build_fail, task_build_run
-from evalsite.jobs import RETRY, failure_reason
-
-logger = logging.getLogger(__name__)
+from evalsite.jobs import RETRY, failure_record
 
 
 class BuildTask(Task):  # type: ignore[misc]
@@ -22,14 +19,15 @@ class BuildTask(Task):  # type: ignore[misc]
     def on_failure(  # type: ignore[no-untyped-def]
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
-        build_id = (list(args or ()) or [(kwargs or {}).get("build_id")])[0]
-        if build_id is None:
-            return
-        message = f"The build {failure_reason(exc, self.max_retries)}"
-        try:
-            task_build_fail(build_id=build_id, error=message)
-        except Exception:  # the database itself may be what failed; the build goes stale then
-            logger.exception("could not mark task build %s failed (%s)", build_id, message)
+        failure_record(
+            exc,
+            args,
+            kwargs,
+            key="build_id",
+            subject="The build",
+            max_retries=self.max_retries,
+            fail=lambda build_id, message: task_build_fail(build_id=build_id, error=message),
+        )
 
 
 @shared_task(base=BuildTask, name="annotation.task_build", **RETRY)

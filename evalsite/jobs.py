@@ -1,15 +1,24 @@
 """Conventions shared by the Celery tasks of every app (``docs/background.md``): what an
-unreachable broker raises, which database errors are retried and how, and a failed task's
-reason in words for the page that shows it."""
+unreachable broker raises, which database errors are retried and how, a failed task's reason in
+words for the page that shows it, and when a job record (an analysis, a task build) whose worker
+died is taken for dead."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Collection
+from datetime import timedelta
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
+from django.db.models import QuerySet
+from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
 
 # What an unreachable broker or cache raises: kombu's wrapper, redis-py's own errors (not
 # subclasses of the builtin ConnectionError), and plain socket errors.
@@ -50,3 +59,52 @@ def failure_reason(exc: BaseException, max_retries: int | None) -> str:
             f"({type(exc).__name__}: {exc})."
         )
     return f"failed: {type(exc).__name__}: {exc}"
+
+
+def failure_record(
+    exc: BaseException,
+    args: Any,
+    kwargs: Any,
+    *,
+    key: str,
+    subject: str,
+    max_retries: int | None,
+    fail: Callable[[Any, str], Any],
+) -> None:
+    """A task's ``on_failure``: mark the record it worked on (its first argument, or the
+    keyword ``key``) failed through ``fail(record_id, message)``, the message being ``subject``
+    and the reason, so that a record never stays "running" for ever."""
+    args = list(args or ())
+    record_id = args[0] if args else (kwargs or {}).get(key)
+    if record_id is None:
+        return
+    message = f"{subject} {failure_reason(exc, max_retries)}"
+    try:
+        fail(record_id, message)
+    except Exception:  # the database itself may be what failed; the record goes stale then
+        logger.exception("could not mark %s=%s failed (%s)", key, record_id, message)
+
+
+def stale_abandon(
+    records: QuerySet[Any], *, under_way: Collection[str], failed: str, what: str
+) -> int:
+    """Mark the queued or running (``under_way``) ``records`` that have not moved for
+    ``EVALSITE_JOB_STALE_SECONDS`` as ``failed`` ("abandoned"); the number marked. The records
+    have ``status``, ``progressed``, ``error`` and ``finished`` fields."""
+    cutoff = timezone.now() - timedelta(seconds=settings.EVALSITE_JOB_STALE_SECONDS)
+    stale = records.filter(status__in=under_way, progressed__lt=cutoff).values_list(
+        "pk", "progressed"
+    )
+    marked = 0
+    for record_id, progressed in stale:
+        since = timezone.localtime(progressed).strftime("%Y-%m-%d %H:%M:%S %Z")
+        # Conditional on the moment seen: a record that moved meanwhile is alive after all.
+        marked += records.model.objects.filter(
+            pk=record_id, status__in=under_way, progressed=progressed
+        ).update(
+            status=failed,
+            error=f"abandoned: no progress since {since}",
+            finished=timezone.now(),
+        )
+        logger.warning("%s %s abandoned: no progress since %s", what, record_id, since)
+    return marked

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -25,7 +24,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Campaign
-from evalsite.jobs import BROKER_ERRORS
+from evalsite.jobs import BROKER_ERRORS, stale_abandon
 from metrics.models import AnalysisJob, TaskClaim
 from metrics.pipeline import analysis_params, campaign_fingerprint
 
@@ -149,23 +148,12 @@ def _remember_scheduled(key: str, seconds_left: float) -> None:
 def jobs_abandon_stale(*, campaign_id: Any) -> int:
     """Mark the campaign's queued or running jobs that have not moved for
     ``EVALSITE_JOB_STALE_SECONDS`` as failed ("abandoned"); the number marked."""
-    cutoff = timezone.now() - timedelta(seconds=settings.EVALSITE_JOB_STALE_SECONDS)
-    stale = AnalysisJob.objects.filter(
-        campaign_id=campaign_id, status__in=UNDER_WAY, progressed__lt=cutoff
-    ).values_list("pk", "progressed")
-    marked = 0
-    for job_id, progressed in stale:
-        since = timezone.localtime(progressed).strftime("%Y-%m-%d %H:%M:%S %Z")
-        # Conditional on the moment seen: a job that moved meanwhile is alive after all.
-        marked += AnalysisJob.objects.filter(
-            pk=job_id, status__in=UNDER_WAY, progressed=progressed
-        ).update(
-            status=AnalysisJob.Status.FAILED,
-            error=f"abandoned: no progress since {since}",
-            finished=timezone.now(),
-        )
-        logger.warning("analysis %s abandoned: no progress since %s", job_id, since)
-    return marked
+    return stale_abandon(
+        AnalysisJob.objects.filter(campaign_id=campaign_id),
+        under_way=UNDER_WAY,
+        failed=AnalysisJob.Status.FAILED,
+        what="analysis",
+    )
 
 
 def job_progress(*, job_id: Any, done: int | None = None, add: int = 0, **fields: Any) -> None:

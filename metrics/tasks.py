@@ -25,7 +25,7 @@ from celery.signals import worker_init, worker_ready
 from django.utils import timezone
 
 from annotation.models import Campaign, Run
-from evalsite.jobs import RETRY, TRANSIENT, failure_reason
+from evalsite.jobs import RETRY, TRANSIENT, failure_record
 from evalsite.version import evalsite_version, library_versions
 from metrics import pipeline
 from metrics.models import AnalysisJob, WiringProbe
@@ -133,15 +133,15 @@ class JobTask(Task):  # type: ignore[misc]
     def on_failure(  # type: ignore[no-untyped-def]
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
-        args = list(args or ())
-        job_id = args[0] if args else (kwargs or {}).get("job_id")
-        if job_id is None:
-            return
-        message = f"{self.subject.format(*args)} {failure_reason(exc, self.max_retries)}"
-        try:
-            job_fail(job_id=job_id, error=message)
-        except Exception:  # the database itself may be what failed; the job goes stale then
-            logger.exception("could not mark analysis %s failed (%s)", job_id, message)
+        failure_record(
+            exc,
+            args,
+            kwargs,
+            key="job_id",
+            subject=self.subject.format(*(args or ())),
+            max_retries=self.max_retries,
+            fail=lambda job_id, message: job_fail(job_id=job_id, error=message),
+        )
 
 
 def died_message(subject: str, deaths: int) -> str:
