@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -204,3 +206,20 @@ def tasks_as_rows(config: Any) -> list[tuple[Any, ...]]:
         .select_related("item__task")
         .order_by("item__task__position", "item__position", "position")
     ]
+
+
+def record_once_ended(
+    model: Any, pk: Any, *, ended: Callable[[Any], bool], timeout: float, interval: float = 0.2
+) -> Any:
+    """The record ``pk`` of ``model`` (an analysis job, a task build) read again until a worker
+    has ended it; AssertionError with its fields after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        record = model.objects.get(pk=pk)
+        if ended(record):
+            return record
+        if time.monotonic() >= deadline:
+            raise AssertionError(
+                f"{model.__name__} {pk} did not end in {timeout} s: {record.__dict__}"
+            )
+        time.sleep(interval)

@@ -31,20 +31,17 @@ from metrics.stats.resampling import (
     paired_approximate_randomization,
     paired_bootstrap,
 )
+from tests.factories import record_once_ended
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def wait_for(job_id: Any, timeout: float = 300) -> AnalysisJob:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = AnalysisJob.objects.get(pk=job_id)
-        if job.status in (AnalysisJob.Status.DONE, AnalysisJob.Status.FAILED):
-            return job
-        time.sleep(0.5)
-    raise AssertionError(
-        f"the job did not finish in {timeout} s: {AnalysisJob.objects.get(pk=job_id).__dict__}"
+    ended = (AnalysisJob.Status.DONE, AnalysisJob.Status.FAILED)
+    job: AnalysisJob = record_once_ended(
+        AnalysisJob, job_id, ended=lambda job: job.status in ended, timeout=timeout, interval=0.5
     )
+    return job
 
 
 def texts(campaign: Campaign) -> tuple[dict[int, list[str]], list[list[str]]]:

@@ -149,6 +149,19 @@ def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: 
         assert done.returncode == 0, done.stderr
         return done.stdout
 
+    def django(code: str, timeout: float, **settings: str) -> str:
+        """What a Python snippet with Django set up, run as another process, prints."""
+        done = subprocess.run(
+            [sys.executable, "-c", "import django; django.setup()\n" + code],
+            cwd=ROOT,
+            env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings", **settings},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
     manage("migrate", "--noinput")
     assert "organizer / evalsite-demo" in manage("load_demo")
     port = free_port()
@@ -163,84 +176,53 @@ def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: 
     try:
         wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
         # A task queued by another process is picked up by serve's worker from the file queue.
-        queued = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                "import django; django.setup()\n"
-                "from metrics.tasks import ping\n"
-                "from metrics.models import WiringProbe\n"
-                "ping.delay('embedded').get(timeout=60)\n"
-                "print(WiringProbe.objects.get(token='embedded').worker_hostname)",
-            ],
-            cwd=ROOT,
-            env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings"},
-            capture_output=True,
-            text=True,
+        queued = django(
+            "from metrics.tasks import ping\n"
+            "from metrics.models import WiringProbe\n"
+            "ping.delay('embedded').get(timeout=60)\n"
+            "print(WiringProbe.objects.get(token='embedded').worker_hostname)",
             timeout=120,
         )
-        assert queued.returncode == 0, queued.stderr
-        assert queued.stdout.strip().startswith("celery@")
+        assert queued.strip().startswith("celery@")
         assert (tmp_path / "var" / "db.sqlite3").exists()
         # The whole analysis pipeline (chunks as a group, final step) on the file-system broker.
-        analysed = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                "import django, time; django.setup()\n"
-                "from annotation.models import Campaign\n"
-                "from metrics.models import AnalysisJob, AnalysisResult\n"
-                "from metrics.pipeline import metric_settings\n"
-                "from metrics.services import analysis_request\n"
-                "c = Campaign.objects.get()\n"
-                "ms = metric_settings(c.pk)\n"
-                "ms.metrics, ms.bootstrap_samples, ms.ar_trials = ['bleu', 'ter'], 100, 200\n"
-                "ms.save()\n"
-                "job = analysis_request(campaign=c).job\n"
-                "for _ in range(600):\n"
-                "    job.refresh_from_db()\n"
-                "    if job.status in ('done', 'failed'): break\n"
-                "    time.sleep(0.5)\n"
-                "print(job.status, job.error, sorted(job.results.values_list('kind', flat=True)))",
-            ],
-            cwd=ROOT,
-            env={
-                **env,
-                "DJANGO_SETTINGS_MODULE": "evalsite.settings",
-                "EVALSITE_CHUNK_SEGMENTS": "20",
-            },
-            capture_output=True,
-            text=True,
+        analysed = django(
+            "import time\n"
+            "from annotation.models import Campaign\n"
+            "from metrics.models import AnalysisJob, AnalysisResult\n"
+            "from metrics.pipeline import metric_settings\n"
+            "from metrics.services import analysis_request\n"
+            "c = Campaign.objects.get()\n"
+            "ms = metric_settings(c.pk)\n"
+            "ms.metrics, ms.bootstrap_samples, ms.ar_trials = ['bleu', 'ter'], 100, 200\n"
+            "ms.save()\n"
+            "job = analysis_request(campaign=c).job\n"
+            "for _ in range(600):\n"
+            "    job.refresh_from_db()\n"
+            "    if job.status in ('done', 'failed'): break\n"
+            "    time.sleep(0.5)\n"
+            "print(job.status, job.error, sorted(job.results.values_list('kind', flat=True)))",
             timeout=400,
+            EVALSITE_CHUNK_SEGMENTS="20",
         )
-        assert analysed.returncode == 0, analysed.stderr
-        assert analysed.stdout.split("\n")[-2] == "done  ['correlations', 'human', 'metrics']"
+        assert analysed.split("\n")[-2] == "done  ['correlations', 'human', 'metrics']"
         # A task build, as the setup page queues it, on the file-system broker and SQLite.
-        built = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                "import django, time; django.setup()\n"
-                "from annotation.building import task_build_request\n"
-                "from annotation.models import Campaign, ProtocolConfig\n"
-                "c = Campaign.objects.get()\n"
-                "config = ProtocolConfig.objects.create(campaign=c, name='DA 2',\n"
-                "    protocol='direct_assessment', mode='source', outputs_per_screen=1)\n"
-                "build = task_build_request(config=config).build\n"
-                "for _ in range(240):\n"
-                "    build.refresh_from_db()\n"
-                "    if not build.active: break\n"
-                "    time.sleep(0.5)\n"
-                "print(build.status, build.error, build.tasks == config.tasks.count() > 0)",
-            ],
-            cwd=ROOT,
-            env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings"},
-            capture_output=True,
-            text=True,
+        built = django(
+            "import time\n"
+            "from annotation.building import task_build_request\n"
+            "from annotation.models import Campaign, ProtocolConfig\n"
+            "c = Campaign.objects.get()\n"
+            "config = ProtocolConfig.objects.create(campaign=c, name='DA 2',\n"
+            "    protocol='direct_assessment', mode='source', outputs_per_screen=1)\n"
+            "build = task_build_request(config=config).build\n"
+            "for _ in range(240):\n"
+            "    build.refresh_from_db()\n"
+            "    if not build.active: break\n"
+            "    time.sleep(0.5)\n"
+            "print(build.status, build.error, build.tasks == config.tasks.count() > 0)",
             timeout=180,
         )
-        assert built.returncode == 0, built.stderr
-        assert built.stdout.split("\n")[-2] == "done  True"
+        assert built.split("\n")[-2] == "done  True"
         workers = child_pids(server.pid)
         assert workers, "serve started no worker"
     finally:

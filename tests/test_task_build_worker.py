@@ -23,6 +23,7 @@ from tests.factories import (
     make_config,
     make_rich_campaign,
     make_wide_campaign,
+    record_once_ended,
     tasks_as_rows,
 )
 
@@ -30,13 +31,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def wait_for(build_id: Any, timeout: float = 120) -> TaskBuild:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        build = TaskBuild.objects.get(pk=build_id)
-        if not build.active:
-            return build
-        time.sleep(0.2)
-    raise AssertionError(f"the build did not end in {timeout} s: {build.__dict__}")
+    build: TaskBuild = record_once_ended(
+        TaskBuild, build_id, ended=lambda build: not build.active, timeout=timeout
+    )
+    return build
 
 
 def test_a_worker_builds_the_tasks_asked_on_the_setup_page(celery_worker_process, owner) -> None:  # type: ignore[no-untyped-def]

@@ -20,12 +20,14 @@ def holding_a_task(username: str, protocol: str = "direct_assessment") -> Assign
     return assignment
 
 
-def log_in(page, live_server, username: str) -> None:  # type: ignore[no-untyped-def]
+def log_in(page, live_server, username: str, lands_on: str = "**/my/tasks/") -> None:  # type: ignore[no-untyped-def]
+    """Log in through the login page; an annotator lands on My tasks, an organizer on
+    ``lands_on="**/campaigns/"``."""
     page.goto(f"{live_server.url}/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
     page.click("main button[type=submit]")
-    page.wait_for_url("**/my/tasks/")
+    page.wait_for_url(lands_on)
 
 
 def at_the_task(page, live_server, username: str) -> Assignment:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ import pytest
 
 from annotation.tasking import task_assign_next
 from tests.browser.annotator_pages import log_in
-from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
+from tests.factories import make_config, make_rich_campaign, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -40,9 +40,14 @@ SPLIT_WORDS = """(() => {
 })()"""
 
 
-def sideways(page) -> int:  # type: ignore[no-untyped-def]
-    """How far the page reaches past the window, in CSS pixels (0: it fits)."""
-    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+def fits_at(page, url: str, width: int, shot: Path) -> None:  # type: ignore[no-untyped-def]
+    """Open ``url`` in a window ``width`` pixels wide, take a screenshot, and check that the page
+    does not reach past the window."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(url)
+    page.screenshot(path=shot, full_page=True)
+    sideways = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert sideways <= 0, (url, width, sideways)
 
 
 def test_long_names_wrap_instead_of_widening_the_pages(
@@ -65,18 +70,13 @@ def test_long_names_wrap_instead_of_widening_the_pages(
         ("annotate", f"/annotate/{assignment.pk}/"),
     ]:
         for width in (1280, 390):
-            page.set_viewport_size({"width": width, "height": 900})
-            page.goto(f"{live_server.url}{url}")
-            page.screenshot(path=shots / f"long-names-{name}-{width}.png", full_page=True)
-            assert sideways(page) <= 0, (name, width)
+            fits_at(
+                page, f"{live_server.url}{url}", width, shots / f"long-names-{name}-{width}.png"
+            )
 
     page.context.clear_cookies()
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", "organizer-long")
-    page.fill("#id_password", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url(lambda url: "/login/" not in url)
+    log_in(page, live_server, "organizer-long", lands_on="**/campaigns/")
     for name, url in [
         ("campaigns", "/campaigns/"),
         ("campaign", f"/campaigns/{campaign.pk}/"),
@@ -84,9 +84,8 @@ def test_long_names_wrap_instead_of_widening_the_pages(
         ("tasks", f"/campaigns/{campaign.pk}/annotation/{config.pk}/"),
     ]:
         for width in (1280, 700):
-            page.set_viewport_size({"width": width, "height": 900})
-            page.goto(f"{live_server.url}{url}")
-            page.screenshot(path=shots / f"long-names-{name}-{width}.png", full_page=True)
-            assert sideways(page) <= 0, (name, width)
+            fits_at(
+                page, f"{live_server.url}{url}", width, shots / f"long-names-{name}-{width}.png"
+            )
             split = page.evaluate(SPLIT_WORDS)
             assert not split, (name, width, split)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Item, Task
-from tests.factories import PASSWORD, make_config, make_user, make_wide_campaign
+from tests.browser.annotator_pages import log_in
+from tests.factories import make_config, make_user, make_wide_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -26,11 +27,7 @@ def test_the_setup_page_shows_a_build_queued_running_and_done(  # type: ignore[n
     shots = output_dir / "screenshots"
     shots.mkdir(exist_ok=True)
 
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", "oskar")
-    page.fill("#id_password", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url("**/campaigns/")
+    log_in(page, live_server, "oskar", lands_on="**/campaigns/")
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/annotation/")
     page.click("#protocols button:has-text('Build tasks')")
     page.wait_for_selector(".messages")
