@@ -3,6 +3,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 STATIC_ROOT=/app/staticfiles
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY evalsite ./evalsite
+COPY evalcore ./evalcore
 COPY annotation ./annotation
 COPY metrics ./metrics
 RUN pip install --no-cache-dir .

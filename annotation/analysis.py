@@ -1,10 +1,10 @@
 """Selectors of the human-judgment analysis: the database's judgments into the numerical core.
 
 A campaign's judgments are read per protocol config and criterion (one ``JudgmentValue`` row =
-one annotator × item × shown output × criterion) into :class:`annotation.stats.Judgments`
+one annotator × item × shown output × criterion) into :class:`evalcore.human.Judgments`
 tables with a handful of ``values_list`` queries and numpy, then analysed by
-:func:`annotation.stats.analyse_scores` (1–5 and 0–100 criteria) or
-:func:`annotation.stats.analyse_rankings` (ranks). No formula lives here: this module maps
+:func:`evalcore.human.analyse_scores` (1–5 and 0–100 criteria) or
+:func:`evalcore.human.analyse_rankings` (ranks). No formula lives here: this module maps
 database ids to codes and back, applies the organizer's include/exclude decisions, and turns the
 core's arrays into small dataclasses for templates, reports and JSON.
 
@@ -57,7 +57,7 @@ from annotation.models import (
 )
 from annotation.protocols import PROTOCOLS, RANK, Criterion
 from annotation.selectors import campaign_inputs_stamp, content_hash
-from annotation.stats import (
+from evalcore.human import (
     TOLERANCE_0_TO_100,
     TOLERANCE_1_TO_5,
     AnnotatorQC,
@@ -75,10 +75,10 @@ from annotation.stats import (
     pairwise_comparisons,
     ranking_qc,
 )
-from annotation.stats.normalisation import Basis, Space
-from annotation.stats.qc import QCSpace, QCTest, RankSpace
-from annotation.stats.systems import SignificanceTest
-from evalsite.version import evalsite_version
+from evalcore.human.normalisation import Basis, Space
+from evalcore.human.qc import QCSpace, QCTest, RankSpace
+from evalcore.human.systems import SignificanceTest
+from evalcore.version import evalsite_version
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -129,7 +129,7 @@ QC_UNTESTED = "untested"
 def code_version() -> str:
     """The versions that produced a result (STYLE habit 7), e.g.
     ``evalsite 0.1.0+src.3f9a0c21b7de; numpy 2.1.0; scipy 1.17.1; trueskill 0.4.5`` (the
-    digest of the running source: :mod:`evalsite.version`)."""
+    digest of the running source: :mod:`evalcore.version`)."""
     return (
         f"evalsite {evalsite_version()}; numpy {np.__version__}; scipy {scipy.__version__}; "
         f"trueskill {trueskill.__version__}"
@@ -857,7 +857,7 @@ def _score_analysis(
         ],
         significance=_significance(table, result.significance, result.clusters, names, settings),
         method={
-            "analysis": "annotation.stats.analyse_scores",
+            "analysis": "evalcore.human.analyse_scores",
             **common,
             "include_failed": settings.include_failed,
             "exclude_untested": settings.exclude_untested,
@@ -1058,7 +1058,7 @@ def _ranking_analysis(
         ],
         significance=_significance(table, result.significance, result.clusters, names, settings),
         method={
-            "analysis": "annotation.stats.analyse_rankings",
+            "analysis": "evalcore.human.analyse_rankings",
             "qc_test": settings.qc_test,
             "qc_space": settings.ranking_qc_space,
             "threshold": settings.threshold,

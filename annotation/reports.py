@@ -54,7 +54,7 @@ from annotation.models import (
     ProtocolConfig,
     pseudonym_code,
 )
-from annotation.stats import ItemType
+from evalcore.human import ItemType
 
 JUDGMENT_FORMATS = ("csv", "tsv", "jsonl")
 SYSTEM_FORMATS = ("csv", "json", "tex")

@@ -374,7 +374,7 @@ def store_results(campaign: Any, owner: Any) -> None:
 
 def metric_labels(names: list[str]) -> dict[str, tuple[str, bool, str]]:
     """(label, higher is better, signature) per metric; BERTR is described, not loaded."""
-    from metrics.scoring import make_metric
+    from evalcore.scoring import make_metric
 
     out = {}
     for name in names:

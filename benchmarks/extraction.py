@@ -8,7 +8,7 @@ For BLEU, chrF and TER on the deterministic synthetic corpus of ``benchmarks/mt_
 * sacreBLEU sequential: one metric object built with the references (``references=``, so each
   reference is prepared once: sacreBLEU's fastest path), then ``corpus_score(hypotheses, None)``
   per system; the time includes building the reference cache, as ours includes preparing them;
-* ours: :func:`metrics.scoring.extraction.extract_statistics` with 2 worker processes, each
+* ours: :func:`evalcore.scoring.extraction.extract_statistics` with 2 worker processes, each
   distinct (segment, hypothesis) pair computed once, each segment's references prepared once; also
   with 1 process, to show what the parallelism and the deduplication each contribute.
 
@@ -37,8 +37,8 @@ import sacrebleu
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.mt_data import make_corpus
-from metrics.scoring import make_metric
-from metrics.scoring.extraction import distinct_pairs, extract_statistics
+from evalcore.scoring import make_metric
+from evalcore.scoring.extraction import distinct_pairs, extract_statistics
 
 SACRE: dict[str, Any] = {"bleu": sacrebleu.BLEU, "chrf": sacrebleu.CHRF, "ter": sacrebleu.TER}
 

@@ -5,7 +5,7 @@
 
 A deterministic synthetic direct-assessment campaign (200 annotators, 20 systems + the reference,
 5,000 segments, tasks of 100 items with 10 bad references, 5 repeats and 5 references; two careless
-annotators) goes through every stage of ``annotation.stats``: QC tests, normalisation, system
+annotators) goes through every stage of ``evalcore.human``: QC tests, normalisation, system
 scores with t and 1,000-resample bootstrap intervals, pairwise significance (Wilcoxon and a
 1,000-resample paired bootstrap), WMT clusters and agreement. Prints the time per stage and the
 peak resident memory (``resource.getrusage``). Target: ≤ 30 s and ≤ 2 GB on the 2-core machine.
@@ -25,26 +25,26 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation.stats.agreement import (
+from evalcore.human.agreement import (
     inter_annotator_alpha,
     intra_annotator_alpha,
     ranking_kappa,
 )
-from annotation.stats.judgments import ItemType
-from annotation.stats.normalisation import normalise
-from annotation.stats.qc import (
+from evalcore.human.judgments import ItemType
+from evalcore.human.normalisation import normalise
+from evalcore.human.qc import (
     TOLERANCE_0_TO_100,
     annotator_qc,
     bad_reference_test,
 )
-from annotation.stats.rankings import (
+from evalcore.human.rankings import (
     expected_wins,
     no_worse_than_others,
     pairwise_comparisons,
     trueskill_ranking,
 )
-from annotation.stats.synthetic import synthetic_rankings, synthetic_scores
-from annotation.stats.systems import (
+from evalcore.human.synthetic import synthetic_rankings, synthetic_scores
+from evalcore.human.systems import (
     comparison_significance,
     pairwise_significance,
     system_scores,

@@ -21,9 +21,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from metrics.scoring import BLEU
-from metrics.stats.multirun import compare_runs
-from metrics.stats.resampling import paired_approximate_randomization, paired_bootstrap
+from evalcore.scoring import BLEU
+from evalcore.stats.multirun import compare_runs
+from evalcore.stats.resampling import paired_approximate_randomization, paired_bootstrap
 
 
 def emit(line: str) -> None:

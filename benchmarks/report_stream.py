@@ -129,7 +129,7 @@ def build(rows: int) -> None:
 
     from annotation.models import Campaign, ProtocolConfig
     from annotation.services import user_make_organizer
-    from annotation.stats import ItemType, synthetic_scores
+    from evalcore.human import ItemType, synthetic_scores
 
     tasks_per_annotator = rows // (N_ANNOTATORS * 100)
     if tasks_per_annotator < 1 or rows % (N_ANNOTATORS * 100):

@@ -35,9 +35,9 @@ from sacrebleu.significance import PairedTest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.mt_data import make_corpus
-from metrics.scoring import make_metric
-from metrics.scoring.extraction import extract_statistics
-from metrics.stats.resampling import paired_approximate_randomization, paired_bootstrap
+from evalcore.scoring import make_metric
+from evalcore.scoring.extraction import extract_statistics
+from evalcore.stats.resampling import paired_approximate_randomization, paired_bootstrap
 
 SEED = 12345
 SACRE: dict[str, Any] = {"bleu": sacrebleu.BLEU, "chrf": sacrebleu.CHRF, "ter": sacrebleu.TER}

@@ -20,7 +20,7 @@ class MetricsConfig(AppConfig):
 
     def ready(self) -> None:
         from annotation.signals import campaign_data_changed
-        from evalsite.version import evalsite_version, library_versions
+        from evalcore.version import evalsite_version, library_versions
 
         # The code and libraries this process loaded, read now (web and worker processes alike;
         # a worker's pool processes inherit them): files changed on disk later are not its code.

@@ -5,7 +5,7 @@ For every human criterion that has judgments (adequacy, fluency, DA score, rank)
 
 - **system level**: Pearson, Spearman and Kendall τ-b between the human system scores and the
   metric's corpus scores (mean over runs), each with a bootstrap interval over segments
-  (:func:`metrics.stats.meta.system_correlation_bootstrap`), and pairwise accuracy; the points
+  (:func:`evalcore.stats.meta.system_correlation_bootstrap`), and pairwise accuracy; the points
   and the least-squares line of the scatter plot. The bootstrap resamples the statistic of the
   point: for score criteria the human analysis' system score (mean of segment scores in its
   space, REAL and REPEAT judgments of included annotators), for rankings Expected Wins of the
@@ -36,11 +36,11 @@ from numpy.typing import NDArray
 
 from annotation.analysis import CriterionTable, criterion_table_load, criterion_values, values_array
 from annotation.models import ProtocolConfig, Segment, System
-from annotation.stats import ItemType, normalise, pairwise_comparisons, segment_scores
-from annotation.stats.rankings import expected_wins_from_counts
-from annotation.stats.systems import scored_rows
-from metrics.stats.correlation import darr_kendall, pairwise_accuracy, pearson, williams_test
-from metrics.stats.meta import least_squares_line, system_correlation_bootstrap
+from evalcore.human import ItemType, normalise, pairwise_comparisons, segment_scores
+from evalcore.human.rankings import expected_wins_from_counts
+from evalcore.human.systems import scored_rows
+from evalcore.stats.correlation import darr_kendall, pairwise_accuracy, pearson, williams_test
+from evalcore.stats.meta import least_squares_line, system_correlation_bootstrap
 
 DA_PAIR_THRESHOLD = 25.0
 
@@ -61,7 +61,7 @@ class _CriterionInputs:
     judgment row, what the segment-level correlations need.
 
     ``human`` and ``human_fn`` are the arguments of
-    :func:`metrics.stats.meta.system_correlation_bootstrap`: ``(systems, segments, 2)`` ratios
+    :func:`evalcore.stats.meta.system_correlation_bootstrap`: ``(systems, segments, 2)`` ratios
     of ``[segment score, 1]`` (``human_fn`` None), or ``(segments, y·y)`` per-segment pairwise
     win counts with Expected Wins of the chosen systems as ``human_fn``. ``rows`` are the
     judgment rows of the segment level, ``run`` the run id of each row's output (−1 for a
@@ -108,7 +108,7 @@ def _criterion_inputs(
 
     * scores: the system score is the mean over segments of the segment scores in the analysis'
       space, from the judgments of included annotators on REAL and REPEAT items (the default of
-      :func:`annotation.stats.systems.system_scores`), normalised on the analysis' basis;
+      :func:`evalcore.human.systems.system_scores`), normalised on the analysis' basis;
     * rankings: Expected Wins of the REAL pairwise comparisons of included annotators.
     """
     table = criterion_table_load(config=config, criterion=crit["criterion"])

@@ -8,8 +8,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import System
+from evalcore.scoring import METRIC_NAMES
 from metrics.models import MetricSettings
-from metrics.scoring import METRIC_NAMES
 
 TOKENIZERS = ["13a", "intl", "zh", "char", "none", "ja-mecab", "ko-mecab"]
 

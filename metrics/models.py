@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Campaign, Run, System
-from metrics.scoring import METRIC_NAMES
+from evalcore.scoring import METRIC_NAMES
 
 # Every metric of the scoring core, in its order; an organizer may switch some off.
 DEFAULT_METRICS = list(METRIC_NAMES)

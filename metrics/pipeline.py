@@ -34,27 +34,27 @@ from annotation.models import (
     Translation,
 )
 from annotation.selectors import campaign_inputs_stamp, content_hash
-from evalsite.version import evalsite_version, library_versions
-from metrics.models import (
-    AnalysisJob,
-    AnalysisResult,
-    MetricSettings,
-    SegmentScores,
-    StatsChunk,
-)
-from metrics.scoring import (
+from evalcore.scoring import (
     METRIC_NAMES,
     Metric,
     MetricOptions,
     MetricUnavailableError,
     make_metric,
 )
-from metrics.scoring.extraction import extract_statistics
-from metrics.stats.multirun import compare_runs
-from metrics.stats.resampling import (
+from evalcore.scoring.extraction import extract_statistics
+from evalcore.stats.multirun import compare_runs
+from evalcore.stats.resampling import (
     bootstrap_ci,
     paired_approximate_randomization,
     paired_bootstrap,
+)
+from evalcore.version import evalsite_version, library_versions
+from metrics.models import (
+    AnalysisJob,
+    AnalysisResult,
+    MetricSettings,
+    SegmentScores,
+    StatsChunk,
 )
 
 logger = logging.getLogger(__name__)

@@ -33,7 +33,7 @@ from django.utils.formats import get_format
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, Judgment, ProtocolConfig, Task
-from annotation.stats.qc import DEFAULT_IDLE_CAP
+from evalcore.human.qc import DEFAULT_IDLE_CAP
 from metrics import pipeline
 from metrics.models import AnalysisJob, AnalysisResult
 

@@ -25,8 +25,8 @@ from celery.signals import worker_init, worker_ready
 from django.utils import timezone
 
 from annotation.models import Campaign, Run
+from evalcore.version import evalsite_version, library_versions
 from evalsite.jobs import RETRY, TRANSIENT, failure_record
-from evalsite.version import evalsite_version, library_versions
 from metrics import pipeline
 from metrics.models import AnalysisJob, WiringProbe
 from metrics.services import (

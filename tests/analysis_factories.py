@@ -35,7 +35,7 @@ from annotation.models import (
     Task,
     Translation,
 )
-from annotation.stats import ItemType, Judgments
+from evalcore.human import ItemType, Judgments
 from tests.factories import make_campaign
 
 KIND = {

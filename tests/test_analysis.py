@@ -23,7 +23,7 @@ from annotation.analysis import (
 from annotation.analysis_services import annotator_decision_record, annotator_pseudonyms_ensure
 from annotation.models import JudgmentValue
 from annotation.reports import system_report_csv, system_report_json, system_report_latex
-from annotation.stats import (
+from evalcore.human import (
     TOLERANCE_0_TO_100,
     analyse_rankings,
     analyse_scores,

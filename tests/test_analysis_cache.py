@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from annotation.analysis import AnalysisSettings, campaign_analysis_cached
 from annotation.analysis_services import annotator_decision_record, annotator_pseudonyms_ensure
 from annotation.models import Judgment, System
-from annotation.stats import synthetic_scores
+from evalcore.human import synthetic_scores
 from tests.analysis_factories import build_judged_campaign
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from annotation.analysis_services import annotator_pseudonyms_ensure
 from annotation.models import AnnotatorDecision, JudgmentImport
-from annotation.stats import synthetic_scores
+from evalcore.human import synthetic_scores
 from tests.analysis_factories import build_judged_campaign
 from tests.factories import PASSWORD
 

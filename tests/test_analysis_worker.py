@@ -19,18 +19,18 @@ from django.core.management import call_command
 
 from annotation.analysis import AnalysisSettings, campaign_analysis_compute
 from annotation.models import Campaign, Reference, System, Translation
-from metrics import pipeline
-from metrics.correlations import correlations_compute
-from metrics.models import AnalysisJob, AnalysisResult, SegmentScores, StatsChunk, TaskClaim
-from metrics.scoring import make_metric
-from metrics.services import analysis_request
-from metrics.stats.correlation import correlation, pairwise_accuracy
-from metrics.stats.multirun import compare_runs
-from metrics.stats.resampling import (
+from evalcore.scoring import make_metric
+from evalcore.stats.correlation import correlation, pairwise_accuracy
+from evalcore.stats.multirun import compare_runs
+from evalcore.stats.resampling import (
     bootstrap_ci,
     paired_approximate_randomization,
     paired_bootstrap,
 )
+from metrics import pipeline
+from metrics.correlations import correlations_compute
+from metrics.models import AnalysisJob, AnalysisResult, SegmentScores, StatsChunk, TaskClaim
+from metrics.services import analysis_request
 from tests.factories import record_once_ended
 
 pytestmark = pytest.mark.django_db(transaction=True)

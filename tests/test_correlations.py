@@ -34,9 +34,9 @@ from annotation.models import (
     Segment,
     Translation,
 )
+from evalcore.scoring import make_metric
+from evalcore.stats.correlation import williams_test
 from metrics.models import AnalysisJob, AnalysisResult
-from metrics.scoring import make_metric
-from metrics.stats.correlation import williams_test
 from tests.dashboard_factories import analysis_run_sync, make_judged_demo_campaign
 from tests.factories import make_user
 

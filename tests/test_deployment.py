@@ -29,7 +29,7 @@ from tests.conftest import ROOT, compose_command, free_port, stop, wait_for_http
 from tests.factories import PASSWORD, make_user
 from tests.test_processes import child_pids, production_environment
 
-APP_PACKAGES = ("evalsite", "annotation", "metrics")
+APP_PACKAGES = ("evalsite", "evalcore", "annotation", "metrics")
 # Env's getters (string, integer, boolean, url, ...): each takes the variable's name first.
 ENV_READERS = {
     name for name, member in vars(Env).items() if callable(member) and not name.startswith("_")

@@ -36,7 +36,7 @@ from annotation.judgment_import import (
 )
 from annotation.models import ItemKind, ItemOutput, JudgmentImport, Segment, System, Task
 from annotation.reports import JUDGMENT_COLUMNS, judgment_report_stream
-from annotation.stats import TOLERANCE_0_TO_100, Judgments, analyse_scores
+from evalcore.human import TOLERANCE_0_TO_100, Judgments, analyse_scores
 from tests.analysis_factories import make_text_campaign
 from tests.factories import PASSWORD
 

@@ -30,7 +30,7 @@ from annotation.reports import (
     annotator_report_csv,
     judgment_row_statistics,
 )
-from annotation.stats import ItemType, analyse_rankings, synthetic_rankings
+from evalcore.human import ItemType, analyse_rankings, synthetic_rankings
 from metrics.selectors import human_panel
 from tests.analysis_factories import build_judged_campaign
 from tests.factories import PASSWORD

@@ -45,7 +45,7 @@ from annotation.reports import (
     system_report_json,
     system_report_latex,
 )
-from annotation.stats import Judgments, synthetic_scores
+from evalcore.human import Judgments, synthetic_scores
 from tests.analysis_factories import START, build_judged_campaign
 from tests.factories import PASSWORD, make_user
 

@@ -16,10 +16,10 @@ import sacrebleu
 import scipy
 
 from annotation.analysis import code_version
-from evalsite.version import CODE_PACKAGES, code_folders, evalsite_version, source_digest
+from evalcore.scoring.base import our_version
+from evalcore.version import CODE_PACKAGES, code_folders, evalsite_version, source_digest
 from metrics import pipeline
 from metrics.models import AnalysisJob, StatsChunk
-from metrics.scoring.base import our_version
 from metrics.tasks import _job, analysis_chunk, analysis_start, code_named
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,7 +66,7 @@ def run_version(cwd: Path, script: str = "") -> str:
             [
                 sys.executable,
                 "-c",
-                f"{script}\nfrom evalsite.version import evalsite_version as v\nprint(v())",
+                f"{script}\nfrom evalcore.version import evalsite_version as v\nprint(v())",
             ],
             cwd=cwd,
             env={**os.environ, "EVALSITE_VAR_DIR": str(cwd / "var")},
@@ -93,7 +93,7 @@ def test_a_copy_of_the_code_has_its_version_and_a_changed_copy_another(tmp_path:
     copy_code(tmp_path)
     assert run_version(tmp_path) == evalsite_version()
 
-    scores = tmp_path / "metrics" / "scoring" / "lexical.py"
+    scores = tmp_path / "evalcore" / "scoring" / "lexical.py"
     scores.write_text(scores.read_text() + "\n# a fix\n")
     changed = run_version(tmp_path)
     release = evalsite_version().split("+")[0]
@@ -107,7 +107,7 @@ def test_a_process_names_the_code_it_started_with_not_what_is_on_disk_later(
     """Django's start reads the version (``MetricsConfig.ready``): sources changed afterwards,
     as by an edit under a running server, are not the code the process runs."""
     copy_code(tmp_path)
-    changed = tmp_path / "metrics" / "scoring" / "lexical.py"
+    changed = tmp_path / "evalcore" / "scoring" / "lexical.py"
     edit = f"open({str(changed)!r}, 'a').write('# edited')"
     assert run_version(tmp_path, f"import django\ndjango.setup()\n{edit}") == evalsite_version()
     assert run_version(tmp_path) != evalsite_version()  # the edit is there for the next start

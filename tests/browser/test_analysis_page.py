@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from annotation.models import AnnotatorDecision
-from annotation.stats import synthetic_scores
+from evalcore.human import synthetic_scores
 from tests.analysis_factories import build_judged_campaign
 from tests.factories import PASSWORD, make_user
 

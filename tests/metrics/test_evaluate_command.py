@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.metrics.corpus import corpus, variant
+from tests.evalcore.corpus import corpus, variant
 
 ROOT = Path(__file__).resolve().parents[2]
 

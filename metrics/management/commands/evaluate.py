@@ -18,14 +18,14 @@ from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from metrics.scoring import METRIC_NAMES, MetricOptions, MetricUnavailableError
-from metrics.scoring.evaluation import (
+from evalcore.scoring import METRIC_NAMES, MetricOptions, MetricUnavailableError
+from evalcore.scoring.evaluation import (
     evaluate_outputs,
     format_latex_table,
     format_multeval_table,
     report_json,
 )
-from metrics.scoring.sacre import BLEU_TOKENIZERS
+from evalcore.scoring.sacre import BLEU_TOKENIZERS
 
 EXIT_BAD_INPUT = 2
 

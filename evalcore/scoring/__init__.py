@@ -1,0 +1,123 @@
+"""Automatic MT metrics as per-segment sufficient statistics plus a vectorised corpus score.
+
+Django-free. Use :func:`make_metric` to build a metric by name; every metric has
+``statistics(hypotheses, references)`` → ``(n_segments, n_stats)``, ``score_from_statistics``
+(the ``score_fn`` of ``evalcore.stats``), ``corpus_score``, ``sentence_scores`` and ``signature``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .base import (
+    CorpusScore,
+    Metric,
+    MetricUnavailableError,
+    References,
+    Signature,
+    check_corpus,
+    count_references,
+)
+from .lemma import LemmaOverlap
+from .lexical import PER, WER, WordFMeasure, WordPrecision, WordRecall
+from .sacre import BLEU, CHRF, TER, CHRFPlusPlus, Length
+
+__all__ = [
+    "BLEU",
+    "CHRF",
+    "METRIC_NAMES",
+    "PER",
+    "TER",
+    "WER",
+    "CHRFPlusPlus",
+    "CorpusScore",
+    "LemmaOverlap",
+    "Length",
+    "Metric",
+    "MetricOptions",
+    "MetricUnavailableError",
+    "References",
+    "Signature",
+    "WordFMeasure",
+    "WordPrecision",
+    "WordRecall",
+    "check_corpus",
+    "count_references",
+    "make_metric",
+]
+
+METRIC_NAMES: tuple[str, ...] = (
+    "bleu",
+    "chrf",
+    "chrf++",
+    "ter",
+    "length",
+    "wer",
+    "per",
+    "precision",
+    "recall",
+    "fmeasure",
+    "lemma_overlap",
+    "bertr",
+)
+
+
+@dataclass(frozen=True)
+class MetricOptions:
+    """Settings shared by the metrics that use them; each metric takes the ones it knows."""
+
+    tokenize: str = "13a"
+    """sacreBLEU tokenizer for BLEU, Length and the word metrics."""
+    lowercase: bool = False
+    """Case-insensitive BLEU, chrF, Length and word metrics (TER has its own case option)."""
+    smooth_method: str = "exp"
+    smooth_value: float | None = None
+    ter_case_sensitive: bool = False
+    ter_normalized: bool = False
+    ter_no_punct: bool = False
+    ter_asian_support: bool = False
+    lang: str = "en"
+    """Target language for lemma overlap (simplemma and stop words)."""
+
+
+def make_metric(name: str, options: MetricOptions | None = None) -> Metric:
+    """Build the metric called ``name`` (one of :data:`METRIC_NAMES`) with ``options``.
+
+    Raises ValueError for an unknown name and MetricUnavailableError when the metric's optional
+    dependencies are missing (BERTR without the ``neural`` extra).
+    """
+    o = options or MetricOptions()
+    word: dict[str, Any] = {"tokenize": o.tokenize, "lowercase": o.lowercase}
+    if name == "bleu":
+        return BLEU(smooth_method=o.smooth_method, smooth_value=o.smooth_value, **word)
+    if name == "chrf":
+        return CHRF(lowercase=o.lowercase)
+    if name == "chrf++":
+        return CHRFPlusPlus(lowercase=o.lowercase)
+    if name == "ter":
+        return TER(
+            normalized=o.ter_normalized,
+            no_punct=o.ter_no_punct,
+            asian_support=o.ter_asian_support,
+            case_sensitive=o.ter_case_sensitive,
+        )
+    if name == "length":
+        return Length(**word)
+    if name == "wer":
+        return WER(**word)
+    if name == "per":
+        return PER(**word)
+    if name == "precision":
+        return WordPrecision(**word)
+    if name == "recall":
+        return WordRecall(**word)
+    if name == "fmeasure":
+        return WordFMeasure(**word)
+    if name == "lemma_overlap":
+        return LemmaOverlap(lang=o.lang)
+    if name == "bertr":
+        from .bertr import BERTR  # imports torch lazily, only when asked for
+
+        return BERTR()
+    raise ValueError(f"unknown metric {name!r}; choose from {', '.join(METRIC_NAMES)}")
