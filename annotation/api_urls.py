@@ -3,8 +3,8 @@ from __future__ import annotations
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from annotation import annotate_api
-from annotation.api import CampaignViewSet
+from annotation.campaigns.api import CampaignViewSet
+from annotation.judging import api as annotate_api
 
 router = DefaultRouter()
 router.register("campaigns", CampaignViewSet, basename="api-campaign")

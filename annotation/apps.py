@@ -7,7 +7,7 @@ from django.db.models.signals import post_migrate
 
 
 def _ensure_organizers_group(sender: AppConfig, **kwargs: Any) -> None:
-    from annotation.services import organizers_group_ensure
+    from annotation.campaigns.services import organizers_group_ensure
 
     organizers_group_ensure(using=kwargs.get("using", "default"))
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from celery import Task, shared_task
 
-from annotation.building import task_build_fail, task_build_run
+from annotation.tasking.background import task_build_fail, task_build_run
 from evalsite.jobs import RETRY, failure_record
 
 

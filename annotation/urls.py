@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import path
 
-from annotation import annotate_views, setup_views, views
+from annotation.campaigns import views
+from annotation.judging import views as annotate_views
+from annotation.tasking import views as setup_views
 
 urlpatterns = [
     path("campaigns/", views.campaign_list, name="campaign_list"),

@@ -109,6 +109,7 @@ def build() -> None:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
+    from annotation.campaigns.services import campaign_create, user_make_organizer
     from annotation.models import (
         Assignment,
         Document,
@@ -125,7 +126,6 @@ def build() -> None:
         Translation,
         Upload,
     )
-    from annotation.services import campaign_create, user_make_organizer
 
     rng = np.random.default_rng(SEED)
     started = time.perf_counter()

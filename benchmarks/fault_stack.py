@@ -457,11 +457,11 @@ def campaign_create(
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    from annotation.demo import demo_files
+    from annotation.campaigns.services import campaign_create as create
+    from annotation.campaigns.services import campaign_data_import, user_make_organizer
+    from annotation.demo.campaign import demo_files
     from annotation.models import ProtocolConfig
-    from annotation.services import campaign_create as create
-    from annotation.services import campaign_data_import, user_make_organizer
-    from annotation.tasking import tasks_build
+    from annotation.tasking.services import tasks_build
 
     users = get_user_model().objects
     owner = users.create_user(username="organizer", password=uuid.uuid4().hex)

@@ -120,9 +120,9 @@ def corpus_campaign(*, segments: int, systems: int) -> str:
     runs each, one reference; its id."""
     from django.contrib.auth import get_user_model
 
-    from annotation.importers import UploadFile
+    from annotation.campaigns.services import campaign_data_import
+    from annotation.campaigns.uploads import UploadFile
     from annotation.models import Campaign
-    from annotation.services import campaign_data_import
     from benchmarks.mt_data import make_corpus
 
     def text(lines: list[str]) -> bytes:

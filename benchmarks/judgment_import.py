@@ -17,7 +17,7 @@ The judgment file is our own TSV format (``docs/reports.md``), deterministic (se
 100 rows by one of 50 annotators each — 70 SYSTEM rows (distinct outputs), 10 REPEAT and 10
 BAD_REF rows copying SYSTEM rows of the same HIT, 10 REF rows on segments of the HIT — with 0–100
 scores and seconds. It is imported as the UI, the API and ``import_judgments`` do, by
-:func:`annotation.judgment_import.judgments_import`.
+:func:`annotation.judgment_import.services.judgments_import`.
 
 Printed: the time to parse the file alone, the time of the whole import (parse, checks against
 the campaign, storing), rows per second, the rows stored, and the peak resident memory during the
@@ -82,9 +82,9 @@ def make_campaign(n_segments: int, n_systems: int) -> object:
     """The campaign with its texts, stored by the services behind the upload page."""
     from django.contrib.auth import get_user_model
 
-    from annotation.importers import UploadFile
+    from annotation.campaigns.services import campaign_create, campaign_data_import
+    from annotation.campaigns.uploads import UploadFile
     from annotation.models import Campaign
-    from annotation.services import campaign_create, campaign_data_import
 
     owner, _ = get_user_model().objects.get_or_create(username=OWNER)
     campaign = campaign_create(
@@ -127,7 +127,7 @@ def cleanup(campaign: Any) -> None:
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
-    from annotation.judgment_import import USERNAME_PREFIX
+    from annotation.judgment_import.services import USERNAME_PREFIX
     from annotation.models import (
         Assignment,
         Item,
@@ -221,8 +221,8 @@ def main() -> None:
     from django.conf import settings
     from django.db import connection
 
-    from annotation.importers import UploadFile
-    from annotation.judgment_import import (
+    from annotation.campaigns.uploads import UploadFile
+    from annotation.judgment_import.services import (
         ImportOptions,
         judgments_import,
         judgments_parse,

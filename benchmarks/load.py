@@ -126,11 +126,15 @@ def seed(
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    from annotation.importers import UploadFile
+    from annotation.campaigns.services import (
+        campaign_create,
+        campaign_data_import,
+        user_make_organizer,
+    )
+    from annotation.campaigns.uploads import UploadFile
     from annotation.models import Item, ItemOutput, ProtocolConfig, Task
     from annotation.protocols import PROTOCOLS
-    from annotation.services import campaign_create, campaign_data_import, user_make_organizer
-    from annotation.tasking import tasks_build
+    from annotation.tasking.services import tasks_build
     from benchmarks.mt_data import make_corpus
 
     definition = PROTOCOLS[protocol]

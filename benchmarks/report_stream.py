@@ -16,7 +16,8 @@ about a minute instead of hours.
 
 The report is then produced in a fresh process (so that its peak memory is the report's, not
 the builder's) exactly as the download view does: pseudonyms ensured, then every chunk of
-``annotation.reports.judgment_report_stream`` consumed. Printed: time to the first byte (the
+``annotation.reports.judgments.judgment_report_stream`` consumed. Printed: time to the first byte
+(the
 normalisation pass), total time, rows per second, bytes, and peak RSS
 (``VmHWM`` of ``/proc/self/status``).
 """
@@ -127,8 +128,8 @@ def build(rows: int) -> None:
     from django.db import connection
     from django.utils import timezone
 
+    from annotation.campaigns.services import user_make_organizer
     from annotation.models import Campaign, ProtocolConfig
-    from annotation.services import user_make_organizer
     from evalcore.human import ItemType, synthetic_scores
 
     tasks_per_annotator = rows // (N_ANNOTATORS * 100)
@@ -352,9 +353,9 @@ def build(rows: int) -> None:
 
 def stream(file_format: str) -> None:
     """Produce the report as the download view does and count its rows and bytes."""
-    from annotation.analysis_services import annotator_pseudonyms_ensure
+    from annotation.analysis.services import annotator_pseudonyms_ensure
     from annotation.models import Campaign, JudgmentValue
-    from annotation.reports import judgment_report_stream
+    from annotation.reports.judgments import judgment_report_stream
 
     campaign = Campaign.objects.get(name=CAMPAIGN_NAME)
     n_values = JudgmentValue.objects.count()

@@ -26,7 +26,7 @@ urlpatterns = [
     path("api/", include("metrics.api_urls")),
     path("", include("metrics.settings_urls")),
     path("", include("annotation.urls")),
-    path("", include("annotation.analysis_urls")),
+    path("", include("annotation.analysis.urls")),
     path("", include("metrics.urls")),
 ]
 

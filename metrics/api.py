@@ -16,8 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.analysis_api import NAMES, NamesSerializer
-from annotation.api import IsOrganizer
+from annotation.analysis.api import NAMES, NamesSerializer
+from annotation.campaigns.api import IsOrganizer
 from annotation.models import Segment
 from annotation.permissions import campaign_for_organizer
 from metrics.human import human_document_named

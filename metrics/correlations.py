@@ -34,7 +34,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.analysis import CriterionTable, criterion_table_load, criterion_values, values_array
+from annotation.analysis.selectors import (
+    CriterionTable,
+    criterion_table_load,
+    criterion_values,
+    values_array,
+)
 from annotation.models import ProtocolConfig, Segment, System
 from evalcore.human import ItemType, normalise, pairwise_comparisons, segment_scores
 from evalcore.human.rankings import expected_wins_from_counts

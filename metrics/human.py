@@ -7,11 +7,11 @@ from typing import Any
 
 from django.db.models import Count
 
-from annotation.analysis import AnalysisSettings, campaign_analysis_compute
-from annotation.analysis_services import annotator_pseudonyms_ensure
+from annotation.analysis.selectors import AnalysisSettings, campaign_analysis_compute
+from annotation.analysis.services import annotator_pseudonyms_ensure
 from annotation.models import JudgmentValue, pseudonym_code
 from annotation.protocols import PROTOCOLS
-from annotation.reports import annotator_labels
+from annotation.reports.judgments import annotator_labels
 
 # 0–100 scales are shown in bins of 10 (the last bin holds 90–100).
 SLIDER_BIN = 10

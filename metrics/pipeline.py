@@ -26,6 +26,7 @@ from django.conf import settings as django_settings
 from django.db.models import Count
 from django.utils import timezone
 
+from annotation.campaigns.selectors import campaign_inputs_stamp, content_hash
 from annotation.models import (
     Reference,
     Run,
@@ -33,7 +34,6 @@ from annotation.models import (
     System,
     Translation,
 )
-from annotation.selectors import campaign_inputs_stamp, content_hash
 from evalcore.scoring import (
     METRIC_NAMES,
     Metric,

@@ -15,9 +15,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
+from annotation.campaigns.views import organizer_required
 from annotation.permissions import campaign_for_organizer
-from annotation.reports import download_disposition
-from annotation.views import organizer_required
+from annotation.reports.judgments import download_disposition
 from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult
 from metrics.selectors import (

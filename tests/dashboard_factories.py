@@ -13,14 +13,14 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from annotation.demo import (
+from annotation.demo.campaign import (
     DEMO_ANNOTATIONS_PER_TASK,
     DEMO_BAD_REFERENCES,
     DEMO_PROTOCOLS,
     demo_simulate_judgments,
 )
 from annotation.models import Campaign, ProtocolConfig
-from annotation.tasking import tasks_build
+from annotation.tasking.services import tasks_build
 from metrics import pipeline
 from metrics.models import AnalysisJob, MetricSettings
 from tests.factories import make_rich_campaign

@@ -9,9 +9,9 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
-from annotation.importers import UploadFile
+from annotation.campaigns.services import campaign_create, campaign_data_import, user_make_organizer
+from annotation.campaigns.uploads import UploadFile
 from annotation.models import Campaign
-from annotation.services import campaign_create, campaign_data_import, user_make_organizer
 
 PASSWORD = "correct-horse-battery-staple"
 
@@ -100,7 +100,7 @@ def make_campaign(
 def make_rich_campaign(*, owner: AbstractBaseUser, **fields: Any) -> Campaign:
     """A campaign with the demo's data: 60 segments in 6 documents, 2 references, 4 systems × 3
     runs — enough for tasks of every protocol."""
-    from annotation.demo import demo_files
+    from annotation.demo.campaign import demo_files
 
     campaign = make_campaign(owner=owner, **fields)
     campaign_data_import(campaign=campaign, files=demo_files(), user=owner)
@@ -117,7 +117,7 @@ def make_config(
     """A protocol config of ``campaign`` (with its tasks built unless ``build`` is false)."""
     from annotation.models import ProtocolConfig
     from annotation.protocols import PROTOCOLS
-    from annotation.tasking import tasks_build
+    from annotation.tasking.services import tasks_build
 
     defaults: dict[str, Any] = {
         "name": protocol,

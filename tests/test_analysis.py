@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.analysis import (
+from annotation.analysis.selectors import (
     QC_FAILED,
     QC_PASSED,
     AnalysisSettings,
@@ -20,9 +20,9 @@ from annotation.analysis import (
     campaign_criteria,
     criterion_table_load,
 )
-from annotation.analysis_services import annotator_decision_record, annotator_pseudonyms_ensure
+from annotation.analysis.services import annotator_decision_record, annotator_pseudonyms_ensure
 from annotation.models import JudgmentValue
-from annotation.reports import system_report_csv, system_report_json, system_report_latex
+from annotation.reports.judgments import system_report_csv, system_report_json, system_report_latex
 from evalcore.human import (
     TOLERANCE_0_TO_100,
     analyse_rankings,

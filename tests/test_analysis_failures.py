@@ -15,8 +15,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from annotation.campaigns.services import campaign_data_import
 from annotation.models import Reference, Segment
-from annotation.services import campaign_data_import
 from metrics.models import AnalysisJob, AnalysisResult, StatsChunk
 from metrics.pipeline import analysis_params
 from metrics.services import analysis_request

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.analysis_services import annotator_pseudonyms_ensure
+from annotation.analysis.services import annotator_pseudonyms_ensure
 from annotation.models import AnnotatorDecision, JudgmentImport
 from evalcore.human import synthetic_scores
 from tests.analysis_factories import build_judged_campaign

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from annotation.importers import UploadFile
-from annotation.judging import annotation_screen, judgment_record
-from annotation.judgment_import import judgments_import
-from annotation.tasking import task_assign_next
+from annotation.campaigns.uploads import UploadFile
+from annotation.judging.services import annotation_screen, judgment_record
+from annotation.judgment_import.services import judgments_import
+from annotation.tasking.services import task_assign_next
 from metrics import services
 from metrics.models import AnalysisJob
 from metrics.selectors import dashboard_status

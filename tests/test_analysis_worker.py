@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from annotation.analysis import AnalysisSettings, campaign_analysis_compute
+from annotation.analysis.selectors import AnalysisSettings, campaign_analysis_compute
 from annotation.models import Campaign, Reference, System, Translation
 from evalcore.scoring import make_metric
 from evalcore.stats.correlation import correlation, pairwise_accuracy
@@ -92,8 +92,8 @@ def same_document(stored: Any, direct: Any, where: str = "") -> None:
 
 def large_campaign(owner: Any, n_segments: int = 600) -> Campaign:
     """Distinct synthetic sentences (no two pairs alike), so chunks take a while to score."""
-    from annotation.importers import UploadFile
-    from annotation.services import campaign_data_import
+    from annotation.campaigns.services import campaign_data_import
+    from annotation.campaigns.uploads import UploadFile
     from tests.factories import lines, make_campaign
 
     rng = np.random.default_rng(4)

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Assignment, Invite, Item, Judgment
-from annotation.tasking import invite_create, task_assign_next
+from annotation.tasking.services import invite_create, task_assign_next
 from tests.factories import PASSWORD, full_answer, make_config, make_user
 
 pytestmark = pytest.mark.django_db

@@ -59,8 +59,8 @@ def test_a_server_error_in_the_api_answers_json_and_on_a_page_html(annotator, mo
         raise RuntimeError("a fault injected by the test")
 
     # The first thing My tasks does, in the API and on the page.
-    monkeypatch.setattr("annotation.annotate_api.assignments_expire", broken)
-    monkeypatch.setattr("annotation.annotate_views.assignments_expire", broken)
+    monkeypatch.setattr("annotation.judging.api.assignments_expire", broken)
+    monkeypatch.setattr("annotation.judging.views.assignments_expire", broken)
     client = Client(raise_request_exception=False)
     token = Token.objects.create(user=annotator).key
     response = client.get("/api/my/tasks/", HTTP_AUTHORIZATION=f"Token {token}")

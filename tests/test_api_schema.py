@@ -155,8 +155,8 @@ def seeded(transactional_db: None) -> dict[str, Any]:
     ids to aim requests at."""
     from rest_framework.authtoken.models import Token
 
-    from annotation.judging import judgment_record
-    from annotation.tasking import task_assign_next
+    from annotation.judging.services import judgment_record
+    from annotation.tasking.services import task_assign_next
     from tests.dashboard_factories import analysis_run_sync
     from tests.factories import full_answer, make_campaign, make_config, make_user
 

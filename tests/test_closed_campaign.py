@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Campaign, Item, Judgment, JudgmentValue
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from tests.factories import PASSWORD, full_answer, make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db

@@ -13,9 +13,9 @@ import pytest
 from django.db import connection, connections, transaction
 from django.db.models import F
 
-from annotation.judging import JudgmentError, judgment_record
+from annotation.judging.services import JudgmentError, judgment_record
 from annotation.models import Assignment, Item, Judgment, ProtocolConfig, Task
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from tests.factories import full_answer, make_config, make_rich_campaign, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -25,7 +25,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation.judging import annotation_screen, judgment_record
+from annotation.judging.services import annotation_screen, judgment_record
 from annotation.models import (
     AnnotatorPseudonym,
     Campaign,
@@ -34,7 +34,7 @@ from annotation.models import (
     System,
     Task,
 )
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from evalsite.celery import app as celery_app
 from metrics.models import AnalysisJob, AnalysisResult
 from metrics.selectors import IDLE_CAP_SECONDS, campaign_progress

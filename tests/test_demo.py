@@ -11,10 +11,10 @@ import sacrebleu
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
-from annotation.demo import DEMO_ANNOTATORS, DEMO_ORGANIZER, DEMO_PASSWORD, DEMO_SYSTEMS
+from annotation.campaigns.selectors import campaign_counts
+from annotation.demo.campaign import DEMO_ANNOTATORS, DEMO_ORGANIZER, DEMO_PASSWORD, DEMO_SYSTEMS
 from annotation.models import Campaign, Reference, Translation
 from annotation.permissions import user_is_organizer
-from annotation.selectors import campaign_counts
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +70,7 @@ def test_the_demo_systems_differ_clearly_in_quality_in_every_run() -> None:
 
 
 def test_the_demo_raters_judged_through_the_services_and_the_careless_one_fails_qc() -> None:
-    from annotation.analysis import campaign_analysis_compute
+    from annotation.analysis.selectors import campaign_analysis_compute
     from annotation.models import Judgment
 
     call_command("load_demo", stdout=StringIO())

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
 
 pytestmark = pytest.mark.django_db

@@ -15,8 +15,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Invite
-from annotation.setup_views import INVITES_SHOWN
-from annotation.tasking import INVITE_SALT, invite_create, invite_token
+from annotation.tasking.services import INVITE_SALT, invite_create, invite_token
+from annotation.tasking.views import INVITES_SHOWN
 from tests.factories import PASSWORD, make_campaign, make_user
 
 pytestmark = pytest.mark.django_db

@@ -14,10 +14,15 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.annotate_api import SubmitSerializer
-from annotation.judging import JudgmentError, annotation_screen, judgment_record
+from annotation.judging.api import SubmitSerializer
+from annotation.judging.services import JudgmentError, annotation_screen, judgment_record
 from annotation.models import Assignment, Item, Judgment, JudgmentRevision, JudgmentValue, Task
-from annotation.tasking import assignment_release, assignments_expire, task_assign, task_assign_next
+from annotation.tasking.services import (
+    assignment_release,
+    assignments_expire,
+    task_assign,
+    task_assign_next,
+)
 from tests.factories import PASSWORD, full_answer, make_config, make_rich_campaign, make_user
 
 pytestmark = pytest.mark.django_db
@@ -285,7 +290,7 @@ def test_push_assigns_a_task_without_expiry_and_never_beyond_its_slots(setup) ->
     pushed = task_assign(task=task, annotator=make_user("pushed"))
     assert pushed.origin == Assignment.Origin.PUSH
     assert pushed.expires_at is None
-    from annotation.tasking import TaskError
+    from annotation.tasking.services import TaskError
 
     with pytest.raises(TaskError, match="all the annotators"):
         task_assign(task=task, annotator=make_user("too-many"))

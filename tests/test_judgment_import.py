@@ -21,21 +21,21 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from annotation.analysis import (
+from annotation.analysis.selectors import (
     AnalysisSettings,
     campaign_analysis_compute,
     campaign_criteria,
     criterion_table_load,
 )
-from annotation.importers import UploadError, UploadFile
-from annotation.judgment_import import (
+from annotation.campaigns.uploads import UploadError, UploadFile
+from annotation.judgment_import.services import (
     ImportOptions,
     judgment_file_text,
     judgments_import,
     judgments_parse,
 )
 from annotation.models import ItemKind, ItemOutput, JudgmentImport, Segment, System, Task
-from annotation.reports import JUDGMENT_COLUMNS, judgment_report_stream
+from annotation.reports.judgments import JUDGMENT_COLUMNS, judgment_report_stream
 from evalcore.human import TOLERANCE_0_TO_100, Judgments, analyse_scores
 from tests.analysis_factories import make_text_campaign
 from tests.factories import PASSWORD

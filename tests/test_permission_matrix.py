@@ -38,10 +38,10 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.resolvers import RoutePattern
 
-from annotation.forms import ProtocolConfigForm
+from annotation.campaigns.forms import ProtocolConfigForm
 from annotation.models import Assignment, Campaign, Invite, Item, ProtocolConfig
 from annotation.protocols import PROTOCOLS
-from annotation.tasking import invite_create, invite_token, task_assign_next
+from annotation.tasking.services import invite_create, invite_token, task_assign_next
 from tests.dashboard_factories import analysis_run_sync
 from tests.factories import PASSWORD, full_answer, lines, make_campaign, make_config, make_user
 

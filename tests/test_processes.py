@@ -209,7 +209,7 @@ def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: 
         # A task build, as the setup page queues it, on the file-system broker and SQLite.
         built = django(
             "import time\n"
-            "from annotation.building import task_build_request\n"
+            "from annotation.tasking.background import task_build_request\n"
             "from annotation.models import Campaign, ProtocolConfig\n"
             "c = Campaign.objects.get()\n"
             "config = ProtocolConfig.objects.create(campaign=c, name='DA 2',\n"

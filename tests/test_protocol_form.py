@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.utils import translation
 
-from annotation.forms import MAX_HOLD_MINUTES, ProtocolConfigForm
+from annotation.campaigns.forms import MAX_HOLD_MINUTES, ProtocolConfigForm
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,9 @@ from django.db import connection, connections, transaction
 from django.test import Client
 from django.urls import reverse
 
-from annotation.forms import ProtocolConfigForm
+from annotation.campaigns.forms import ProtocolConfigForm
 from annotation.models import ProtocolConfig, Task
-from annotation.tasking import assignment_release, task_assign_next
+from annotation.tasking.services import assignment_release, task_assign_next
 from tests.factories import PASSWORD, make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -16,15 +16,15 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotation.analysis import (
+from annotation.analysis.selectors import (
     QC_FAILED,
     QC_PASSED,
     AnalysisSettings,
     campaign_analysis_compute,
 )
-from annotation.analysis_services import annotator_decision_record
+from annotation.analysis.services import annotator_decision_record
 from annotation.models import Campaign, ItemKind, ItemOutput
-from annotation.reports import (
+from annotation.reports.judgments import (
     STATUS_CODES,
     annotator_labels,
     annotator_report_csv,

@@ -27,7 +27,7 @@ from annotation.models import (
     Segment,
     Task,
 )
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from evalsite.rawsql import Columns, hot_cursor, hot_rows
 from tests.factories import full_answer, make_config, make_rich_campaign
 
@@ -59,7 +59,7 @@ def same(ours: models.Model, orm: models.Model) -> None:
 
 
 def test_every_hot_model_is_made_as_the_orm_makes_it(owner, annotator) -> None:  # type: ignore[no-untyped-def]
-    from annotation.judging import judgment_record
+    from annotation.judging.services import judgment_record
 
     campaign = make_rich_campaign(owner=owner)
     campaign.annotators.add(annotator)

@@ -13,7 +13,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Item, Judgment
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from benchmarks.fault_stack import PrivateRedis, api
 from metrics.models import AnalysisJob
 from metrics.pipeline import metric_settings

@@ -22,9 +22,8 @@ from django.test import Client
 from django.urls import reverse
 from scipy import stats
 
-from annotation import reports
-from annotation.analysis import AnalysisSettings, campaign_analysis_compute
-from annotation.analysis_services import annotator_pseudonyms_ensure
+from annotation.analysis.selectors import AnalysisSettings, campaign_analysis_compute
+from annotation.analysis.services import annotator_pseudonyms_ensure
 from annotation.models import (
     AnnotatorPseudonym,
     Assignment,
@@ -32,7 +31,8 @@ from annotation.models import (
     Judgment,
     JudgmentValue,
 )
-from annotation.reports import (
+from annotation.reports import judgments as reports
+from annotation.reports.judgments import (
     ANNOTATOR_COLUMNS,
     JUDGMENT_COLUMNS,
     SYSTEM_COLUMNS,

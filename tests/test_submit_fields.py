@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from rest_framework import serializers
 
-from annotation.annotate_api import SubmitSerializer, submit_fields
+from annotation.judging.api import SubmitSerializer, submit_fields
 
 SID = "1f0e8a52-4f0a-4b8e-9a43-2f6f5f1f9b10"
 VALID = {"item": 7, "revision": 0, "submission_id": SID, "answer": {"12": {"score": 73}}}

@@ -15,9 +15,9 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.judging import judgment_record
+from annotation.judging.services import judgment_record
 from annotation.models import Assignment, Item, Judgment
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from tests.factories import PASSWORD, full_answer, make_config, make_rich_campaign, make_user
 
 pytestmark = pytest.mark.django_db

@@ -15,9 +15,9 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotation.building import progress_key
 from annotation.models import Item, ItemOutput, Task, TaskBuild
-from annotation.tasking import tasks_build
+from annotation.tasking.background import progress_key
+from annotation.tasking.services import tasks_build
 from tests.factories import (
     PASSWORD,
     make_config,

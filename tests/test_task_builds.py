@@ -18,10 +18,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import tasking
-from annotation.building import progress_key, task_build_request, task_build_run
 from annotation.models import Item, ItemOutput, ProtocolConfig, Task, TaskBuild
-from annotation.tasking import (
+from annotation.tasking import services as tasking
+from annotation.tasking.background import progress_key, task_build_request, task_build_run
+from annotation.tasking.services import (
     config_lock_for_build,
     task_assign_next,
     tasks_build,

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from annotation.taskplan import (
+from annotation.tasking.plan import (
     BAD_REFERENCE,
     REAL,
     REFERENCE,

@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 from django.utils import translation
 
-from annotation import taskplan
 from annotation.models import Item, ItemKind, ItemOutput, Reference, Segment, Task
-from annotation.tasking import TaskError, task_assign_next, tasks_build
+from annotation.tasking import plan as taskplan
+from annotation.tasking.services import TaskError, task_assign_next, tasks_build
 from tests.factories import make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db

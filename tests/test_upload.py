@@ -13,9 +13,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from annotation.importers import UploadError, UploadFile
+from annotation.campaigns.services import campaign_data_import
+from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.models import Campaign, Run, Segment, System, Translation
-from annotation.services import campaign_data_import
 from tests.factories import (
     DOC_IDS,
     REF_A,
@@ -432,7 +432,7 @@ def test_a_failure_late_in_the_import_rolls_back_segments_already_written(monkey
         assert Segment.objects.filter(campaign=campaign).count() == 4
         raise UploadError([])
 
-    monkeypatch.setattr("annotation.services._store_outputs", fail_after_segments)
+    monkeypatch.setattr("annotation.campaigns.services._store_outputs", fail_after_segments)
     with pytest.raises(UploadError):
         campaign_data_import(campaign=campaign, files=plain_files(), user=owner)
     assert database_snapshot() == before

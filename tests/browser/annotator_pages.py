@@ -4,7 +4,7 @@ logging in through the login page, and both with the task's page open."""
 from __future__ import annotations
 
 from annotation.models import Assignment
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from annotation.importers import UploadFile
+from annotation.campaigns.services import campaign_data_import
+from annotation.campaigns.uploads import UploadFile
 from annotation.models import Assignment, Item, Judgment, ProtocolConfig
-from annotation.services import campaign_data_import
-from annotation.tasking import invite_create, invite_token, task_assign, tasks_build
+from annotation.tasking.services import invite_create, invite_token, task_assign, tasks_build
 from tests.browser.annotator_pages import log_in
 from tests.factories import PASSWORD, lines, make_campaign, make_user
 
@@ -239,7 +239,7 @@ def test_a_submit_from_a_stale_window_is_refused_on_screen(
     annotator = make_user("two-windows")
     campaign.annotators.add(annotator)
     config = ProtocolConfig.objects.get(campaign=campaign, protocol="direct_assessment")
-    from annotation.tasking import task_assign_next
+    from annotation.tasking.services import task_assign_next
 
     assignment = task_assign_next(config=config, annotator=annotator)
     context = browser.new_context(viewport={"width": 1280, "height": 900})

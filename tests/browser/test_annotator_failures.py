@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import Assignment, Judgment
-from annotation.tasking import assignments_expire
+from annotation.tasking.services import assignments_expire
 from tests.browser.annotator_pages import at_the_task
 from tests.factories import PASSWORD
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from tests.browser.annotator_pages import at_the_task, log_in
 from tests.factories import make_config, make_rich_campaign, make_user
 

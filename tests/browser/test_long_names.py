@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.tasking import task_assign_next
+from annotation.tasking.services import task_assign_next
 from tests.browser.annotator_pages import log_in
 from tests.factories import make_config, make_rich_campaign, make_user
 

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from django.contrib import admin
 
-from annotation.demo import demo_simulate_judgments
+from annotation.demo.campaign import demo_simulate_judgments
 from annotation.models import Campaign, ProtocolConfig
-from annotation.tasking import invite_create, invite_token, task_assign_next, tasks_build
+from annotation.tasking.services import invite_create, invite_token, task_assign_next, tasks_build
 from tests.dashboard_factories import analysis_run_sync
 from tests.factories import PASSWORD, make_user
 

@@ -18,8 +18,13 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.importers import UploadError, UploadFile
-from annotation.judgment_import import FORMAT_AUTO, FORMATS, ImportOptions, judgments_import
+from annotation.campaigns.uploads import UploadError, UploadFile
+from annotation.judgment_import.services import (
+    FORMAT_AUTO,
+    FORMATS,
+    ImportOptions,
+    judgments_import,
+)
 from annotation.models import Campaign
 from annotation.protocols import PROTOCOLS
 

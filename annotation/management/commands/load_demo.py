@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from annotation.demo import DEMO_ANNOTATORS, DEMO_ORGANIZER, DEMO_PASSWORD, demo_load
-from annotation.selectors import campaign_counts
+from annotation.campaigns.selectors import campaign_counts
+from annotation.demo.campaign import DEMO_ANNOTATORS, DEMO_ORGANIZER, DEMO_PASSWORD, demo_load
 
 
 class Command(BaseCommand):

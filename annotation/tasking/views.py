@@ -14,13 +14,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.building import task_build_request
-from annotation.forms import InviteForm, ProtocolConfigForm, PushAssignForm
+from annotation.campaigns.forms import InviteForm, ProtocolConfigForm, PushAssignForm
+from annotation.campaigns.selectors import task_builds_latest
+from annotation.campaigns.views import organizer_required
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
 from annotation.permissions import campaign_for_organizer
-from annotation.selectors import task_builds_latest
-from annotation.tasking import TaskError, invite_create, invite_token, task_assign
-from annotation.views import organizer_required
+from annotation.tasking.background import task_build_request
+from annotation.tasking.services import TaskError, invite_create, invite_token, task_assign
 
 # The setup page lists the newest invite links, this many at most (it says so when there are more).
 INVITES_SHOWN = 200

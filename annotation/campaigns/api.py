@@ -14,9 +14,9 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation import selectors, services
-from annotation.forms import upload_files_from
-from annotation.importers import UploadError
+from annotation.campaigns import selectors, services
+from annotation.campaigns.forms import upload_files_from
+from annotation.campaigns.uploads import UploadError
 from annotation.models import Campaign, Segment, Upload
 from annotation.permissions import campaigns_managed_by, user_is_organizer
 

@@ -19,8 +19,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import reports
-from annotation.analysis import (
+from annotation.analysis.forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
+from annotation.analysis.selectors import (
     BASES,
     QC_SPACES,
     QC_TESTS,
@@ -31,17 +31,22 @@ from annotation.analysis import (
     CampaignAnalysis,
     campaign_analysis_cached,
 )
-from annotation.analysis_forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
-from annotation.analysis_services import (
+from annotation.analysis.services import (
     annotator_decision_clear,
     annotator_decision_record,
     annotator_pseudonyms_ensure,
 )
-from annotation.importers import UploadError, upload_file_read
-from annotation.judgment_import import FORMAT_AUTO, FORMATS, ImportOptions, judgments_import
+from annotation.campaigns.uploads import UploadError, upload_file_read
+from annotation.judgment_import.services import (
+    FORMAT_AUTO,
+    FORMATS,
+    ImportOptions,
+    judgments_import,
+)
 from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
 from annotation.permissions import campaign_for_organizer, user_is_organizer
 from annotation.protocols import PROTOCOLS
+from annotation.reports import judgments as reports
 
 DEFAULTS = AnalysisSettings()
 

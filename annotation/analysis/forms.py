@@ -7,8 +7,8 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from annotation.analysis import AnalysisSettings
-from annotation.judgment_import import FORMAT_AUTO, ImportOptions
+from annotation.analysis.selectors import AnalysisSettings
+from annotation.judgment_import.services import FORMAT_AUTO, ImportOptions
 from annotation.protocols import PROTOCOL_CHOICES
 
 DEFAULTS = AnalysisSettings()

@@ -13,13 +13,13 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.demo_text import DEMO_DOCUMENTS
-from annotation.importers import UploadFile
-from annotation.judging import JudgmentError, annotation_screen, judgment_record
+from annotation.campaigns.services import campaign_create, campaign_data_import, user_make_organizer
+from annotation.campaigns.uploads import UploadFile
+from annotation.demo.text import DEMO_DOCUMENTS
+from annotation.judging.services import JudgmentError, annotation_screen, judgment_record
 from annotation.models import Campaign, ItemKind, ItemOutput, ProtocolConfig
 from annotation.protocols import ADEQUACY_FLUENCY, DIRECT_ASSESSMENT, RANKING, Protocol
-from annotation.services import campaign_create, campaign_data_import, user_make_organizer
-from annotation.tasking import task_assign_next, tasks_build
+from annotation.tasking.services import task_assign_next, tasks_build
 
 DEMO_CAMPAIGN_NAME = "Demo: German→English news"
 DEMO_PASSWORD = "evalsite-demo"

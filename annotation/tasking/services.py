@@ -43,7 +43,7 @@ from annotation.models import (
     Task,
     Translation,
 )
-from annotation.taskplan import (
+from annotation.tasking.plan import (
     BAD_REFERENCE,
     QcMix,
     balanced_screens,

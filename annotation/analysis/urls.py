@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.urls import path
 
-from annotation import analysis_api, analysis_views
+from annotation.analysis import api as analysis_api
+from annotation.analysis import views as analysis_views
 
 urlpatterns = [
     path(

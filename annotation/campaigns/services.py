@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, Group, Permission
 from django.db import transaction
 from django.db.models import ProtectedError
 
-from annotation.importers import (
+from annotation.campaigns.uploads import (
     ParsedOutput,
     ParsedUpload,
     SegmentKey,

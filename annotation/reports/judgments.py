@@ -5,7 +5,7 @@
   queries (a server-side cursor), so that no whole file is ever held in memory.
 - The system report (scores, intervals, ranks, clusters, with the method) as CSV, JSON and
   LaTeX, and the annotator report (QC, agreement with oneself, time) as CSV, both from a
-  :class:`~annotation.analysis.CampaignAnalysis`.
+  :class:`~annotation.analysis.selectors.CampaignAnalysis`.
 
 Annotators appear under their pseudonym (``A001``) unless an organizer asks for real names.
 """
@@ -33,7 +33,7 @@ from django.db.models import Case, CharField, F, Func, TextField, Value, When
 from django.db.models.functions import Cast, Concat
 from django.utils.text import slugify
 
-from annotation.analysis import (
+from annotation.analysis.selectors import (
     ITEM_TYPE_NAMES,
     KIND_CODE,
     AnalysisSettings,
@@ -43,7 +43,7 @@ from annotation.analysis import (
     criterion_qc,
     criterion_table_load,
 )
-from annotation.analysis_services import annotator_pseudonyms_ensure
+from annotation.analysis.services import annotator_pseudonyms_ensure
 from annotation.models import (
     AnnotatorDecision,
     AnnotatorPseudonym,
@@ -131,7 +131,7 @@ REPORT_WORK_MEM = "128MB"
 
 def annotator_labels(*, campaign: Campaign, real_names: bool = False) -> dict[int, str]:
     """``{user id: label}``: pseudonyms (A001, …; call
-    :func:`annotation.analysis_services.annotator_pseudonyms_ensure` first) or usernames."""
+    :func:`annotation.analysis.services.annotator_pseudonyms_ensure` first) or usernames."""
     if real_names:
         user_model = get_user_model()
         ids = Judgment.objects.filter(item__task__config__campaign=campaign).values_list(
@@ -172,7 +172,8 @@ class RowStatistics:
 def judgment_row_statistics(*, campaign: Campaign, settings: AnalysisSettings) -> RowStatistics:
     """Normalised scores and QC status of every judgment value of the campaign, computed per
     protocol config and criterion by the core (``normalise`` and ``annotator_qc`` via
-    :func:`annotation.analysis.criterion_qc`). Ranking criteria have no shifted or z score."""
+    :func:`annotation.analysis.selectors.criterion_qc`). Ranking criteria have no shifted or z
+    score."""
     decisions = {d.annotator_id: d for d in AnnotatorDecision.objects.filter(campaign=campaign)}
     parts: list[tuple[Any, ...]] = []
     annotators: set[int] = set()
@@ -291,7 +292,7 @@ def _report_snapshot(
     the annotators' labels read in it.
 
     With pseudonyms, every annotator of the snapshot's judgments has one. The caller numbers
-    the annotators first (:func:`annotation.analysis_services.annotator_pseudonyms_ensure`),
+    the annotators first (:func:`annotation.analysis.services.annotator_pseudonyms_ensure`),
     but one whose first judgment lands between that and the snapshot has no number in it:
     then the snapshot is dropped, the newcomers numbered, and a new snapshot taken (the last
     attempt goes ahead, naming any still unnumbered annotator by user id)."""

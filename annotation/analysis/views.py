@@ -15,23 +15,23 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation import reports
-from annotation.analysis import (
+from annotation.analysis.forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
+from annotation.analysis.selectors import (
     AnalysisSettings,
     CampaignAnalysis,
     campaign_analysis_cached,
 )
-from annotation.analysis_forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
-from annotation.analysis_services import (
+from annotation.analysis.services import (
     annotator_decision_clear,
     annotator_decision_record,
     annotator_pseudonyms_ensure,
 )
-from annotation.importers import UploadError, UploadProblem, upload_file_read
-from annotation.judgment_import import judgments_import
+from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
+from annotation.campaigns.views import organizer_required
+from annotation.judgment_import.services import judgments_import
 from annotation.models import Campaign, JudgmentImport
 from annotation.permissions import campaign_for_organizer
-from annotation.views import organizer_required
+from annotation.reports import judgments as reports
 
 
 def _settings(request: HttpRequest) -> tuple[AnalysisSettingsForm, AnalysisSettings, bool]:
@@ -59,7 +59,7 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
     query = request.GET.urlencode()
     return render(
         request,
-        "annotation/analysis.html",
+        "annotation/analysis/selectors.html",
         {
             "campaign": campaign,
             "form": form,

@@ -153,8 +153,9 @@ def task_builds_latest(*, campaign: Campaign) -> dict[int, dict[str, Any]]:
     as the setup page and its polls show it: status, stage, rows written and a message.
 
     Progress of a running build comes from the cache (its transaction hides it from the
-    database, ``annotation.building``); a cache that cannot be read only hides the numbers."""
-    from annotation.building import progress_key
+    database, ``annotation.tasking.background``); a cache that cannot be read only hides the
+    numbers."""
+    from annotation.tasking.background import progress_key
 
     newest = TaskBuild.objects.filter(config=OuterRef("config")).order_by("-created")
     builds = list(

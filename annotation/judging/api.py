@@ -20,7 +20,7 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.judging import (
+from annotation.judging.services import (
     JudgmentError,
     Screen,
     annotation_screen,
@@ -30,7 +30,7 @@ from annotation.judging import (
 )
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
-from annotation.tasking import assignments_expire, task_assign_next
+from annotation.tasking.services import assignments_expire, task_assign_next
 
 
 class AssignmentSerializer(serializers.ModelSerializer):

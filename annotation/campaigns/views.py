@@ -16,9 +16,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from annotation import selectors, services
-from annotation.forms import CampaignForm, UploadForm
-from annotation.importers import UploadError
+from annotation.campaigns import selectors, services
+from annotation.campaigns.forms import CampaignForm, UploadForm
+from annotation.campaigns.uploads import UploadError
 from annotation.permissions import (
     campaign_for_organizer,
     campaigns_managed_by,

@@ -48,7 +48,7 @@ from annotation.models import (
 )
 from annotation.protocols import Protocol
 from annotation.signals import campaign_data_changed
-from annotation.tasking import TaskError, assignment_resume
+from annotation.tasking.services import TaskError, assignment_resume
 from evalsite.rawsql import Columns, chain, converted, hot_rows, model_field
 
 

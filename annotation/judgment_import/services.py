@@ -45,7 +45,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from annotation.importers import (
+from annotation.campaigns.uploads import (
     MAX_PROBLEMS,
     UploadError,
     UploadFile,

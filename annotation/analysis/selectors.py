@@ -44,7 +44,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce
 
-from annotation.analysis_services import annotator_pseudonyms_ensure
+from annotation.analysis.services import annotator_pseudonyms_ensure
+from annotation.campaigns.selectors import campaign_inputs_stamp, content_hash
 from annotation.models import (
     AnnotatorDecision,
     AnnotatorPseudonym,
@@ -56,7 +57,6 @@ from annotation.models import (
     pseudonym_code,
 )
 from annotation.protocols import PROTOCOLS, RANK, Criterion
-from annotation.selectors import campaign_inputs_stamp, content_hash
 from evalcore.human import (
     TOLERANCE_0_TO_100,
     TOLERANCE_1_TO_5,

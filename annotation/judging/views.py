@@ -16,10 +16,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.judging import JudgmentError, annotation_screen, closed_message
+from annotation.judging.services import JudgmentError, annotation_screen, closed_message
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
-from annotation.tasking import (
+from annotation.tasking.services import (
     InviteError,
     assignments_expire,
     configs_for_annotator,

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext_lazy as _
 
-from annotation.importers import UploadFile, upload_file_read
+from annotation.campaigns.uploads import UploadFile, upload_file_read
 from annotation.models import Campaign, ProtocolConfig
 from annotation.permissions import user_is_organizer
 from annotation.protocols import ADEQUACY_FLUENCY, PROTOCOLS

@@ -1,0 +1,2 @@
+"""The human-judgment analysis: its tables from the database, the analysis page, decisions and
+API."""

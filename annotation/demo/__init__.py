@@ -1,0 +1,1 @@
+"""The demo campaign: its text and simulated judgments."""

@@ -1,0 +1,1 @@
+"""Judging: the annotation screen, recording judgments, the annotator pages and API."""

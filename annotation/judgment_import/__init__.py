@@ -1,0 +1,1 @@
+"""Import of historical judgments onto a campaign that already holds the texts."""

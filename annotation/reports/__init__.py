@@ -1,0 +1,1 @@
+"""Reports of the human-judgment analysis: judgments, systems, annotators (CSV, JSON, LaTeX)."""

@@ -1,0 +1,1 @@
+"""Annotation tasks: planning and building them (in the background), assigning them, invites."""
