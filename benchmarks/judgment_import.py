@@ -222,11 +222,9 @@ def main() -> None:
     from django.db import connection
 
     from annotation.campaigns.uploads import UploadFile
-    from annotation.judgment_import.services import (
-        ImportOptions,
-        judgments_import,
-        judgments_parse,
-    )
+    from annotation.judgment_import.formats import judgments_parse
+    from annotation.judgment_import.plan import ImportOptions
+    from annotation.judgment_import.services import judgments_import
     from annotation.models import Campaign
 
     emit(f"database: {connection.vendor} {connection.settings_dict['NAME']}")

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from evalsite.rawsql import Columns, chain, hot_rows, model_field
+from evalsite.db.rawsql import Columns, chain, hot_rows, model_field
 
 
 @cache

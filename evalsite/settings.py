@@ -120,7 +120,7 @@ else:
     # 5 s (a request answers 503 rather than waiting for the kernel's minutes-long TCP timeout).
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
-    # The annotation hot path's fixed queries (evalsite/rawsql.py) are prepared by each
+    # The annotation hot path's fixed queries (evalsite/db/rawsql.py) are prepared by each
     # connection the second time it runs them; every other query uses client-side binding and is
     # never prepared. A transaction-pooling PgBouncer in between needs this off:
     # ?prepare_threshold=off in DATABASE_URL.

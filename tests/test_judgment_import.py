@@ -28,12 +28,9 @@ from annotation.analysis.selectors import (
     criterion_table_load,
 )
 from annotation.campaigns.uploads import UploadError, UploadFile
-from annotation.judgment_import.services import (
-    ImportOptions,
-    judgment_file_text,
-    judgments_import,
-    judgments_parse,
-)
+from annotation.judgment_import.formats import judgment_file_text, judgments_parse
+from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.services import judgments_import
 from annotation.models import ItemKind, ItemOutput, JudgmentImport, Segment, System, Task
 from annotation.reports.judgments import JUDGMENT_COLUMNS, judgment_report_stream
 from evalcore.human import TOLERANCE_0_TO_100, Judgments, analyse_scores

@@ -1,4 +1,5 @@
-"""Rows of the hot-path SQL (evalsite/rawsql.py) become the instances the ORM makes: every field's
+"""Rows of the hot-path SQL (evalsite/db/rawsql.py) become the instances the ORM makes: every
+field's
 value, the database's converters applied, loaded from the database (not adding). ``hot_rows``
 answers as a Django cursor does: the same rows, Django's errors, queries seen by the tools that
 watch them."""
@@ -28,7 +29,7 @@ from annotation.models import (
     Task,
 )
 from annotation.tasking.services import task_assign_next
-from evalsite.rawsql import Columns, hot_cursor, hot_rows
+from evalsite.db.rawsql import Columns, hot_cursor, hot_rows
 from tests.factories import full_answer, make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db

@@ -37,12 +37,9 @@ from annotation.analysis.services import (
     annotator_pseudonyms_ensure,
 )
 from annotation.campaigns.uploads import UploadError, upload_file_read
-from annotation.judgment_import.services import (
-    FORMAT_AUTO,
-    FORMATS,
-    ImportOptions,
-    judgments_import,
-)
+from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS
+from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.services import judgments_import
 from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
 from annotation.permissions import campaign_for_organizer, user_is_organizer
 from annotation.protocols import PROTOCOLS

@@ -49,7 +49,7 @@ from annotation.models import (
 from annotation.protocols import Protocol
 from annotation.signals import campaign_data_changed
 from annotation.tasking.services import TaskError, assignment_resume
-from evalsite.rawsql import Columns, chain, converted, hot_rows, model_field
+from evalsite.db.rawsql import Columns, chain, converted, hot_rows, model_field
 
 
 class JudgmentError(Exception):
@@ -98,7 +98,7 @@ def _assignment_for(assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> As
     return assignment
 
 
-# The hot reads are written in SQL (evalsite/rawsql.py says why); rows become model instances as
+# The hot reads are written in SQL (evalsite/db/rawsql.py says why); rows become model instances as
 # select_related makes them.
 
 

@@ -52,7 +52,7 @@ from annotation.tasking.plan import (
     plan_tasks,
     reference_units,
 )
-from evalsite.rawsql import hot_rows, model_field
+from evalsite.db.rawsql import hot_rows, model_field
 
 logger = logging.getLogger(__name__)
 

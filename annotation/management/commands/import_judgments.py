@@ -19,12 +19,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.campaigns.uploads import UploadError, UploadFile
-from annotation.judgment_import.services import (
-    FORMAT_AUTO,
-    FORMATS,
-    ImportOptions,
-    judgments_import,
-)
+from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS
+from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.services import judgments_import
 from annotation.models import Campaign
 from annotation.protocols import PROTOCOLS
 

@@ -1,0 +1,472 @@
+"""Planning an import: the rows of imported judgments resolved against the campaign (systems,
+segments, originals) into the outputs, items, judgments and HITs to store; every problem names its
+file and line."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.campaigns.uploads import (
+    UploadError,
+    UploadProblem,
+)
+from annotation.judgment_import.formats import (
+    BAD_REF,
+    FORMAT_AUTO,
+    FORMAT_WMT,
+    KIND_OF_TYPE,
+    MAX_LINE_NUMBER_DIGITS,
+    REF,
+    SYSTEM,
+    ImportRow,
+    ParsedJudgments,
+    Problems,
+    is_line_number,
+)
+from annotation.models import (
+    ItemKind,
+)
+from annotation.protocols import DIRECT_ASSESSMENT, PROTOCOLS, RANK, Criterion
+
+logger = logging.getLogger(__name__)
+
+# A shown output: ("t", translation id) for a system output, ("r", reference id) for a
+# reference. Items are keyed within their task.
+OutputKey = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """Choices of the organizer for one import.
+
+    Attributes:
+        file_format: one of :data:`FORMATS` or ``auto``.
+        protocol: the protocol the judgments were made under (a key of the registry).
+        criterion: the criterion of rows without a ``criterion`` column (default: the
+            protocol's first).
+        line_base: what a numeric segment id counts from: 1 (WMT's sid, Appraise's item id,
+            line numbers) or 0.
+        language_pair: keep only this language pair of a multi-pair Appraise or WMT file.
+        name: the imported protocol config's name (default from the file name).
+    """
+
+    file_format: str = FORMAT_AUTO
+    protocol: str = DIRECT_ASSESSMENT
+    criterion: str = ""
+    line_base: int = 1
+    language_pair: str = ""
+    name: str = ""
+
+
+@dataclass
+class ImportContext:
+    """The campaign's ids that rows are matched against."""
+
+    segment_by_position: dict[int, int]
+    segment_by_key: dict[tuple[str, str], int]
+    system_by_name: dict[str, int]
+    run_by_name: dict[tuple[int, str], int]
+    first_run: dict[int, int]
+    translations: dict[tuple[int, int], tuple[int, str]]
+    references: dict[int, tuple[int, str]]
+
+
+@dataclass
+class _PlannedOutput:
+    kind: str
+    source: OutputKey
+    system_id: int | None
+    run_id: int | None
+    text: str
+    original: tuple[str, Any, int] | None = None  # (task, item key, slot) of the original
+
+
+@dataclass
+class _PlannedItem:
+    task: str
+    key: Any
+    segment_id: int
+    outputs: list[_PlannedOutput] = field(default_factory=list)
+    slots: dict[tuple[str, OutputKey], int] = field(default_factory=dict)
+    original: tuple[str, Any] | None = None  # (task, item key)
+
+    @property
+    def has_real(self) -> bool:
+        return any(o.kind == ItemKind.REAL for o in self.outputs)
+
+    @property
+    def kind(self) -> str:
+        """Real when it shows a system output as such (a reference may be among them, as on
+        a ranking screen); otherwise its QC kind, as the task builder stores copies."""
+        if self.has_real or not self.outputs:
+            return ItemKind.REAL
+        kinds = {o.kind for o in self.outputs}
+        for kind in (ItemKind.BAD_REFERENCE, ItemKind.REFERENCE, ItemKind.REPEAT):
+            if kind in kinds:
+                return kind
+        return ItemKind.REAL
+
+
+@dataclass
+class _PlannedJudgment:
+    annotator: str
+    task: str
+    item: Any
+    values: dict[tuple[int, str], float] = field(default_factory=dict)  # (slot, criterion)
+    seconds: float | None = None
+    started: float | None = None
+    submitted: float | None = None
+
+
+@dataclass
+class ImportPlan:
+    tasks: dict[str, dict[Any, _PlannedItem]]
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment]
+    annotators: list[str]
+    criteria: list[str]
+
+    @property
+    def n_judgments(self) -> int:
+        return len(self.judgments)
+
+
+def _criterion(options: ImportOptions) -> dict[str, Criterion]:
+    protocol = PROTOCOLS[options.protocol]
+    if protocol.ranks:
+        return {RANK.key: RANK}
+    return {c.key: c for c in protocol.criteria}
+
+
+def import_plan(
+    parsed: ParsedJudgments, context: ImportContext, options: ImportOptions
+) -> ImportPlan:
+    problems = Problems(parsed.file)
+    protocol = PROTOCOLS[options.protocol]
+    criteria = _criterion(options)
+    default_criterion = options.criterion or next(iter(criteria))
+    if default_criterion not in criteria:
+        raise UploadError(
+            [
+                UploadProblem(
+                    parsed.file,
+                    None,
+                    f"criterion {default_criterion!r} is not one of {protocol.key}'s: "
+                    f"{', '.join(criteria)}",
+                )
+            ]
+        )
+    unscreened = next((r.line for r in parsed.rows if not r.item), None)
+    if protocol.ranks and unscreened is not None:
+        raise UploadError(
+            [
+                UploadProblem(
+                    parsed.file,
+                    unscreened,
+                    "ranking judgments need an item column: the rows ranked together on one "
+                    "screen share an item id",
+                )
+            ]
+        )
+
+    # Pass 1: every row's segment and shown output, and where SYSTEM rows were shown.
+    resolved: list[tuple[ImportRow, int, OutputKey, int | None, int | None, str, str]] = []
+    for row in parsed.rows:
+        segment_id = _segment(problems, row, context, options.line_base)
+        if segment_id is None:
+            continue
+        criterion = row.criterion or default_criterion
+        if criterion not in criteria:
+            problems.add(
+                row.line,
+                f"criterion {criterion!r} is not one of {protocol.key}'s: {', '.join(criteria)}",
+            )
+            continue
+        scale = criteria[criterion]
+        if not protocol.ranks and not scale.minimum <= row.score <= scale.maximum:
+            hint = (
+                " (a *-good-stnd* file holds z-scores; import the raw scores: ad-good-raw.csv)"
+                if parsed.file_format == FORMAT_WMT
+                else ""
+            )
+            problems.add(
+                row.line,
+                f"score {row.score:g} is outside the {criterion} scale "
+                f"{scale.minimum}–{scale.maximum}{hint}",
+            )
+            continue
+        if protocol.ranks and (row.score < 1 or row.score != int(row.score)):
+            problems.add(row.line, f"rank {row.score:g} is not a whole number from 1")
+            continue
+        shown = _shown_output(problems, row, segment_id, context)
+        if shown is None:
+            continue
+        source, system_id, run_id, text = shown
+        task = row.hit or f"annotator {row.annotator}"
+        resolved.append((row, segment_id, source, system_id, run_id, text, task))
+    problems.raise_if_any()
+
+    tasks: dict[str, dict[Any, _PlannedItem]] = {}
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment] = {}
+    # Where each (annotator, source) and each (annotator, segment) was shown as a SYSTEM row.
+    seen = _Seen()
+    for row, segment_id, source, system_id, run_id, text, task in resolved:
+        if row.type != SYSTEM:
+            continue
+        key = row.item or ("real", source)
+        item = _item(tasks, task, key, segment_id)
+        if item.segment_id != segment_id:
+            problems.add(row.line, f"item {row.item} shows two segments")
+            continue
+        slot = _slot(item, ItemKind.REAL, source, system_id, run_id, text)
+        for lookup in (
+            (row.annotator, source),
+            (row.annotator, segment_id),
+            ("", source),
+            ("", segment_id),
+        ):
+            seen.add(lookup, (task, key, slot))
+        _judge(problems, judgments, row, task, key, slot, default_criterion)
+
+    placeholders = 0
+    for row, segment_id, source, system_id, run_id, text, task in resolved:
+        if row.type == SYSTEM:
+            continue
+        kind = KIND_OF_TYPE[row.type]
+        shared = tasks.get(task, {}).get(row.item) if row.item else None
+        if row.type == REF and shared is not None and shared.has_real:
+            # A reference shown among system outputs on a real screen: nothing is copied.
+            slot = _slot(shared, kind, source, system_id, run_id, text)
+            _judge(problems, judgments, row, task, row.item, slot, default_criterion)
+            continue
+        wanted: tuple[str, Any] = (row.annotator, segment_id if row.type == REF else source)
+        original = seen.original(wanted, task)
+        if original is None:
+            # The file lacks the original: a real item without judgments stands for it.
+            placeholders += 1
+            holder_key = ("placeholder", source if row.type != REF else segment_id)
+            holder = _item(tasks, task, holder_key, segment_id)
+            holder_slot = (
+                _slot(holder, ItemKind.REAL, source, system_id, run_id, text)
+                if row.type != REF
+                else 0
+            )
+            original = (task, holder_key, holder_slot)
+            seen.add(("", wanted[1]), original)
+        key = row.item or _unused_key(
+            tasks, judgments, row, task, (kind, source, original[:2]), default_criterion
+        )
+        item = _item(tasks, task, key, segment_id)
+        if item.segment_id != segment_id:
+            problems.add(row.line, f"item {row.item} shows two segments")
+            continue
+        if item.original is None:
+            item.original = original[:2]
+        slot = _slot(
+            item, kind, source, system_id, run_id, text, None if row.type == REF else original
+        )
+        _judge(problems, judgments, row, task, key, slot, default_criterion)
+    problems.raise_if_any()
+
+    if protocol.ranks:
+        _check_ranks(problems, judgments, tasks)
+        problems.raise_if_any()
+    _spread_hit_seconds(judgments, parsed)
+    annotators = list(dict.fromkeys(row.annotator for row in parsed.rows))
+    criteria_used = sorted({c for j in judgments.values() for (_, c) in j.values})
+    logger.debug("planned %d placeholder originals", placeholders)
+    return ImportPlan(
+        tasks=tasks, judgments=judgments, annotators=annotators, criteria=criteria_used
+    )
+
+
+def _unused_key(
+    tasks: dict[str, dict[Any, _PlannedItem]],
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment],
+    row: ImportRow,
+    task: str,
+    key: tuple[Any, ...],
+    default_criterion: str,
+) -> tuple[Any, ...]:
+    """The key of a QC screen the annotator has not answered yet: the same QC copy shown twice
+    in one HIT (two references of one segment) is two screens, not a duplicate."""
+    kind, source = key[0], key[1]
+    criterion = row.criterion or default_criterion
+    candidate, n = key, 1
+    while True:
+        item = tasks.get(task, {}).get(candidate)
+        judgment = judgments.get((row.annotator, task, candidate))
+        slot = item.slots.get((kind, source)) if item is not None else None
+        if judgment is None or slot is None or (slot, criterion) not in judgment.values:
+            return candidate
+        n += 1
+        candidate = (*key, n)
+
+
+def _segment(
+    problems: Problems, row: ImportRow, context: ImportContext, line_base: int
+) -> int | None:
+    value = row.segment
+    if is_line_number(value):
+        segment_id = (
+            context.segment_by_position.get(int(value) - line_base)
+            if len(value.lstrip("0")) <= MAX_LINE_NUMBER_DIGITS
+            else None
+        )
+        if segment_id is None:
+            problems.add(
+                row.line,
+                f"unknown segment: line {value} (counting from {line_base}); the campaign has "
+                f"{len(context.segment_by_position)} segments",
+            )
+        return segment_id
+    if ":" in value:
+        doc, seg = value.rsplit(":", 1)
+        segment_id = context.segment_by_key.get((doc, seg))
+        if segment_id is None:
+            problems.add(row.line, f"unknown segment: doc {doc} seg {seg} is not in this campaign")
+        return segment_id
+    problems.add(row.line, f"segment {value!r} is neither doc_id:seg_id nor a line number")
+    return None
+
+
+def _shown_output(
+    problems: Problems, row: ImportRow, segment_id: int, context: ImportContext
+) -> tuple[OutputKey, int | None, int | None, str] | None:
+    if row.type == REF:
+        reference = context.references.get(segment_id)
+        if reference is None:
+            problems.add(row.line, "REF row for a segment without a reference")
+            return None
+        return ("r", reference[0]), None, None, reference[1]
+    system_id = context.system_by_name.get(row.system)
+    if system_id is None:
+        problems.add(row.line, f"unknown system {row.system!r}; upload its outputs first")
+        return None
+    run_id = (
+        context.run_by_name.get((system_id, row.run))
+        if row.run
+        else context.first_run.get(system_id)
+    )
+    if run_id is None:
+        problems.add(row.line, f"unknown run {row.run!r} of system {row.system!r}")
+        return None
+    translation = context.translations.get((run_id, segment_id))
+    if translation is None:
+        problems.add(row.line, f"system {row.system!r} has no translation of this segment")
+        return None
+    text = translation[1] if row.type != BAD_REF else ""  # the degraded text is not in the file
+    return ("t", translation[0]), system_id, run_id, text
+
+
+def _item(
+    tasks: dict[str, dict[Any, _PlannedItem]], task: str, key: Any, segment_id: int
+) -> _PlannedItem:
+    items = tasks.setdefault(task, {})
+    if key not in items:
+        items[key] = _PlannedItem(task=task, key=key, segment_id=segment_id)
+    return items[key]
+
+
+def _slot(
+    item: _PlannedItem,
+    kind: str,
+    source: OutputKey,
+    system_id: int | None,
+    run_id: int | None,
+    text: str,
+    original: tuple[str, Any, int] | None = None,
+) -> int:
+    key = (kind, source)
+    if key not in item.slots:
+        item.slots[key] = len(item.outputs)
+        item.outputs.append(_PlannedOutput(kind, source, system_id, run_id, text, original))
+    return item.slots[key]
+
+
+class _Seen:
+    """Where each (annotator, output) and (annotator, segment) was shown, ``""`` standing for
+    any annotator: the first place in file order, overall and per HIT (a dict lookup, where a
+    scan of every place made QC rows that fall back to other annotators quadratic)."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[str, Any], tuple[str, Any, int]] = {}
+        self.first_in_task: dict[tuple[str, Any, str], tuple[str, Any, int]] = {}
+
+    def add(self, lookup: tuple[str, Any], place: tuple[str, Any, int]) -> None:
+        self.first.setdefault(lookup, place)
+        self.first_in_task.setdefault((*lookup, place[0]), place)
+
+    def original(self, wanted: tuple[str, Any], task: str) -> tuple[str, Any, int] | None:
+        """Same annotator in the same HIT, the same annotator anywhere, then anyone (same HIT
+        first); the first match in file order."""
+        annotator, what = wanted
+        for who in (annotator, ""):
+            place = self.first_in_task.get((who, what, task)) or self.first.get((who, what))
+            if place is not None:
+                return place
+        return None
+
+
+def _judge(
+    problems: Problems,
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment],
+    row: ImportRow,
+    task: str,
+    item: Any,
+    slot: int,
+    default_criterion: str,
+) -> None:
+    key = (row.annotator, task, item)
+    judgment = judgments.get(key)
+    if judgment is None:
+        judgment = judgments[key] = _PlannedJudgment(
+            annotator=row.annotator,
+            task=task,
+            item=item,
+            seconds=row.seconds,
+            started=row.started,
+            submitted=row.submitted,
+        )
+    criterion = row.criterion or default_criterion
+    if (slot, criterion) in judgment.values:
+        problems.add(
+            row.line,
+            f"a second {criterion} of the same output by annotator {row.annotator} "
+            f"on the same screen (HIT {row.hit or '—'})",
+        )
+        return
+    judgment.values[(slot, criterion)] = row.score
+
+
+def _check_ranks(
+    problems: Problems,
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment],
+    tasks: dict[str, dict[Any, _PlannedItem]],
+) -> None:
+    for judgment in judgments.values():
+        n = len(tasks[judgment.task][judgment.item].outputs)
+        for rank in judgment.values.values():
+            if rank > n:
+                problems.add(
+                    None,
+                    f"annotator {judgment.annotator} gave rank {rank:g} on item {judgment.item} "
+                    f"of HIT {judgment.task}, which shows {n} outputs",
+                )
+                return
+
+
+def _spread_hit_seconds(
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment], parsed: ParsedJudgments
+) -> None:
+    """WMT records the working time of a whole HIT: each of its screens gets an equal share,
+    so that time on task adds up to the HIT's time."""
+    if not parsed.hit_seconds:
+        return
+    screens = Counter((j.annotator, j.task) for j in judgments.values())
+    for judgment in judgments.values():
+        total = parsed.hit_seconds.get((judgment.annotator, judgment.task))
+        if total is not None:
+            judgment.seconds = total / screens[(judgment.annotator, judgment.task)]
