@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.analysis.selectors import (
+from annotation.analysis.tables import (
     CriterionTable,
     criterion_table_load,
     criterion_values,

@@ -7,8 +7,9 @@ from typing import Any
 
 from django.db.models import Count
 
-from annotation.analysis.selectors import AnalysisSettings, campaign_analysis_compute
+from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.services import annotator_pseudonyms_ensure
+from annotation.analysis.settings import AnalysisSettings
 from annotation.models import JudgmentValue, pseudonym_code
 from annotation.protocols import PROTOCOLS
 from annotation.reports.judgments import annotator_labels

@@ -839,7 +839,7 @@ def _position(value: float | None, axis: tuple[float, float] | None) -> float | 
 
 def human_panel(doc: dict[str, Any]) -> list[HumanCriterion]:
     """Rankings with intervals and clusters, and the annotator QC table, per criterion of a
-    ``human`` document (the stored :class:`annotation.analysis.selectors.CampaignAnalysis`)."""
+    ``human`` document (the stored :class:`annotation.analysis.results.CampaignAnalysis`)."""
     out = []
     for crit in (doc.get("analysis") or {}).get("criteria", []):
         ranking = crit.get("kind") == "ranking"

@@ -12,15 +12,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.analysis.selectors import (
-    QC_FAILED,
-    QC_PASSED,
-    AnalysisSettings,
-    campaign_analysis_compute,
-    campaign_criteria,
-    criterion_table_load,
-)
+from annotation.analysis.results import QC_FAILED, QC_PASSED
+from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.services import annotator_decision_record, annotator_pseudonyms_ensure
+from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.tables import campaign_criteria, criterion_table_load
 from annotation.models import JudgmentValue
 from annotation.reports.judgments import system_report_csv, system_report_json, system_report_latex
 from evalcore.human import (

@@ -13,8 +13,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.analysis.selectors import AnalysisSettings, campaign_analysis_cached
+from annotation.analysis.selectors import campaign_analysis_cached
 from annotation.analysis.services import annotator_decision_record, annotator_pseudonyms_ensure
+from annotation.analysis.settings import AnalysisSettings
 from annotation.models import Judgment, System
 from evalcore.human import synthetic_scores
 from tests.analysis_factories import build_judged_campaign

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from annotation.analysis.selectors import AnalysisSettings, campaign_analysis_compute
+from annotation.analysis.selectors import campaign_analysis_compute
+from annotation.analysis.settings import AnalysisSettings
 from annotation.models import Campaign, Reference, System, Translation
 from evalcore.scoring import make_metric
 from evalcore.stats.correlation import correlation, pairwise_accuracy

@@ -21,12 +21,9 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from annotation.analysis.selectors import (
-    AnalysisSettings,
-    campaign_analysis_compute,
-    campaign_criteria,
-    criterion_table_load,
-)
+from annotation.analysis.selectors import campaign_analysis_compute
+from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.tables import campaign_criteria, criterion_table_load
 from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.formats import judgment_file_text, judgments_parse
 from annotation.judgment_import.plan import ImportOptions

@@ -16,13 +16,10 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotation.analysis.selectors import (
-    QC_FAILED,
-    QC_PASSED,
-    AnalysisSettings,
-    campaign_analysis_compute,
-)
+from annotation.analysis.results import QC_FAILED, QC_PASSED
+from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.services import annotator_decision_record
+from annotation.analysis.settings import AnalysisSettings
 from annotation.models import Campaign, ItemKind, ItemOutput
 from annotation.reports.judgments import (
     STATUS_CODES,

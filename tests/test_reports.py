@@ -22,8 +22,9 @@ from django.test import Client
 from django.urls import reverse
 from scipy import stats
 
-from annotation.analysis.selectors import AnalysisSettings, campaign_analysis_compute
+from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.services import annotator_pseudonyms_ensure
+from annotation.analysis.settings import AnalysisSettings
 from annotation.models import (
     AnnotatorPseudonym,
     Assignment,

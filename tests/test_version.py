@@ -15,7 +15,7 @@ import pytest
 import sacrebleu
 import scipy
 
-from annotation.analysis.selectors import code_version
+from annotation.analysis.results import code_version
 from evalcore.scoring.base import our_version
 from evalcore.version import CODE_PACKAGES, code_folders, evalsite_version, source_digest
 from metrics import pipeline

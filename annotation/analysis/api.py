@@ -20,7 +20,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.analysis.forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
-from annotation.analysis.selectors import (
+from annotation.analysis.results import CampaignAnalysis
+from annotation.analysis.selectors import campaign_analysis_cached
+from annotation.analysis.services import (
+    annotator_decision_clear,
+    annotator_decision_record,
+    annotator_pseudonyms_ensure,
+)
+from annotation.analysis.settings import (
     BASES,
     QC_SPACES,
     QC_TESTS,
@@ -28,13 +35,6 @@ from annotation.analysis.selectors import (
     SIGNIFICANCE_TESTS,
     SPACES,
     AnalysisSettings,
-    CampaignAnalysis,
-    campaign_analysis_cached,
-)
-from annotation.analysis.services import (
-    annotator_decision_clear,
-    annotator_decision_record,
-    annotator_pseudonyms_ensure,
 )
 from annotation.campaigns.uploads import UploadError, upload_file_read
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS

@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from annotation.analysis.selectors import AnalysisSettings
+from annotation.analysis.settings import AnalysisSettings
 from annotation.judgment_import.formats import FORMAT_AUTO
 from annotation.judgment_import.plan import ImportOptions
 from annotation.protocols import PROTOCOL_CHOICES

@@ -16,16 +16,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.analysis.forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
-from annotation.analysis.selectors import (
-    AnalysisSettings,
-    CampaignAnalysis,
-    campaign_analysis_cached,
-)
+from annotation.analysis.results import CampaignAnalysis
+from annotation.analysis.selectors import campaign_analysis_cached
 from annotation.analysis.services import (
     annotator_decision_clear,
     annotator_decision_record,
     annotator_pseudonyms_ensure,
 )
+from annotation.analysis.settings import AnalysisSettings
 from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
 from annotation.campaigns.views import organizer_required
 from annotation.judgment_import.services import judgments_import
@@ -59,7 +57,7 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
     query = request.GET.urlencode()
     return render(
         request,
-        "annotation/analysis/selectors.html",
+        "annotation/analysis.html",
         {
             "campaign": campaign,
             "form": form,

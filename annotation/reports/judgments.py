@@ -5,7 +5,7 @@
   queries (a server-side cursor), so that no whole file is ever held in memory.
 - The system report (scores, intervals, ranks, clusters, with the method) as CSV, JSON and
   LaTeX, and the annotator report (QC, agreement with oneself, time) as CSV, both from a
-  :class:`~annotation.analysis.selectors.CampaignAnalysis`.
+  :class:`~annotation.analysis.results.CampaignAnalysis`.
 
 Annotators appear under their pseudonym (``A001``) unless an organizer asks for real names.
 """
@@ -33,17 +33,16 @@ from django.db.models import Case, CharField, F, Func, TextField, Value, When
 from django.db.models.functions import Cast, Concat
 from django.utils.text import slugify
 
-from annotation.analysis.selectors import (
+from annotation.analysis.qc import criterion_qc
+from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis
+from annotation.analysis.services import annotator_pseudonyms_ensure
+from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.tables import (
     ITEM_TYPE_NAMES,
     KIND_CODE,
-    AnalysisSettings,
-    CampaignAnalysis,
-    CriterionAnalysis,
     campaign_criteria,
-    criterion_qc,
     criterion_table_load,
 )
-from annotation.analysis.services import annotator_pseudonyms_ensure
 from annotation.models import (
     AnnotatorDecision,
     AnnotatorPseudonym,
@@ -172,7 +171,7 @@ class RowStatistics:
 def judgment_row_statistics(*, campaign: Campaign, settings: AnalysisSettings) -> RowStatistics:
     """Normalised scores and QC status of every judgment value of the campaign, computed per
     protocol config and criterion by the core (``normalise`` and ``annotator_qc`` via
-    :func:`annotation.analysis.selectors.criterion_qc`). Ranking criteria have no shifted or z
+    :func:`annotation.analysis.qc.criterion_qc`). Ranking criteria have no shifted or z
     score."""
     decisions = {d.annotator_id: d for d in AnnotatorDecision.objects.filter(campaign=campaign)}
     parts: list[tuple[Any, ...]] = []

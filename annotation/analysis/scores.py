@@ -1,0 +1,170 @@
+"""The analysis of score criteria (1-5 and 0-100): the numerical core's score analysis turned into
+annotator and system rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from annotation.analysis.qc import criterion_qc
+from annotation.analysis.results import (
+    AnnotatorResult,
+    CriterionAnalysis,
+    SystemResult,
+    alpha_result,
+    by_rank,
+    code_version,
+    finite_or_none,
+    significance_matrix,
+)
+from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.tables import (
+    CriterionTable,
+    Names,
+    repeat_tolerance,
+    system_codes,
+    system_name,
+    system_positions,
+)
+from evalcore.human import (
+    ScoreAnalysis,
+    analyse_scores,
+)
+
+
+def score_analysis(
+    table: CriterionTable, settings: AnalysisSettings, names: Names, seed: int
+) -> CriterionAnalysis:
+    judgments = table.judgments
+    definition = table.definition
+    tolerance = repeat_tolerance(definition)
+    common = {
+        "tolerance": tolerance,
+        "qc_test": settings.qc_test,
+        "qc_space": settings.qc_space,
+        "threshold": settings.threshold,
+        "basis": settings.basis,
+        "idle_cap": settings.idle_cap,
+    }
+    # The include mask (QC verdicts and decisions) goes to the whole analysis, which runs the
+    # same QC again inside (vectorised, cheap) so that its result is self-contained.
+    verdicts = criterion_qc(table=table, settings=settings, decisions=names.decisions)
+    statuses = verdicts.statuses
+    result = analyse_scores(
+        judgments,
+        **common,
+        include=verdicts.included,
+        space=settings.space,
+        test=settings.test,
+        alpha=settings.alpha,
+        confidence=settings.confidence,
+        n_bootstrap=settings.n_bootstrap,
+        rng=seed,
+    )
+    return CriterionAnalysis(
+        config_id=table.config.pk,
+        config_name=table.config.name,
+        protocol=table.config.protocol,
+        criterion=table.criterion,
+        criterion_label=str(definition.label),
+        kind="scores",
+        scale=(definition.minimum, definition.maximum),
+        n_rows=len(judgments),
+        n_annotators=judgments.n_annotators,
+        n_segments=judgments.n_segments,
+        annotators=_score_annotators(table, result, statuses, names),
+        systems=_score_systems(table, result, names),
+        agreement=[
+            alpha_result("inter-annotator α (interval)", result.inter_alpha_interval),
+            alpha_result("inter-annotator α (ordinal)", result.inter_alpha_ordinal),
+            alpha_result("intra-annotator α (interval, repeats)", result.intra_alpha_interval),
+        ],
+        significance=significance_matrix(
+            table, result.significance, result.clusters, names, settings
+        ),
+        method={
+            "analysis": "evalcore.human.analyse_scores",
+            **common,
+            "include_failed": settings.include_failed,
+            "exclude_untested": settings.exclude_untested,
+            "space": settings.space,
+            "significance_test": settings.test,
+            "alpha": settings.alpha,
+            "confidence": settings.confidence,
+            "n_bootstrap": settings.n_bootstrap,
+            "seed": result.seed,
+            "version": code_version(),
+        },
+    )
+
+
+def _score_annotators(
+    table: CriterionTable, result: ScoreAnalysis, statuses: list[str], names: Names
+) -> list[AnnotatorResult]:
+    qc = result.qc
+    bad = qc.bad_reference
+    normalised = result.normalised
+    rows = np.bincount(table.judgments.annotator, minlength=table.judgments.n_annotators)
+    annotators = []
+    for code, annotator_id in enumerate(table.annotator_ids.tolist()):
+        decision = names.decisions.get(annotator_id)
+        annotators.append(
+            AnnotatorResult(
+                annotator_id=annotator_id,
+                username=names.usernames.get(annotator_id, ""),
+                pseudonym=names.pseudonyms.get(annotator_id, ""),
+                n_rows=int(rows[code]),
+                qc_status=statuses[code],
+                qc_n=int(bad.n[code]),
+                qc_statistic=finite_or_none(bad.statistic[code]),
+                qc_p=finite_or_none(bad.p_value[code]),
+                qc_mean_difference=finite_or_none(bad.mean_difference[code]),
+                decision=None if decision is None else decision.included,
+                decision_reason="" if decision is None else decision.reason,
+                included=bool(result.included[code]),
+                repeats_n=int(qc.repeats.n[code]),
+                repeats_share_within=finite_or_none(qc.repeats.share_within[code]),
+                repeats_pearson=finite_or_none(qc.repeats.pearson[code]),
+                references_n=int(qc.references.n[code]),
+                references_mean=finite_or_none(qc.references.mean[code]),
+                time_seconds=float(qc.time.seconds[code]),
+                n_screens=int(qc.time.n_screens[code]),
+                n_unknown_time=int(qc.time.n_unknown[code]),
+                n_capped=int(qc.time.n_capped[code]),
+                mean=finite_or_none(normalised.annotator_mean[code]),
+                sd=finite_or_none(normalised.annotator_sd[code]),
+                degenerate=bool(normalised.degenerate[code]),
+            )
+        )
+    return annotators
+
+
+def _score_systems(
+    table: CriterionTable, result: ScoreAnalysis, names: Names
+) -> list[SystemResult]:
+    systems = result.systems
+    clusters = result.clusters
+    position = system_positions(clusters.order, table.system_ids.shape[0])
+    rows = [
+        SystemResult(
+            system_id=int(table.system_ids[code]),
+            name=system_name(table, code, names),
+            position=int(position[code]),
+            cluster=int(clusters.cluster[code]),
+            rank_low=int(clusters.rank_low[code]),
+            rank_high=int(clusters.rank_high[code]),
+            wins=int(clusters.wins[code]),
+            losses=int(clusters.losses[code]),
+            n_judgments=int(systems.n_judgments[code]),
+            n_segments=int(systems.n_segments[code]),
+            score=finite_or_none(systems.score[code]),
+            mean_raw=finite_or_none(systems.mean_raw[code]),
+            mean_shifted=finite_or_none(systems.mean_shifted[code]),
+            mean_z=finite_or_none(systems.mean_z[code]),
+            t_low=finite_or_none(systems.t_low[code]),
+            t_high=finite_or_none(systems.t_high[code]),
+            boot_low=finite_or_none(systems.boot_low[code]),
+            boot_high=finite_or_none(systems.boot_high[code]),
+        )
+        for code in system_codes(table)
+    ]
+    return by_rank(rows)

@@ -1,0 +1,76 @@
+"""The settings of a human-judgment analysis: QC test and threshold, normalisation, significance
+test, resampling and seed, and which annotators count."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from evalcore.human.normalisation import Basis, Space
+from evalcore.human.qc import QCSpace, QCTest, RankSpace
+from evalcore.human.systems import SignificanceTest
+
+QC_TESTS: tuple[QCTest, ...] = ("paired_t", "wilcoxon", "mannwhitney")
+
+QC_SPACES: tuple[QCSpace, ...] = ("raw", "z")
+
+RANK_SPACES: tuple[RankSpace, ...] = ("rank", "normalised_rank")
+
+BASES: tuple[Basis, ...] = ("real_and_repeat", "all")
+
+SPACES: tuple[Space, ...] = ("raw", "shifted", "z")
+
+SIGNIFICANCE_TESTS: tuple[SignificanceTest, ...] = (
+    "wilcoxon",
+    "sign",
+    "mannwhitney",
+    "bootstrap",
+    "ar",
+)
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    """What an organizer can choose; every field is reported beside the results.
+
+    Attributes:
+        qc_test: the bad-reference test: "paired_t" (default), "wilcoxon" or "mannwhitney"
+            (score and ranking criteria alike).
+        qc_space: the scores the test runs on: "raw" or "z" (score criteria).
+        ranking_qc_space: what the test compares on ranking criteria: the "rank" (default) or
+            the "normalised_rank" (r − 1)/(k − 1) on a screen of k outputs.
+        threshold: an annotator passes when p ≤ threshold.
+        basis: the rows annotator means and SDs come from: "real_and_repeat" or "all".
+        idle_cap: the most seconds one screen counts for in time on task.
+        include_failed: keep annotators who failed QC in the system scores.
+        exclude_untested: leave out annotators the test could not judge (fewer than two
+            bad-reference pairs; on rankings, bad references on screens where every output was
+            degraded do not count); by default they stay in, flagged "untested".
+        space: the score space of system scores, intervals and significance: raw, shifted, z.
+        test: pairwise significance between systems (score protocols).
+        alpha: significance level of the clusters.
+        confidence: level of the t and bootstrap intervals and of the TrueSkill rank ranges.
+        n_bootstrap: resamples of the bootstrap intervals and of the random tests.
+        ranking_bootstrap: TrueSkill runs for rank ranges (each is a full pass over the
+            comparisons, so fewer than ``n_bootstrap`` by default).
+        seed: the seed of every random step; ``None`` uses the protocol config's seed.
+    """
+
+    qc_test: QCTest = "paired_t"
+    qc_space: QCSpace = "raw"
+    ranking_qc_space: RankSpace = "rank"
+    threshold: float = 0.05
+    basis: Basis = "real_and_repeat"
+    idle_cap: float = 300.0
+    include_failed: bool = False
+    exclude_untested: bool = False
+    space: Space = "z"
+    test: SignificanceTest = "wilcoxon"
+    alpha: float = 0.05
+    confidence: float = 0.95
+    n_bootstrap: int = 1000
+    ranking_bootstrap: int = 100
+    seed: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)

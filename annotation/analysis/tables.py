@@ -1,0 +1,335 @@
+"""The database's judgments of one protocol config and criterion as the numerical core's table:
+database ids mapped to codes, item types from the shown outputs, QC rows linked to their
+originals."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.models import (
+    Case,
+    FloatField,
+    IntegerField,
+    QuerySet,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, Coalesce
+
+from annotation.analysis.services import annotator_pseudonyms_ensure
+from annotation.models import (
+    AnnotatorDecision,
+    Campaign,
+    ItemKind,
+    JudgmentValue,
+    ProtocolConfig,
+    System,
+    pseudonym_code,
+)
+from annotation.protocols import PROTOCOLS, RANK, Criterion
+from evalcore.human import (
+    TOLERANCE_0_TO_100,
+    TOLERANCE_1_TO_5,
+    ItemType,
+    Judgments,
+    link_originals,
+)
+
+IntArray = npt.NDArray[np.int64]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+class _Code(Case):
+    """A ``CASE`` whose integer result needs no per-row conversion: the database already
+    returns ints, and Django's default ``int()`` converter would run once per row."""
+
+    @property
+    def convert_value(self) -> Any:
+        return self._convert_value_noop
+
+
+# ItemOutput.kind → ItemType code, computed by the database so that no Python loop maps rows.
+KIND_CODE = _Code(
+    When(output__kind=ItemKind.REPEAT, then=Value(int(ItemType.REPEAT))),
+    When(output__kind=ItemKind.REFERENCE, then=Value(int(ItemType.REFERENCE))),
+    When(output__kind=ItemKind.BAD_REFERENCE, then=Value(int(ItemType.BAD_REF))),
+    default=Value(int(ItemType.REAL)),
+    output_field=IntegerField(),
+)
+
+ITEM_TYPE_NAMES = {
+    int(ItemType.REAL): "SYSTEM",
+    int(ItemType.REPEAT): "REPEAT",
+    int(ItemType.REFERENCE): "REF",
+    int(ItemType.BAD_REF): "BAD_REF",
+}
+
+# Columns of the one query per (config, criterion); all numeric so that numpy takes the rows
+# as they come (None becomes NaN).
+_COLUMNS = (
+    "id",
+    "judgment__annotator_id",
+    "judgment__item__segment_id",
+    "output_id",
+    "kind_code",
+    "output__system_id",
+    "output__original_id",
+    "value",
+    "judgment__seconds",
+    "judgment_id",
+)
+
+
+@dataclass(frozen=True)
+class CriterionTable:
+    """One criterion of one protocol config as a :class:`Judgments` table, with the database
+    ids behind its codes.
+
+    Attributes:
+        config: the protocol config.
+        criterion: the criterion key ("adequacy", "fluency", "score", "rank", …).
+        judgments: the table; row i is ``value_ids[i]``.
+        value_ids: JudgmentValue id per row (ascending).
+        annotator_ids: user id per annotator code.
+        segment_ids: Segment id per segment code.
+        system_ids: System id per system code; when ``has_reference``, the last code stands for
+            references shown as outputs and its id is -1.
+        has_reference: whether some rows showed a reference as an output.
+    """
+
+    config: ProtocolConfig
+    criterion: str
+    judgments: Judgments
+    value_ids: IntArray
+    annotator_ids: IntArray
+    segment_ids: IntArray
+    system_ids: IntArray
+    has_reference: bool
+
+    @property
+    def definition(self) -> Criterion:
+        return criterion_definition(self.config.protocol, self.criterion)
+
+    @property
+    def is_ranking(self) -> bool:
+        return self.criterion == RANK.key or PROTOCOLS[self.config.protocol].ranks
+
+
+def campaign_criteria(*, campaign: Campaign) -> list[tuple[ProtocolConfig, str]]:
+    """The (protocol config, criterion) pairs that hold judgments, in config order.
+
+    Criteria come from the protocol registry (submits and imports are validated against it);
+    one ``EXISTS`` query per pair, which stays fast however many judgments there are.
+    """
+    found: list[tuple[ProtocolConfig, str]] = []
+    for config in ProtocolConfig.objects.filter(campaign=campaign).order_by("created", "pk"):
+        definition = PROTOCOLS.get(config.protocol)
+        if definition is None:
+            continue
+        keys = [RANK.key] if definition.ranks else [c.key for c in definition.criteria]
+        found.extend(
+            (config, key) for key in keys if criterion_values(config=config, criterion=key).exists()
+        )
+    return found
+
+
+def criterion_values(*, config: ProtocolConfig, criterion: str) -> QuerySet[JudgmentValue]:
+    """The judgment values of one criterion of one protocol config."""
+    return JudgmentValue.objects.filter(judgment__item__task__config=config, criterion=criterion)
+
+
+def criterion_table_load(*, config: ProtocolConfig, criterion: str) -> CriterionTable:
+    """Read one criterion of one protocol config into a :class:`CriterionTable`.
+
+    One query (``values_list`` of numeric columns, the item type computed by the database);
+    everything else is numpy over whole columns.
+    """
+    data = values_array(
+        criterion_values(config=config, criterion=criterion)
+        .annotate(kind_code=KIND_CODE)
+        .order_by("id"),
+        _COLUMNS,
+    )
+    n = data.shape[0]
+    value_id = data[:, 0].astype(np.int64)
+    annotator_ids, annotator = np.unique(data[:, 1].astype(np.int64), return_inverse=True)
+    segment_ids, segment = np.unique(data[:, 2].astype(np.int64), return_inverse=True)
+    output = data[:, 3].astype(np.int64)
+    item_type = data[:, 4].astype(np.int64)
+    system_raw = data[:, 5]
+    original_output = data[:, 6]
+    score = data[:, 7]
+    seconds = data[:, 8]
+    _, screen = np.unique(data[:, 9].astype(np.int64), return_inverse=True)
+
+    shows_system = np.isfinite(system_raw)
+    system_ids, system_code = np.unique(
+        system_raw[shows_system].astype(np.int64), return_inverse=True
+    )
+    has_reference = bool((~shows_system).any())
+    system = np.full(n, system_ids.shape[0], dtype=np.int64)
+    system[shows_system] = system_code
+    if has_reference:
+        system_ids = np.r_[system_ids, -1]
+
+    qc = (item_type == ItemType.REPEAT) | (item_type == ItemType.BAD_REF)
+    wanted = np.where(qc & np.isfinite(original_output), original_output, -1).astype(np.int64)
+    original = link_originals(annotator=annotator, item=output, original_item=wanted)
+    # The core accepts originals only on REAL rows; anything else (a repeat of a repeat) is
+    # left unlinked rather than guessed.
+    target = np.maximum(original, 0)
+    original = np.where((original >= 0) & (item_type[target] == ItemType.REAL), original, -1)
+
+    judgments = Judgments.from_arrays(
+        annotator=annotator,
+        segment=segment,
+        system=system,
+        score=score,
+        item_type=item_type,
+        original=original,
+        screen=screen,
+        seconds=seconds,
+        n_annotators=annotator_ids.shape[0],
+        n_segments=segment_ids.shape[0],
+        n_systems=system_ids.shape[0],
+    )
+    return CriterionTable(
+        config=config,
+        criterion=criterion,
+        judgments=judgments,
+        value_ids=value_id,
+        annotator_ids=annotator_ids.astype(np.int64),
+        segment_ids=segment_ids.astype(np.int64),
+        system_ids=system_ids.astype(np.int64),
+        has_reference=has_reference,
+    )
+
+
+def values_array(
+    queryset: QuerySet[Any], columns: tuple[str, ...], *, chunk_size: int = 20_000
+) -> FloatArray:
+    """The numeric ``columns`` of a queryset as a float array (None becomes NaN).
+
+    On PostgreSQL the rows come as one binary ``COPY``: every column cast to double precision
+    with NULL as NaN, so that each row has the same size and numpy reads the whole stream with
+    one ``frombuffer`` (no Python object per value). Elsewhere (SQLite) the rows are read in
+    chunks through the ORM.
+    """
+    if connection.vendor == "postgresql":
+        return _copy_array(queryset, columns)
+    rows = queryset.values_list(*columns).iterator(chunk_size=chunk_size)
+    parts = []
+    while True:
+        chunk = list(itertools.islice(rows, chunk_size))
+        if not chunk:
+            break
+        parts.append(np.array(chunk, dtype=np.float64))
+    if not parts:
+        return np.zeros((0, len(columns)), dtype=np.float64)
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _copy_array(queryset: QuerySet[Any], columns: tuple[str, ...]) -> FloatArray:
+    """PostgreSQL: each column aggregated into one ``bytea`` of big-endian doubles
+    (``string_agg(float8send(x))``), so a million rows cross as a few buffers. All aggregates
+    of one SELECT consume the rows in the same order, so the columns stay aligned; the rows
+    are put in the order of the first column (the id) here."""
+    names = [f"_f{i}" for i in range(len(columns))]
+    floats = (
+        queryset.order_by()
+        .annotate(
+            **{
+                name: Coalesce(Cast(column, FloatField()), Value(math.nan, FloatField()))
+                for name, column in zip(names, columns, strict=True)
+            }
+        )
+        .values_list(*names)
+    )
+    inner, params = floats.query.sql_with_params()
+    quote = connection.ops.quote_name
+    aggregates = ", ".join(f"string_agg(float8send({quote(n)}), ''::bytea)" for n in names)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {aggregates} FROM ({inner}) AS rows", params)
+        buffers = cursor.fetchone()
+    if buffers is None or buffers[0] is None:
+        return np.zeros((0, len(columns)), dtype=np.float64)
+    table = np.column_stack([np.frombuffer(bytes(b), dtype=">f8") for b in buffers])
+    table = table.astype(np.float64).reshape(-1, len(columns))
+    return table[np.argsort(table[:, 0], kind="stable")]
+
+
+def criterion_definition(protocol: str, key: str) -> Criterion:
+    """The protocol registry's criterion (scale, label); an unknown key gets a 0–100 scale."""
+    definition = PROTOCOLS.get(protocol)
+    if definition is not None:
+        if definition.ranks and key == RANK.key:
+            return RANK
+        for criterion in definition.criteria:
+            if criterion.key == key:
+                return criterion
+    return Criterion(key, key, 0, 100)
+
+
+def repeat_tolerance(criterion: Criterion) -> float:
+    """±1 on 1–5 scales, ±10 on 0–100 (DESIGN §4): the tolerance that fits the scale."""
+    return TOLERANCE_0_TO_100 if criterion.maximum - criterion.minimum > 10 else TOLERANCE_1_TO_5
+
+
+def system_name(table: CriterionTable, code: int, names: Names) -> str:
+    system_id = int(table.system_ids[code])
+    return "(reference)" if system_id < 0 else names.systems.get(system_id, str(system_id))
+
+
+def system_codes(table: CriterionTable) -> list[int]:
+    """System codes that stand for systems (the reference code, if any, is last and left out:
+    references shown as outputs are QC items and never enter system scores)."""
+    n = table.system_ids.shape[0] - (1 if table.has_reference else 0)
+    return list(range(n))
+
+
+def system_positions(order: IntArray, n_systems: int) -> IntArray:
+    position = np.zeros(n_systems, dtype=np.int64)
+    position[order] = np.arange(1, order.shape[0] + 1)
+    return position
+
+
+@dataclass(frozen=True)
+class Names:
+    """Display names of the ids in a set of tables, read once."""
+
+    usernames: dict[int, str]
+    pseudonyms: dict[int, str]
+    systems: dict[int, str]
+    decisions: dict[int, AnnotatorDecision]
+
+
+def campaign_names(campaign: Campaign, tables: list[CriterionTable]) -> Names:
+    annotators = {int(a) for t in tables for a in t.annotator_ids}
+    systems = {int(s) for t in tables for s in t.system_ids if s >= 0}
+    user_model = get_user_model()
+    usernames = dict(
+        user_model.objects.filter(pk__in=annotators).values_list("pk", user_model.USERNAME_FIELD)
+    )
+    # Numbered here, after their judgments were read: an annotator whose first judgment landed
+    # after the caller's numbering would otherwise have none.
+    numbers = annotator_pseudonyms_ensure(campaign=campaign, judged=annotators)
+    pseudonyms = {annotator: pseudonym_code(numbers[annotator]) for annotator in annotators}
+    return Names(
+        usernames=usernames,
+        pseudonyms=pseudonyms,
+        systems=dict(System.objects.filter(pk__in=systems).values_list("pk", "name")),
+        decisions={
+            d.annotator_id: d
+            for d in AnnotatorDecision.objects.filter(
+                campaign=campaign, annotator_id__in=annotators
+            )
+        },
+    )
