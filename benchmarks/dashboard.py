@@ -578,12 +578,12 @@ def measure(repeat: int) -> None:
 
     from annotation.models import Campaign, Judgment
     from metrics.models import AnalysisResult
-    from metrics.selectors import (
+    from metrics.queries import (
         analysis_results_latest,
         campaign_fingerprint_current,
         campaign_progress,
-        dashboard_data,
     )
+    from metrics.selectors import dashboard_data
 
     campaign = Campaign.objects.get(name=CAMPAIGN_NAME)
     n_judgments = Judgment.objects.filter(item__task__config__campaign=campaign).count()

@@ -20,11 +20,8 @@ from annotation.permissions import campaign_for_organizer
 from annotation.reports.judgments import download_disposition
 from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult
-from metrics.selectors import (
-    analysis_result_document,
-    dashboard_data,
-    dashboard_status,
-)
+from metrics.queries import analysis_result_document, dashboard_status
+from metrics.selectors import dashboard_data
 from metrics.services import analysis_request, jobs_dispatch_pending
 
 

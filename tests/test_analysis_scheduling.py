@@ -21,7 +21,7 @@ from annotation.judgment_import.services import judgments_import
 from annotation.tasking.services import task_assign_next
 from metrics import services
 from metrics.models import AnalysisJob
-from metrics.selectors import dashboard_status
+from metrics.queries import dashboard_status
 from metrics.services import analysis_schedule_debounced
 from tests.dashboard_factories import analysis_run_sync
 from tests.factories import make_config, make_rich_campaign

@@ -37,7 +37,7 @@ from annotation.models import (
 from annotation.tasking.services import task_assign_next
 from evalsite.celery import app as celery_app
 from metrics.models import AnalysisJob, AnalysisResult
-from metrics.selectors import IDLE_CAP_SECONDS, campaign_progress
+from metrics.queries import IDLE_CAP_SECONDS, campaign_progress
 from tests.dashboard_factories import analysis_run_sync, make_judged_demo_campaign
 from tests.factories import PASSWORD, full_answer, make_campaign, make_user
 

@@ -28,7 +28,7 @@ from annotation.reports.judgments import (
     judgment_row_statistics,
 )
 from evalcore.human import ItemType, analyse_rankings, synthetic_rankings
-from metrics.selectors import human_panel
+from metrics.presenters.human import human_panel
 from tests.analysis_factories import build_judged_campaign
 from tests.factories import PASSWORD
 

@@ -1,0 +1,173 @@
+"""The correlation panel: metric-human correlations with their intervals, and the scatter plots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evalsite.formatting import interval_text, number_text, p_text
+from metrics.presenters.human import criterion_slug
+from metrics.presenters.metrics import (
+    ALPHA,
+    finite_number,
+    short_number,
+)
+
+
+@dataclass(frozen=True)
+class Interval:
+    value: float | None
+    low: float | None
+    high: float | None
+
+    @property
+    def value_text(self) -> str:
+        return number_text(self.value, 3)
+
+    @property
+    def range_text(self) -> str:
+        return interval_text(self.low, self.high, 2)
+
+
+@dataclass(frozen=True)
+class CorrelationRow:
+    key: str
+    label: str
+    oriented: bool  # an error metric, negated so that agreement with humans is positive
+    n_systems: int | None
+    pearson: Interval | None
+    spearman: Interval | None
+    kendall: Interval | None
+    pairwise_accuracy: float | None
+    segment_pearson_z: float | None
+    segment_n: int | None
+    darr_tau: float | None
+    darr_pairs: int | None
+    darr_from: str
+
+    @property
+    def pairwise_text(self) -> str:
+        return number_text(self.pairwise_accuracy, 3)
+
+    @property
+    def segment_text(self) -> str:
+        return number_text(self.segment_pearson_z, 3)
+
+    @property
+    def darr_text(self) -> str:
+        return number_text(self.darr_tau, 3)
+
+
+@dataclass(frozen=True)
+class CorrelationCriterion:
+    slug: str
+    title: str
+    human_score: str
+    rows: list[CorrelationRow]
+    williams_metrics: list[str]  # labels
+    williams_p: list[list[float | None]]
+
+    @property
+    def has_system_level(self) -> bool:
+        return any(r.pearson is not None for r in self.rows)
+
+    @property
+    def williams_rows(self) -> list[tuple[str, list[tuple[str, bool]]]]:
+        """(metric, [(p-value text, p < α) per column metric])."""
+        return [
+            (label, [(p_text(p), p is not None and p < ALPHA) for p in row])
+            for label, row in zip(self.williams_metrics, self.williams_p, strict=False)
+        ]
+
+
+def _interval(entry: dict[str, Any] | None) -> Interval | None:
+    if not entry:
+        return None
+    return Interval(
+        finite_number(entry.get("value")),
+        finite_number(entry.get("low")),
+        finite_number(entry.get("high")),
+    )
+
+
+def correlation_panel(doc: dict[str, Any]) -> list[CorrelationCriterion]:
+    """The correlation table and the Williams test per human criterion of a ``correlations``
+    document."""
+    out = []
+    for crit in doc.get("criteria", []):
+        labels = {m["key"]: m.get("label", m["key"]) for m in crit.get("metrics", [])}
+        rows = []
+        for m in crit.get("metrics", []):
+            system = m.get("system") or {}
+            segment = m.get("segment") or {}
+            darr = segment.get("darr") or {}
+            pearson_z = segment.get("pearson_z") or {}
+            rows.append(
+                CorrelationRow(
+                    key=m["key"],
+                    label=m.get("label", m["key"]),
+                    oriented=bool(m.get("oriented")),
+                    n_systems=system.get("n"),
+                    pearson=_interval(system.get("pearson")),
+                    spearman=_interval(system.get("spearman")),
+                    kendall=_interval(system.get("kendall")),
+                    pairwise_accuracy=finite_number(system.get("pairwise_accuracy")),
+                    segment_pearson_z=finite_number(pearson_z.get("value")),
+                    segment_n=pearson_z.get("n"),
+                    darr_tau=finite_number(darr.get("tau")),
+                    darr_pairs=darr.get("pairs"),
+                    darr_from=str(darr.get("from", "")),
+                )
+            )
+        williams = crit.get("williams") or {}
+        out.append(
+            CorrelationCriterion(
+                slug=criterion_slug(crit.get("config_id"), crit.get("criterion", "")),
+                title=f"{crit.get('config_name', '')} · {crit.get('label', '')}",
+                human_score=str(crit.get("human_score", "")),
+                rows=rows,
+                williams_metrics=[labels.get(k, k) for k in williams.get("metrics", [])],
+                williams_p=[[finite_number(p) for p in row] for row in williams.get("p", [])],
+            )
+        )
+    return out
+
+
+def scatter_plots(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per human criterion, per metric: one point per system (metric, human) and the fitted
+    least-squares line, for the plots."""
+    out = []
+    for crit in doc.get("criteria", []):
+        metrics = []
+        for m in crit.get("metrics", []):
+            system = m.get("system")
+            if not system or not system.get("points"):
+                continue
+            pearson = system.get("pearson") or {}
+            metrics.append(
+                {
+                    "key": m["key"],
+                    "label": m.get("label", m["key"]),
+                    "oriented": bool(m.get("oriented")),
+                    "points": [
+                        {
+                            "name": p["name"],
+                            "metric": short_number(finite_number(p["metric"]), 6),
+                            "human": short_number(finite_number(p["human"]), 6),
+                        }
+                        for p in system["points"]
+                    ],
+                    "fit": system.get("fit") or {},
+                    "pearson": finite_number(pearson.get("value")),
+                }
+            )
+        if metrics:
+            out.append(
+                {
+                    "id": criterion_slug(crit.get("config_id"), crit.get("criterion", "")),
+                    "title": f"{crit.get('config_name', '')} · {crit.get('label', '')}",
+                    "human": str(crit.get("human_score", "")),
+                    "metrics": metrics,
+                }
+            )
+    return out

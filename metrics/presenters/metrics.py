@@ -1,0 +1,249 @@
+"""The automatic-metrics panel: metric tables with intervals, MultEval's multi-run cells and the
+significance heatmaps."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from evalsite.formatting import interval_text, number_text, p_text
+
+# Significance level of the heatmaps and of the "significant" marks in the metric tables.
+ALPHA = 0.05
+
+
+def finite_number(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def short_number(value: float | None, digits: int = 4) -> float | None:
+    """``value`` to ``digits`` significant digits: the plots' data stays small in the page."""
+    return None if value is None else float(f"{value:.{digits}g}")
+
+
+def _oriented(value: float | None, higher_is_better: bool) -> float:
+    """A sort key where larger is better, missing values last."""
+    if value is None:
+        return -math.inf
+    return value if higher_is_better else -value
+
+
+@dataclass(frozen=True)
+class MetricRun:
+    name: str
+    score: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+    @property
+    def score_text(self) -> str:
+        return number_text(self.score, 2)
+
+    @property
+    def ci_text(self) -> str:
+        return interval_text(self.ci_low, self.ci_high, 2)
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One system in one metric's table: the mean over runs, each run with its bootstrap
+    interval, and MultEval's comparison with the baseline."""
+
+    system_id: int
+    name: str
+    is_baseline: bool
+    mean: float | None
+    runs: list[MetricRun]
+    s_sel: float | None
+    s_opt: float | None
+    delta: float | None  # this system − the baseline (MultEval's observed delta)
+    p: float | None  # approximate randomisation over all runs
+
+    @property
+    def significant(self) -> bool:
+        return self.p is not None and self.p < ALPHA
+
+    @property
+    def mean_text(self) -> str:
+        return number_text(self.mean, 2)
+
+    @property
+    def delta_text(self) -> str:
+        return number_text(self.delta, 2)
+
+    @property
+    def p_text(self) -> str:
+        return p_text(self.p)
+
+
+@dataclass(frozen=True)
+class MetricTable:
+    key: str
+    label: str
+    signature: str
+    higher_is_better: bool
+    rows: list[MetricRow]  # best first
+
+    @property
+    def several_runs(self) -> bool:
+        return any(len(r.runs) > 1 for r in self.rows)
+
+
+@dataclass(frozen=True)
+class MultEvalCell:
+    mean: float | None
+    s_sel: float | None
+    s_opt: float | None
+    p: float | None
+
+    @property
+    def mean_text(self) -> str:
+        return number_text(self.mean, 2)
+
+    @property
+    def detail_text(self) -> str:
+        """MultEval's ``(s_sel/s_opt/p)``; the baseline has no p ("-")."""
+        p = "-" if self.p is None else p_text(self.p)
+        return f"({number_text(self.s_sel, 2)}/{number_text(self.s_opt, 2)}/{p})"
+
+
+@dataclass(frozen=True)
+class MetricsPanel:
+    baseline: str
+    n_segments: int
+    params: dict[str, Any]
+    tables: list[MetricTable]
+    several_runs: bool
+    multeval_metrics: list[str]  # labels, in the order of the cells
+    multeval_rows: list[tuple[str, list[MultEvalCell]]]
+    unavailable: dict[str, str]
+
+
+def metrics_panel(doc: dict[str, Any]) -> MetricsPanel:
+    """The metric tables (best first) and MultEval's table from a ``metrics`` document."""
+    baseline_id = (doc.get("baseline") or {}).get("id")
+    tables = []
+    for metric in doc.get("metrics", []):
+        higher = bool(metric.get("higher_is_better", True))
+        rows = [
+            MetricRow(
+                system_id=s["id"],
+                name=s["name"],
+                is_baseline=s["id"] == baseline_id,
+                mean=finite_number(s.get("mean")),
+                runs=[
+                    MetricRun(
+                        name=r["name"],
+                        score=finite_number(r.get("score")),
+                        ci_low=finite_number(r.get("ci_low")),
+                        ci_high=finite_number(r.get("ci_high")),
+                    )
+                    for r in s.get("runs", [])
+                ],
+                s_sel=finite_number(s.get("s_sel")),
+                s_opt=finite_number(s.get("s_opt")),
+                delta=finite_number(s.get("delta_baseline")),
+                p=finite_number(s.get("p_baseline")),
+            )
+            for s in metric.get("systems", [])
+        ]
+        rows.sort(key=lambda r: (-_oriented(r.mean, higher), r.name))
+        tables.append(
+            MetricTable(
+                key=metric["key"],
+                label=metric.get("label", metric["key"]),
+                signature=metric.get("signature", ""),
+                higher_is_better=higher,
+                rows=rows,
+            )
+        )
+    systems = doc.get("systems", [])
+    by_metric = [{r.system_id: r for r in t.rows} for t in tables]
+    multeval_rows = []
+    for system in systems:
+        cells = []
+        for rows_by_id in by_metric:
+            row = rows_by_id.get(system["id"])
+            cells.append(
+                MultEvalCell(
+                    mean=row.mean if row else None,
+                    s_sel=row.s_sel if row else None,
+                    s_opt=row.s_opt if row else None,
+                    p=row.p if row else None,
+                )
+            )
+        multeval_rows.append((system["name"], cells))
+    return MetricsPanel(
+        baseline=(doc.get("baseline") or {}).get("name", ""),
+        n_segments=int(doc.get("n_segments", 0)),
+        params=doc.get("params", {}),
+        tables=tables,
+        several_runs=any(len(s.get("runs", [])) > 1 for s in systems),
+        multeval_metrics=[t.label for t in tables],
+        multeval_rows=multeval_rows,
+        unavailable=doc.get("unavailable", {}),
+    )
+
+
+def significance_heatmaps(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per metric, the all-pairs paired bootstrap as a head-to-head matrix for the plots.
+
+    Systems are ordered best first by the metric's mean score. ``outcome[i][j]`` is +1 when the
+    row system is better than the column system with bootstrap p < :data:`ALPHA`, −1 when it is
+    worse with p < α, and 0 otherwise; ``delta[i][j]`` is score(row) − score(column) (the
+    document stores score(column) − score(row)); ``win_share`` is the share of resamples in
+    which the row system did better.
+    """
+    names = {s["id"]: s["name"] for s in doc.get("systems", [])}
+    heatmaps = []
+    for metric in doc.get("metrics", []):
+        pairwise = metric.get("pairwise") or {}
+        ids = pairwise.get("systems", [])
+        if len(ids) < 2:
+            continue
+        higher = bool(metric.get("higher_is_better", True))
+        mean = {s["id"]: finite_number(s.get("mean")) for s in metric.get("systems", [])}
+        order = sorted(
+            range(len(ids)), key=lambda i: (-_oriented(mean.get(ids[i]), higher), names.get(ids[i]))
+        )
+
+        def pick(key: str, order: list[int] = order, pairwise: dict[str, Any] = pairwise) -> Any:
+            matrix = pairwise.get(key) or []
+            return [[finite_number(matrix[i][j]) if matrix else None for j in order] for i in order]
+
+        def short(matrix: list[list[float | None]]) -> list[list[float | None]]:
+            return [[short_number(v) for v in row] for row in matrix]
+
+        boot_p = pick("bootstrap_p")
+        ar_p = pick("ar_p")
+        wins = pick("win_share")
+        delta = [[None if d is None else -d for d in row] for row in pick("delta")]
+        outcome = []
+        for i, row in enumerate(delta):
+            cells = []
+            for j, d in enumerate(row):
+                p = boot_p[i][j]
+                if i == j or p is None or d is None or p >= ALPHA or d == 0:
+                    cells.append(0)
+                else:
+                    better = d > 0 if higher else d < 0
+                    cells.append(1 if better else -1)
+            outcome.append(cells)
+        heatmaps.append(
+            {
+                "key": metric["key"],
+                "label": metric.get("label", metric["key"]),
+                "systems": [names.get(ids[i], str(ids[i])) for i in order],
+                "outcome": outcome,
+                "bootstrap_p": short(boot_p),
+                "ar_p": short(ar_p),
+                "delta": short(delta),
+                "win_share": short(wins),
+                "pooled_runs": pairwise.get("pooled_runs"),
+            }
+        )
+    return heatmaps
