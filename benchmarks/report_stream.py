@@ -16,7 +16,7 @@ about a minute instead of hours.
 
 The report is then produced in a fresh process (so that its peak memory is the report's, not
 the builder's) exactly as the download view does: pseudonyms ensured, then every chunk of
-``annotation.reports.judgments.judgment_report_stream`` consumed. Printed: time to the first byte
+``annotation.reports.stream.judgment_report_stream`` consumed. Printed: time to the first byte
 (the
 normalisation pass), total time, rows per second, bytes, and peak RSS
 (``VmHWM`` of ``/proc/self/status``).
@@ -355,7 +355,7 @@ def stream(file_format: str) -> None:
     """Produce the report as the download view does and count its rows and bytes."""
     from annotation.analysis.services import annotator_pseudonyms_ensure
     from annotation.models import Campaign, JudgmentValue
-    from annotation.reports.judgments import judgment_report_stream
+    from annotation.reports.stream import judgment_report_stream
 
     campaign = Campaign.objects.get(name=CAMPAIGN_NAME)
     n_values = JudgmentValue.objects.count()

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from annotation.campaigns.views import organizer_required
 from annotation.permissions import campaign_for_organizer
-from annotation.reports.judgments import download_disposition
+from annotation.reports.text import download_disposition
 from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult
 from metrics.queries import analysis_result_document, dashboard_status

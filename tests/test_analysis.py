@@ -18,7 +18,7 @@ from annotation.analysis.services import annotator_decision_record, annotator_ps
 from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.tables import campaign_criteria, criterion_table_load
 from annotation.models import JudgmentValue
-from annotation.reports.judgments import system_report_csv, system_report_json, system_report_latex
+from annotation.reports.systems import system_report_csv, system_report_json, system_report_latex
 from evalcore.human import (
     TOLERANCE_0_TO_100,
     analyse_rankings,

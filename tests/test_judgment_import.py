@@ -29,7 +29,8 @@ from annotation.judgment_import.formats import judgment_file_text, judgments_par
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_import
 from annotation.models import ItemKind, ItemOutput, JudgmentImport, Segment, System, Task
-from annotation.reports.judgments import JUDGMENT_COLUMNS, judgment_report_stream
+from annotation.reports.judgments import JUDGMENT_COLUMNS
+from annotation.reports.stream import judgment_report_stream
 from evalcore.human import TOLERANCE_0_TO_100, Judgments, analyse_scores
 from tests.analysis_factories import make_text_campaign
 from tests.factories import PASSWORD

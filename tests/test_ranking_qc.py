@@ -21,12 +21,8 @@ from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.services import annotator_decision_record
 from annotation.analysis.settings import AnalysisSettings
 from annotation.models import Campaign, ItemKind, ItemOutput
-from annotation.reports.judgments import (
-    STATUS_CODES,
-    annotator_labels,
-    annotator_report_csv,
-    judgment_row_statistics,
-)
+from annotation.reports.annotators import annotator_report_csv
+from annotation.reports.judgments import STATUS_CODES, annotator_labels, judgment_row_statistics
 from evalcore.human import ItemType, analyse_rankings, synthetic_rankings
 from metrics.presenters.human import human_panel
 from tests.analysis_factories import build_judged_campaign

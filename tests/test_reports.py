@@ -32,15 +32,12 @@ from annotation.models import (
     Judgment,
     JudgmentValue,
 )
-from annotation.reports import judgments as reports
-from annotation.reports.judgments import (
-    ANNOTATOR_COLUMNS,
-    JUDGMENT_COLUMNS,
+from annotation.reports import judgments
+from annotation.reports.annotators import ANNOTATOR_COLUMNS, annotator_report_csv
+from annotation.reports.judgments import JUDGMENT_COLUMNS, annotator_labels, float_text
+from annotation.reports.stream import judgment_report_stream
+from annotation.reports.systems import (
     SYSTEM_COLUMNS,
-    annotator_labels,
-    annotator_report_csv,
-    float_text,
-    judgment_report_stream,
     latex_escape,
     system_report_csv,
     system_report_json,
@@ -374,11 +371,11 @@ def test_a_report_gives_up_numbering_after_its_attempts(hand, monkeypatch, caplo
     dee = judge_as_newcomer(hand)
     calls: list[frozenset[int]] = []
     monkeypatch.setattr(
-        reports, "annotator_pseudonyms_ensure", lambda *, campaign, judged: calls.append(judged)
+        judgments, "annotator_pseudonyms_ensure", lambda *, campaign, judged: calls.append(judged)
     )
     content = b"".join(judgment_report_stream(campaign=hand.campaign, file_format="csv"))
     assert str(dee.pk) in {r["annotator"] for r in read_csv(content)[1]}
-    assert len(calls) == reports.REPORT_LABEL_ATTEMPTS - 1
+    assert len(calls) == judgments.REPORT_LABEL_ATTEMPTS - 1
     assert all(dee.pk in judged for judged in calls)
     assert "names 1 annotators by user id" in caplog.text
 

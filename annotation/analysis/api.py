@@ -43,7 +43,8 @@ from annotation.judgment_import.services import judgments_import
 from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
 from annotation.permissions import campaign_for_organizer, user_is_organizer
 from annotation.protocols import PROTOCOLS
-from annotation.reports import judgments as reports
+from annotation.reports import annotators, judgments, stream, systems
+from annotation.reports import text as report_text
 
 DEFAULTS = AnalysisSettings()
 
@@ -128,7 +129,7 @@ def _format_parameter(formats: tuple[str, ...]) -> OpenApiParameter:
 
 def _file_responses(formats: tuple[str, ...]) -> dict[Any, Any]:
     """A report file in each of its formats' media types (without charset, as OpenAPI keys)."""
-    types = {reports.CONTENT_TYPES[f].split(";")[0] for f in formats}
+    types = {report_text.CONTENT_TYPES[f].split(";")[0] for f in formats}
     return {
         (200, media_type): OpenApiTypes.OBJECT
         if media_type == "application/json"
@@ -177,26 +178,26 @@ class JudgmentReportView(CampaignAPIView):
     renderer_classes = [DownloadRenderer, JSONRenderer]
 
     @extend_schema(
-        parameters=[*SETTINGS_PARAMETERS, _format_parameter(reports.JUDGMENT_FORMATS)],
-        responses=_file_responses(reports.JUDGMENT_FORMATS),
+        parameters=[*SETTINGS_PARAMETERS, _format_parameter(stream.JUDGMENT_FORMATS)],
+        responses=_file_responses(stream.JUDGMENT_FORMATS),
         description="The normalised judgment report, streamed: fmt is csv, tsv or jsonl.",
     )
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
-        if fmt not in reports.JUDGMENT_FORMATS:
+        if fmt not in stream.JUDGMENT_FORMATS:
             raise NotFound("Unknown format: use csv, tsv or jsonl.")
         serializer = self.read_settings(request)
         annotator_pseudonyms_ensure(campaign=campaign)
         response = StreamingHttpResponse(
-            reports.judgment_report_stream(
+            stream.judgment_report_stream(
                 campaign=campaign,
                 file_format=fmt,
                 settings=serializer.settings(),
                 real_names=serializer.real_names,
             ),
-            content_type=reports.CONTENT_TYPES[fmt],
+            content_type=report_text.CONTENT_TYPES[fmt],
         )
-        response["Content-Disposition"] = reports.download_disposition(
+        response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "judgments", fmt
         )
         return response
@@ -206,23 +207,23 @@ class SystemReportView(CampaignAPIView):
     renderer_classes = [DownloadRenderer, JSONRenderer]
 
     @extend_schema(
-        parameters=[*SETTINGS_PARAMETERS, _format_parameter(reports.SYSTEM_FORMATS)],
-        responses=_file_responses(reports.SYSTEM_FORMATS),
+        parameters=[*SETTINGS_PARAMETERS, _format_parameter(systems.SYSTEM_FORMATS)],
+        responses=_file_responses(systems.SYSTEM_FORMATS),
         description="The system report: fmt is csv, json or tex (LaTeX tables).",
     )
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
-        if fmt not in reports.SYSTEM_FORMATS:
+        if fmt not in systems.SYSTEM_FORMATS:
             raise NotFound("Unknown format: use csv, json or tex.")
         analysis = self.analysis(campaign, self.read_settings(request).settings())
         if fmt == "csv":
-            body = reports.system_report_csv(analysis)
+            body = systems.system_report_csv(analysis)
         elif fmt == "json":
-            body = json.dumps(reports.system_report_json(analysis), indent=2, ensure_ascii=False)
+            body = json.dumps(systems.system_report_json(analysis), indent=2, ensure_ascii=False)
         else:
-            body = reports.system_report_latex(analysis)
-        response = HttpResponse(body, content_type=reports.CONTENT_TYPES[fmt])
-        response["Content-Disposition"] = reports.download_disposition(
+            body = systems.system_report_latex(analysis)
+        response = HttpResponse(body, content_type=report_text.CONTENT_TYPES[fmt])
+        response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "systems", fmt
         )
         return response
@@ -240,12 +241,12 @@ class AnnotatorReportView(CampaignAPIView):
         campaign = self.campaign(request, campaign_id)
         serializer = self.read_settings(request)
         analysis = self.analysis(campaign, serializer.settings())
-        labels = reports.annotator_labels(campaign=campaign, real_names=serializer.real_names)
+        labels = judgments.annotator_labels(campaign=campaign, real_names=serializer.real_names)
         response = HttpResponse(
-            reports.annotator_report_csv(analysis, labels),
-            content_type=reports.CONTENT_TYPES["csv"],
+            annotators.annotator_report_csv(analysis, labels),
+            content_type=report_text.CONTENT_TYPES["csv"],
         )
-        response["Content-Disposition"] = reports.download_disposition(
+        response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "annotators", "csv"
         )
         return response

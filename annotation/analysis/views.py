@@ -29,7 +29,8 @@ from annotation.campaigns.views import organizer_required
 from annotation.judgment_import.services import judgments_import
 from annotation.models import Campaign, JudgmentImport
 from annotation.permissions import campaign_for_organizer
-from annotation.reports import judgments as reports
+from annotation.reports import annotators, judgments, stream, systems
+from annotation.reports import text as report_text
 
 
 def _settings(request: HttpRequest) -> tuple[AnalysisSettingsForm, AnalysisSettings, bool]:
@@ -161,17 +162,17 @@ def campaign_report_judgments(
 ) -> HttpResponse:
     """The normalised judgment report (CSV, TSV or JSONL), streamed."""
     campaign = campaign_for_organizer(request.user, campaign_id)
-    if fmt not in reports.JUDGMENT_FORMATS:
+    if fmt not in stream.JUDGMENT_FORMATS:
         return HttpResponse(_("Unknown format."), status=404)
     _form, settings, real_names = _settings(request)
     annotator_pseudonyms_ensure(campaign=campaign)
     response = StreamingHttpResponse(
-        reports.judgment_report_stream(
+        stream.judgment_report_stream(
             campaign=campaign, file_format=fmt, settings=settings, real_names=real_names
         ),
-        content_type=reports.CONTENT_TYPES[fmt],
+        content_type=report_text.CONTENT_TYPES[fmt],
     )
-    return _download(response, reports.download_disposition(campaign.name, "judgments", fmt))
+    return _download(response, report_text.download_disposition(campaign.name, "judgments", fmt))
 
 
 @organizer_required
@@ -179,18 +180,18 @@ def campaign_report_judgments(
 def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: str) -> HttpResponse:
     """The system report (CSV, JSON or LaTeX)."""
     campaign = campaign_for_organizer(request.user, campaign_id)
-    if fmt not in reports.SYSTEM_FORMATS:
+    if fmt not in systems.SYSTEM_FORMATS:
         return HttpResponse(_("Unknown format."), status=404)
     _form, settings, _real = _settings(request)
     analysis = _analysis(campaign, settings)
     if fmt == "csv":
-        body = reports.system_report_csv(analysis)
+        body = systems.system_report_csv(analysis)
     elif fmt == "json":
-        body = json.dumps(reports.system_report_json(analysis), indent=2, ensure_ascii=False)
+        body = json.dumps(systems.system_report_json(analysis), indent=2, ensure_ascii=False)
     else:
-        body = reports.system_report_latex(analysis)
-    response = HttpResponse(body, content_type=reports.CONTENT_TYPES[fmt])
-    return _download(response, reports.download_disposition(campaign.name, "systems", fmt))
+        body = systems.system_report_latex(analysis)
+    response = HttpResponse(body, content_type=report_text.CONTENT_TYPES[fmt])
+    return _download(response, report_text.download_disposition(campaign.name, "systems", fmt))
 
 
 @organizer_required
@@ -200,8 +201,9 @@ def campaign_report_annotators(request: HttpRequest, campaign_id: uuid.UUID) -> 
     campaign = campaign_for_organizer(request.user, campaign_id)
     _form, settings, real_names = _settings(request)
     analysis = _analysis(campaign, settings)
-    labels = reports.annotator_labels(campaign=campaign, real_names=real_names)
+    labels = judgments.annotator_labels(campaign=campaign, real_names=real_names)
     response = HttpResponse(
-        reports.annotator_report_csv(analysis, labels), content_type=reports.CONTENT_TYPES["csv"]
+        annotators.annotator_report_csv(analysis, labels),
+        content_type=report_text.CONTENT_TYPES["csv"],
     )
-    return _download(response, reports.download_disposition(campaign.name, "annotators", "csv"))
+    return _download(response, report_text.download_disposition(campaign.name, "annotators", "csv"))

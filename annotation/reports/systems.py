@@ -1,0 +1,233 @@
+"""The system report: each criterion's systems with scores, intervals and clusters, as CSV, JSON or
+a LaTeX table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis
+from annotation.reports.text import csv_text
+
+SYSTEM_FORMATS = ("csv", "json", "tex")
+
+SYSTEM_COLUMNS = (
+    "protocol",
+    "protocol_type",
+    "criterion",
+    "system",
+    "position",
+    "cluster",
+    "rank_low",
+    "rank_high",
+    "wins",
+    "losses",
+    "n_judgments",
+    "n_segments",
+    "score",
+    "space",
+    "mean_raw",
+    "mean_shifted",
+    "mean_z",
+    "t_low",
+    "t_high",
+    "boot_low",
+    "boot_high",
+    "expected_wins",
+    "no_worse_share",
+    "trueskill_mu",
+    "trueskill_sigma",
+    "trueskill_rank",
+    "trueskill_rank_low",
+    "trueskill_rank_high",
+    "significance_test",
+    "alpha",
+    "confidence",
+    "n_bootstrap",
+    "seed",
+    "version",
+)
+
+LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    # Under pdfLaTeX's default OT1 font encoding these print as ¡, ¿ and a dash.
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+
+
+def _score_space(criterion: CriterionAnalysis) -> str:
+    return "expected_wins" if criterion.kind == "ranking" else str(criterion.method["space"])
+
+
+def system_report_rows(analysis: CampaignAnalysis) -> Iterator[tuple[Any, ...]]:
+    """One row per protocol config × criterion × system, ranked systems first."""
+    for criterion in analysis.criteria:
+        method = criterion.method
+        n_bootstrap = method.get("n_bootstrap", method.get("trueskill_bootstrap"))
+        for system in criterion.systems:
+            yield (
+                criterion.config_name,
+                criterion.protocol,
+                criterion.criterion,
+                system.name,
+                system.position or None,
+                system.cluster or None,
+                system.rank_low or None,
+                system.rank_high or None,
+                system.wins,
+                system.losses,
+                system.n_judgments,
+                system.n_segments,
+                system.score,
+                _score_space(criterion),
+                system.mean_raw,
+                system.mean_shifted,
+                system.mean_z,
+                system.t_low,
+                system.t_high,
+                system.boot_low,
+                system.boot_high,
+                system.expected_wins,
+                system.no_worse_share,
+                system.trueskill_mu,
+                system.trueskill_sigma,
+                system.trueskill_rank,
+                system.trueskill_rank_low,
+                system.trueskill_rank_high,
+                method["significance_test"],
+                method["alpha"],
+                method["confidence"],
+                n_bootstrap,
+                method["seed"],
+                method["version"],
+            )
+
+
+def system_report_csv(analysis: CampaignAnalysis) -> str:
+    """The system report as CSV (:data:`SYSTEM_COLUMNS`)."""
+    return csv_text(SYSTEM_COLUMNS, system_report_rows(analysis))
+
+
+def system_report_json(analysis: CampaignAnalysis) -> dict[str, Any]:
+    """Systems, clusters, significance matrix, agreement and method per criterion (no
+    per-annotator data: that is the annotator report)."""
+    data = analysis.as_json()
+    for criterion in data["criteria"]:
+        criterion.pop("annotators")
+    return data
+
+
+def latex_escape(text: str) -> str:
+    """Text safe inside a LaTeX table cell (system names come from uploads)."""
+    return "".join(LATEX_SPECIAL.get(c, c) for c in " ".join(text.splitlines()))
+
+
+def _fixed(value: float | None, digits: int = 3) -> str:
+    return "--" if value is None else f"{value:.{digits}f}"
+
+
+def system_report_latex(analysis: CampaignAnalysis) -> str:
+    """One ``table``/``tabular`` per criterion in the WMT style: rank range, system, score with
+    its t interval (at the analysis's confidence level), raw mean and counts, a rule between
+    clusters (needs ``booktabs``)."""
+    parts = [
+        "% EvalSite human evaluation: system report",
+        f"% campaign {analysis.campaign_id}; {analysis.version}",
+        "% \\usepackage{booktabs}",
+    ]
+    for criterion in analysis.criteria:
+        method = criterion.method
+        ranking = criterion.kind == "ranking"
+        caption = (
+            f"{latex_escape(criterion.config_name)}: {latex_escape(criterion.criterion_label)}. "
+            + (
+                "Expected Wins; clusters from the one-sided sign test"
+                if ranking
+                else f"mean {method['space']} score over segments with "
+                f"{criterion.confidence_percent}\\% t interval; "
+                f"clusters from the one-sided {method['significance_test']} test"
+            )
+            + f" at $p < {method['alpha']}$; seed {method['seed']}."
+        )
+        if ranking:
+            header = r"\# & Range & System & EW & No worse & TrueSkill $\mu$ & TS range & $n$ \\"
+            spec = "rrlrrrrr"
+        else:
+            header = (
+                rf"\# & Range & System & Score & {criterion.confidence_percent}\% CI & Raw & $n$ "
+                r"& Segs \\"
+            )
+            spec = "rrlrrrrr"
+        lines = [
+            "",
+            r"\begin{table}[t]",
+            r"\centering",
+            f"\\begin{{tabular}}{{{spec}}}",
+            r"\toprule",
+            header,
+            r"\midrule",
+        ]
+        previous_cluster = None
+        for system in criterion.ranked_systems:
+            if previous_cluster is not None and system.cluster != previous_cluster:
+                lines.append(r"\midrule")
+            previous_cluster = system.cluster
+            rank_range = (
+                str(system.rank_low)
+                if system.rank_low == system.rank_high
+                else f"{system.rank_low}--{system.rank_high}"
+            )
+            name = latex_escape(system.name)
+            if ranking:
+                if system.trueskill_rank_low is None:
+                    skill_range = "---"  # no bootstrap runs, no range
+                elif system.trueskill_rank_low != system.trueskill_rank_high:
+                    skill_range = f"{system.trueskill_rank_low}--{system.trueskill_rank_high}"
+                else:
+                    skill_range = str(system.trueskill_rank_low)
+                cells = [
+                    str(system.position),
+                    rank_range,
+                    name,
+                    _fixed(system.expected_wins),
+                    _fixed(system.no_worse_share),
+                    _fixed(system.trueskill_mu, 2),
+                    skill_range,
+                    str(system.n_judgments),
+                ]
+            else:
+                interval = (
+                    "--"
+                    if system.t_low is None or system.t_high is None
+                    else f"[{_fixed(system.t_low)}, {_fixed(system.t_high)}]"
+                )
+                cells = [
+                    str(system.position),
+                    rank_range,
+                    name,
+                    _fixed(system.score),
+                    interval,
+                    _fixed(system.mean_raw, 1),
+                    str(system.n_judgments),
+                    str(system.n_segments),
+                ]
+            lines.append(" & ".join(cells) + r" \\")
+        lines += [
+            r"\bottomrule",
+            r"\end{tabular}",
+            f"\\caption{{{caption}}}",
+            r"\end{table}",
+        ]
+        parts.extend(lines)
+    return "\n".join(parts) + "\n"
