@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, Group, Permission
 from django.db import transaction
 from django.db.models import ProtectedError
 
+from annotation.campaigns.parse import parse_upload
 from annotation.campaigns.uploads import (
     ParsedOutput,
     ParsedUpload,
@@ -17,7 +18,6 @@ from annotation.campaigns.uploads import (
     UploadError,
     UploadFile,
     UploadProblem,
-    parse_upload,
 )
 from annotation.models import (
     Campaign,

@@ -1,0 +1,210 @@
+"""Uploads in WMT's XML (wmt-format): a source file, references and system outputs by document."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lxml import etree
+
+from annotation.campaigns.uploads import (
+    DEFAULT_RUN,
+    FORM_XML,
+    Collector,
+    ParsedOutput,
+    ParsedSegment,
+    ParsedUpload,
+    SegmentKey,
+    UploadError,
+    UploadFile,
+    UploadProblem,
+    check_outputs_complete,
+    decode_text,
+    max_length_of,
+)
+from annotation.models import Reference
+
+
+def parse_xml(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
+    problems = Collector()
+    segments: dict[SegmentKey, ParsedSegment] = {}
+    doc_order: list[str] = []
+    ref_labels: list[str] | None = None
+    outputs: dict[tuple[str, str], ParsedOutput] = {}
+    for upload in files:
+        text = decode_text(upload, max_bytes=max_bytes)
+        root = _parse_xml_root(upload.name, text)
+        for doc in root.iter("doc"):
+            doc_id = (doc.get("id") or "").strip()
+            if not doc_id:
+                problems.add(upload.name, doc.sourceline, "malformed XML: <doc> without an id")
+                continue
+            src_blocks = doc.findall("src")
+            if len(src_blocks) > 1:
+                problems.add(upload.name, doc.sourceline, f"doc {doc_id} has more than one <src>")
+                continue
+            if src_blocks:
+                if any(k[0] == doc_id for k in segments):
+                    problems.add(
+                        upload.name, doc.sourceline, f"doc {doc_id} has its source given twice"
+                    )
+                    continue
+                labels = _xml_doc_segments(
+                    problems, upload.name, doc, doc_id, src_blocks[0], segments
+                )
+                if labels is None:
+                    continue
+                doc_order.append(doc_id)
+                if ref_labels is None:
+                    ref_labels = labels
+                elif labels != ref_labels:
+                    problems.add(
+                        upload.name,
+                        doc.sourceline,
+                        f"doc {doc_id} has references {labels}, earlier documents {ref_labels}; "
+                        "every document needs the same references",
+                    )
+            for hyp in doc.findall("hyp"):
+                system = (hyp.get("system") or "").strip()
+                if not system:
+                    problems.add(
+                        upload.name,
+                        hyp.sourceline,
+                        "unknown system: <hyp> without a system attribute",
+                    )
+                    continue
+                run = (hyp.get("run") or "").strip() or DEFAULT_RUN
+                out = outputs.setdefault((system, run), ParsedOutput(system, run, upload.name))
+                for seg_id, seg_text, line in _xml_segs(problems, upload.name, hyp):
+                    key = (doc_id, seg_id)
+                    if key in out.by_key:
+                        problems.add(
+                            upload.name,
+                            line,
+                            f"duplicate system/run {system}/{run} for doc {doc_id} seg {seg_id}",
+                        )
+                        continue
+                    out.by_key[key] = (seg_text, line)
+    problems.raise_if_any()
+    if not segments and not outputs:
+        raise UploadError(
+            [UploadProblem(files[0].name, None, "malformed XML: no <doc> with <src> or <hyp>")]
+        )
+    if segments:
+        for out in outputs.values():
+            for key, (_, line) in out.by_key.items():
+                if key not in segments:
+                    problems.add(
+                        out.file,
+                        line,
+                        f"system {out.system} translates doc {key[0]} seg {key[1]}, which the "
+                        "source does not have",
+                    )
+                    break
+        problems.raise_if_any()
+        check_outputs_complete(problems, list(segments), list(outputs.values()))
+        problems.raise_if_any()
+    return ParsedUpload(
+        form=FORM_XML,
+        files=[f.name for f in files],
+        segments=list(segments.values()) or None,
+        reference_labels=ref_labels or [],
+        outputs=list(outputs.values()),
+    )
+
+
+def _parse_xml_root(name: str, text: str) -> etree._Element:
+    # lxml refuses str input with an encoding declaration, so it gets UTF-8 bytes; the parser is
+    # told they are UTF-8, or it would obey a declared encoding (ISO-8859-1, say) and garble the
+    # text that decode_text has already read as UTF-8.
+    parser = etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        remove_comments=True,
+        huge_tree=False,
+        encoding="utf-8",
+    )
+    try:
+        root = etree.fromstring(text.encode("utf-8"), parser=parser)
+    except etree.XMLSyntaxError as exc:
+        line = exc.lineno if exc.lineno else None
+        message = exc.msg.split(", line ")[0] if exc.msg else "not well-formed"
+        raise UploadError([UploadProblem(name, line, f"malformed XML: {message}")]) from None
+    if root.tag not in {"dataset", "refset", "srcset", "tstset"}:
+        raise UploadError(
+            [
+                UploadProblem(
+                    name,
+                    root.sourceline,
+                    f"malformed XML: the root element is <{root.tag}>, expected <dataset>",
+                )
+            ]
+        )
+    return root
+
+
+def _xml_segs(problems: Collector, name: str, block: etree._Element) -> list[tuple[str, str, int]]:
+    segs: list[tuple[str, str, int]] = []
+    seen: set[str] = set()
+    for seg in block.iter("seg"):
+        seg_id = (seg.get("id") or "").strip()
+        line = seg.sourceline or 0
+        if not seg_id:
+            problems.add(name, line, "malformed XML: <seg> without an id")
+            continue
+        if seg_id in seen:
+            problems.add(name, line, f"malformed XML: seg id {seg_id} appears twice in one block")
+            continue
+        seen.add(seg_id)
+        segs.append((seg_id, "".join(seg.itertext()).strip(), line))
+    return segs
+
+
+def _xml_doc_segments(
+    problems: Collector,
+    name: str,
+    doc: etree._Element,
+    doc_id: str,
+    src: etree._Element,
+    segments: dict[SegmentKey, ParsedSegment],
+) -> list[str] | None:
+    src_segs = _xml_segs(problems, name, src)
+    if not src_segs:
+        problems.add(name, src.sourceline, f"doc {doc_id}: <src> has no <seg>")
+        return None
+    for seg_id, seg_text, line in src_segs:
+        if not seg_text:
+            problems.add(name, line, f"empty source (doc {doc_id} seg {seg_id})")
+    src_ids = [s[0] for s in src_segs]
+    labels: list[str] = []
+    ref_texts: list[dict[str, str]] = []
+    label_max = max_length_of(Reference, "label")
+    for n, ref in enumerate(doc.findall("ref"), start=1):
+        label = (ref.get("translator") or "").strip() or f"reference {n}"
+        if len(label) > label_max:
+            problems.add(
+                name,
+                ref.sourceline,
+                f"reference label (the translator attribute of <ref>) of doc {doc_id} longer "
+                f"than {label_max} characters",
+            )
+        labels.append(label)
+        texts: dict[str, str] = {}
+        for seg_id, seg_text, line in _xml_segs(problems, name, ref):
+            if seg_id not in src_ids:
+                problems.add(name, line, f"reference seg {seg_id} is not in doc {doc_id}'s source")
+            elif not seg_text:
+                problems.add(name, line, f"empty reference (doc {doc_id} seg {seg_id})")
+            texts[seg_id] = seg_text
+        missing = [s for s in src_ids if s not in texts]
+        if missing:
+            problems.add(
+                name,
+                ref.sourceline,
+                f"reference {label} of doc {doc_id} lacks seg {missing[0]}",
+            )
+        ref_texts.append(texts)
+    for seg_id, seg_text, line in src_segs:
+        segments[(doc_id, seg_id)] = ParsedSegment(
+            doc_id, seg_id, seg_text, [t.get(seg_id, "") for t in ref_texts], line, name
+        )
+    return labels
