@@ -16,7 +16,8 @@ import pytest
 from django.core.cache import cache
 
 from annotation.campaigns.uploads import UploadFile
-from annotation.judging.services import annotation_screen, judgment_record
+from annotation.judging.screens import annotation_screen
+from annotation.judging.services import judgment_record
 from annotation.judgment_import.services import judgments_import
 from annotation.tasking.services import task_assign_next
 from metrics import services

@@ -13,7 +13,8 @@ import pytest
 from django.db import connection, connections, transaction
 from django.db.models import F
 
-from annotation.judging.services import JudgmentError, judgment_record
+from annotation.judging.screens import JudgmentError
+from annotation.judging.services import judgment_record
 from annotation.models import Assignment, Item, Judgment, ProtocolConfig, Task
 from annotation.tasking.services import task_assign_next
 from tests.factories import full_answer, make_config, make_rich_campaign, make_user

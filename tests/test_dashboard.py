@@ -25,7 +25,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation.judging.services import annotation_screen, judgment_record
+from annotation.judging.screens import annotation_screen
+from annotation.judging.services import judgment_record
 from annotation.models import (
     AnnotatorPseudonym,
     Campaign,

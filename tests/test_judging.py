@@ -15,7 +15,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.judging.api import SubmitSerializer
-from annotation.judging.services import JudgmentError, annotation_screen, judgment_record
+from annotation.judging.screens import JudgmentError, annotation_screen
+from annotation.judging.services import judgment_record
 from annotation.models import Assignment, Item, Judgment, JudgmentRevision, JudgmentValue, Task
 from annotation.tasking.services import (
     assignment_release,

@@ -16,7 +16,8 @@ from django.utils import timezone
 from annotation.campaigns.services import campaign_create, campaign_data_import, user_make_organizer
 from annotation.campaigns.uploads import UploadFile
 from annotation.demo.text import DEMO_DOCUMENTS
-from annotation.judging.services import JudgmentError, annotation_screen, judgment_record
+from annotation.judging.screens import JudgmentError, annotation_screen
+from annotation.judging.services import judgment_record
 from annotation.models import Campaign, ItemKind, ItemOutput, ProtocolConfig
 from annotation.protocols import ADEQUACY_FLUENCY, DIRECT_ASSESSMENT, RANKING, Protocol
 from annotation.tasking.services import task_assign_next, tasks_build

@@ -20,14 +20,8 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.judging.services import (
-    JudgmentError,
-    Screen,
-    annotation_screen,
-    closed_message,
-    judgment_record,
-    submission_outputs,
-)
+from annotation.judging.screens import JudgmentError, Screen, annotation_screen
+from annotation.judging.services import closed_message, judgment_record, submission_outputs
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking.services import assignments_expire, task_assign_next

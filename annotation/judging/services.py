@@ -19,8 +19,8 @@ Rules for a submit:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
@@ -32,333 +32,31 @@ from django.db.models import Field
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.judging.screens import (
+    JudgmentError,
+    Screen,
+    ScreenRead,
+    assignment_for,
+    context_rows,
+    screen_at,
+    screen_read,
+)
 from annotation.models import (
     Assignment,
     Campaign,
-    Document,
     Item,
     ItemOutput,
     Judgment,
     JudgmentRevision,
     JudgmentValue,
     ProtocolConfig,
-    Reference,
-    Segment,
     Task,
 )
-from annotation.protocols import Protocol
 from annotation.signals import campaign_data_changed
-from annotation.tasking.services import TaskError, assignment_resume
 from evalsite.db.rawsql import Columns, chain, converted, hot_rows, model_field
-
-
-class JudgmentError(Exception):
-    """A submit or page request that cannot be served; ``status`` is the HTTP status to answer."""
-
-    def __init__(self, code: str, message: str, status: int, errors: list[str] | None = None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-        self.errors = errors or []
-
-
-@cache
-def _assignment_query() -> tuple[str, list[Columns]]:
-    columns = [
-        Columns(Assignment, "a"),
-        Columns(Task, "t"),
-        Columns(ProtocolConfig, "c"),
-        Columns(Campaign, "cp"),
-    ]
-    assignment, task, config, campaign = columns
-    sql = f"""
-        SELECT {assignment.sql}, {task.sql}, {config.sql}, {campaign.sql}
-        FROM "{Assignment._meta.db_table}" a
-        INNER JOIN "{Task._meta.db_table}" t ON a."task_id" = t."id"
-        INNER JOIN "{ProtocolConfig._meta.db_table}" c ON t."config_id" = c."id"
-        INNER JOIN "{Campaign._meta.db_table}" cp ON c."campaign_id" = cp."id"
-        WHERE a."id" = %s AND a."annotator_id" = %s
-    """
-    return sql, columns
-
-
-def _assignment_for(assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> Assignment:
-    """The annotator's assignment with its task, config and campaign loaded (as
-    ``select_related("task__config__campaign")``), or 404."""
-    sql, columns = _assignment_query()
-    db = transaction.get_connection()
-    rows = hot_rows(
-        db, sql, [model_field(Assignment, "id").get_db_prep_value(assignment_id, db), annotator.pk]
-    )
-    row = rows[0] if rows else None
-    if row is None:
-        raise JudgmentError("not_found", _("No such task."), 404)
-    assignment, _rest = chain(row, columns, ["task", "config", "campaign"], db)
-    return assignment
-
 
 # The hot reads are written in SQL (evalsite/db/rawsql.py says why); rows become model instances as
 # select_related makes them.
-
-
-@cache
-def _context_query(near: str | None) -> tuple[str, list[Columns]]:
-    """The shown outputs of an item with their context. ``near`` ("source" or "reference", on
-    PostgreSQL only) adds the neighbouring segments of the document within ±%s positions, their
-    sources or first references, as two arrays in position order: one query instead of two."""
-    output = Columns(ItemOutput, "o")
-    item = Columns(Item, "i")
-    segment = Columns(Segment, "s")
-    document = Columns(Document, "d")
-    near_select = near_join = ""
-    if near is not None:
-        segments, references = Segment._meta.db_table, Reference._meta.db_table
-        text = 'r2."text"' if near == "reference" else 's2."source"'
-        with_reference = (
-            f' INNER JOIN "{references}" r2 ON r2."segment_id" = s2."id" AND r2."index" = 0'
-            if near == "reference"
-            else ""
-        )
-        near_select = ', near."at", near."text"'
-        near_join = f"""
-        LEFT JOIN LATERAL (
-            SELECT array_agg(s2."position_in_document" ORDER BY s2."position_in_document") AS "at",
-                array_agg({text} ORDER BY s2."position_in_document") AS "text"
-            FROM "{segments}" s2{with_reference}
-            WHERE s2."document_id" = s."document_id" AND NOT s2."id" = s."id"
-                AND s2."position_in_document" BETWEEN s."position_in_document" - %s
-                AND s."position_in_document" + %s
-        ) near ON TRUE"""
-    sql = f"""
-        SELECT {output.sql}, {item.sql}, {segment.sql}, {document.sql},
-            mine."answer", mine."revision", ref."text"{near_select}
-        FROM "{ItemOutput._meta.db_table}" o
-        INNER JOIN "{Item._meta.db_table}" i ON o."item_id" = i."id"
-        LEFT OUTER JOIN "{Judgment._meta.db_table}" mine
-            ON mine."item_id" = i."id" AND mine."annotator_id" = %s
-        INNER JOIN "{Segment._meta.db_table}" s ON i."segment_id" = s."id"
-        LEFT OUTER JOIN "{Reference._meta.db_table}" ref
-            ON ref."segment_id" = s."id" AND ref."index" = %s
-        INNER JOIN "{Document._meta.db_table}" d ON s."document_id" = d."id"{near_join}
-        WHERE i."task_id" = %s AND i."position" = %s
-    """
-    return sql, [output, item, segment, document]
-
-
-@dataclass(frozen=True)
-class _ScreenRead:
-    """The read of one item's outputs with their context (``_context_query``, unordered): its
-    SQL, its parameters, and what it joins of the neighbouring segments."""
-
-    sql: str
-    params: list[Any]
-    near: str | None
-
-
-def _screen_read(
-    *, config: ProtocolConfig, task_id: int, position: int, annotator: AbstractBaseUser
-) -> _ScreenRead:
-    """The read of the item at ``position`` of a task as the config shows it, with the first
-    reference as context. On PostgreSQL the neighbouring segments come with the outputs when the
-    config shows context (one query); elsewhere ``near`` is None and a second query reads them."""
-    near = None
-    if config.context_segments and transaction.get_connection().vendor == "postgresql":
-        near = "reference" if config.definition.mode(config.mode).shows_reference else "source"
-    sql, _columns = _context_query(near)
-    params: list[Any] = [annotator.pk, 0]
-    if near is not None:
-        params += [config.context_segments, config.context_segments]
-    return _ScreenRead(sql, [*params, task_id, position], near)
-
-
-def _context_rows(
-    rows: Sequence[Sequence[Any]], near: str | None, db: BaseDatabaseWrapper
-) -> list[ItemOutput]:
-    """The outputs of ``_context_query`` rows (see ``_outputs_with_context``)."""
-    _sql, columns = _context_query(near)
-    extra = [
-        model_field(Judgment, "answer"),
-        model_field(Judgment, "revision"),
-        model_field(Reference, "text"),
-    ]
-    result = []
-    for row in rows:
-        output, rest = chain(row, columns, ["item", "segment", "document"], db)
-        output.answer, output.answer_revision, output.context_reference = converted(
-            rest[: len(extra)], extra, db
-        )
-        if near is not None:
-            output.near_at, output.near_text = rest[len(extra)] or [], rest[len(extra) + 1] or []
-        result.append(output)
-    return result
-
-
-def _outputs_with_context(read: _ScreenRead) -> list[ItemOutput]:
-    """The shown outputs of one item in screen order, each row carrying the item, segment,
-    document, the annotator's current answer and the reference used as context — one query with
-    LEFT JOINs. With ``read.near``, each output also carries the neighbouring segments:
-    ``near_at`` and ``near_text``, in position order."""
-    db = transaction.get_connection()
-    rows = hot_rows(db, read.sql + ' ORDER BY o."position" ASC', read.params)
-    return _context_rows(rows, read.near, db)
-
-
-@dataclass
-class Screen:
-    """Everything the annotation page shows."""
-
-    assignment: Assignment
-    protocol: Protocol
-    item: Item
-    outputs: list[ItemOutput]
-    position: int
-    total: int
-    done: int
-    revising: bool
-    answer: dict[str, Any] | None
-    revision: int
-    shows_source: bool
-    shows_reference: bool
-    reference: str | None
-    context_before: list[str] = field(default_factory=list)
-    context_after: list[str] = field(default_factory=list)
-
-
-def annotation_screen(
-    *,
-    assignment_id: uuid.UUID,
-    annotator: AbstractBaseUser,
-    position: int | None = None,
-    now: datetime | None = None,
-) -> Screen:
-    """The item at ``position`` (default: the current one) of an annotator's task. The first
-    time the current item is shown is noted (for the server-side time per item); showing it
-    again, or showing an earlier item for revision, keeps that time."""
-    now = now or timezone.now()
-    assignment = _assignment_for(assignment_id, annotator)
-    if assignment.task.config.campaign.status == Campaign.Status.CLOSED:
-        # Nothing was sent yet: unlike a refused submit, no answer to call unsaved.
-        raise JudgmentError(
-            "closed",
-            _("This campaign is closed: it takes no more answers. Thank you for your work."),
-            409,
-        )
-    if assignment.status == Assignment.Status.EXPIRED or (
-        assignment.status == Assignment.Status.ACTIVE
-        and assignment.expires_at is not None
-        and assignment.expires_at < now
-    ):
-        # Back after the hold ran out: return it to the pool and re-claim a slot if one is free
-        # (extra queries only on this rare path).
-        try:
-            assignment = assignment_resume(assignment=assignment, now=now)
-        except TaskError as exc:
-            raise JudgmentError("not_active", str(exc), 409) from None
-    task = assignment.task
-    if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
-        raise JudgmentError(
-            "not_active",
-            _("Your hold on this task has ended; take a task again from My tasks."),
-            409,
-        )
-    current = assignment.items_done
-    if position is None:
-        if current >= task.size:
-            raise JudgmentError("finished", _("You have finished this task."), 410)
-        position = current
-    if not 0 <= position < task.size or position > current:
-        raise JudgmentError("not_current", _("You can open items you have reached only."), 404)
-    return _screen_at(
-        assignment=assignment, annotator=annotator, position=position, now=now, mark_shown=True
-    )
-
-
-@cache
-def _neighbours_query(references: bool) -> str:
-    # No ORDER BY: the caller sorts.
-    if references:
-        select = f'SELECT s."position_in_document", r."text" FROM "{Reference._meta.db_table}" r'
-        join = f' INNER JOIN "{Segment._meta.db_table}" s ON r."segment_id" = s."id"'
-        where = ' AND r."index" = 0'
-    else:
-        select = f'SELECT s."position_in_document", s."source" FROM "{Segment._meta.db_table}" s'
-        join = where = ""
-    return (
-        f'{select}{join} WHERE s."document_id" = %s'
-        ' AND s."position_in_document" BETWEEN %s AND %s AND NOT s."id" = %s' + where
-    )
-
-
-def _neighbours(*, segment: Segment, low: int, high: int, references: bool) -> list[Any]:
-    """(position in document, text) of the other segments of the document whose position is
-    within ``low``..``high``: their first references (``references``) or their sources,
-    unordered."""
-    return hot_rows(
-        transaction.get_connection(),
-        _neighbours_query(references),
-        [segment.document_id, low, high, segment.pk],
-    )
-
-
-def _screen_at(
-    *,
-    assignment: Assignment,
-    annotator: AbstractBaseUser,
-    position: int,
-    now: datetime,
-    mark_shown: bool,
-    outputs: list[ItemOutput] | None = None,
-) -> Screen:
-    """The screen of the item at ``position`` of an assignment already checked by the caller
-    (with ``task__config`` loaded). ``mark_shown`` notes the current item as shown now unless
-    it already is; a caller that noted it itself passes False. ``outputs``: the item's rows of
-    ``_context_query`` when the caller already has them."""
-    task = assignment.task
-    config = task.config
-    current = assignment.items_done
-    protocol = config.definition
-    mode = protocol.mode(config.mode)
-    read = _screen_read(config=config, task_id=task.pk, position=position, annotator=annotator)
-    if outputs is None:
-        outputs = _outputs_with_context(read)
-    item = outputs[0].item
-    segment = item.segment
-    context_before: list[str] = []
-    context_after: list[str] = []
-    if config.context_segments:
-        if read.near is not None:
-            rows = list(zip(outputs[0].near_at, outputs[0].near_text, strict=True))
-        else:
-            low = segment.position_in_document - config.context_segments
-            high = segment.position_in_document + config.context_segments
-            rows = _neighbours(segment=segment, low=low, high=high, references=mode.shows_reference)
-        for where, text in sorted(rows):
-            (context_before if where < segment.position_in_document else context_after).append(text)
-    if mark_shown and position == current and assignment.shown_item_id != item.pk:
-        # The clock of the current item starts the first time it is shown: a reload does not
-        # restart it, and opening an earlier item to revise it does not touch it.
-        Assignment.objects.filter(pk=assignment.pk).exclude(shown_item=item).update(
-            shown_item=item, shown_at=now
-        )
-    answer = outputs[0].answer
-    return Screen(
-        assignment=assignment,
-        protocol=protocol,
-        item=item,
-        outputs=outputs,
-        position=position,
-        total=task.size,
-        done=current,
-        revising=answer is not None,
-        answer=answer,
-        revision=outputs[0].answer_revision or 0,
-        shows_source=mode.shows_source,
-        shows_reference=mode.shows_reference,
-        reference=outputs[0].context_reference,
-        context_before=context_before,
-        context_after=context_after,
-    )
 
 
 @dataclass(frozen=True)
@@ -491,7 +189,7 @@ def judgment_record(
         return recorded
     if advanced is not None:
         # A new answer: the UPDATE that advanced the task already noted the next item as shown.
-        screen = _screen_at(
+        screen = screen_at(
             assignment=advanced,
             annotator=annotator,
             position=advanced.items_done,
@@ -510,7 +208,7 @@ def _current_screen(
     """The current item's screen as a GET of it shows it, or None where that GET would answer
     an error or re-claim an ended hold."""
     try:
-        assignment = _assignment_for(assignment_id, annotator)
+        assignment = assignment_for(assignment_id, annotator)
     except JudgmentError:
         return None
     if (
@@ -524,7 +222,7 @@ def _current_screen(
         or assignment.items_done >= assignment.task.size
     ):
         return None
-    return _screen_at(
+    return screen_at(
         assignment=assignment,
         annotator=annotator,
         position=assignment.items_done,
@@ -623,7 +321,7 @@ def _judgment_store(
         # The next item's outputs come back from the same statement where it can.
         show = None
         if next_position is not None:
-            show = _screen_read(
+            show = screen_read(
                 config=config, task_id=task.pk, position=next_position, annotator=annotator
             )
         stored, next_outputs = _answer_insert(
@@ -708,7 +406,7 @@ def _answer_insert(
     items_done: int,
     update: dict[str, Any],
     next_position: int | None,
-    show: _ScreenRead | None = None,
+    show: ScreenRead | None = None,
 ) -> tuple[bool, list[ItemOutput] | None]:
     """Store a new answer if its assignment still is at ``items_done`` and active or done:
     ``UPDATE`` the assignment with ``update`` (its shown item becomes the task's item at
@@ -718,7 +416,7 @@ def _answer_insert(
 
     On PostgreSQL this is one statement (data-modifying ``WITH``), atomic by itself: one round
     trip instead of BEGIN, three statements and COMMIT. With ``show`` (the next item's
-    ``_screen_read``) the same statement also reads the next item's outputs, returned beside
+    ``screen_read``) the same statement also reads the next item's outputs, returned beside
     the flag (its snapshot is from before the write, which changes nothing they show). Elsewhere
     (SQLite, which has no data-modifying ``WITH``) the same three statements run in a
     transaction and the outputs are None: the caller reads them."""
@@ -769,7 +467,7 @@ def _answer_insert(
     judgment._state.db = db.alias
     if show is None or found[0][1] is None:
         return True, None
-    return True, _context_rows([row[1:] for row in found], show.near, db)
+    return True, context_rows([row[1:] for row in found], show.near, db)
 
 
 @cache

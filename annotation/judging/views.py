@@ -16,7 +16,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.judging.services import JudgmentError, annotation_screen, closed_message
+from annotation.judging.screens import JudgmentError, annotation_screen
+from annotation.judging.services import closed_message
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking.services import (
