@@ -1,0 +1,59 @@
+"""The annotation app's models, one module per subject: campaigns and their data
+(:mod:`.campaigns`), annotation tasks (:mod:`.tasks`), judgments and what the analysis keeps
+beside them (:mod:`.judgments`). Import them from here."""
+
+from annotation.models.campaigns import (
+    Campaign,
+    Document,
+    Reference,
+    Run,
+    Segment,
+    System,
+    Translation,
+    Upload,
+)
+from annotation.models.judgments import (
+    AnnotatorDecision,
+    AnnotatorPseudonym,
+    Judgment,
+    JudgmentImport,
+    JudgmentRevision,
+    JudgmentValue,
+    pseudonym_code,
+)
+from annotation.models.tasks import (
+    Assignment,
+    Invite,
+    Item,
+    ItemKind,
+    ItemOutput,
+    ProtocolConfig,
+    Task,
+    TaskBuild,
+)
+
+__all__ = [
+    "AnnotatorDecision",
+    "AnnotatorPseudonym",
+    "Assignment",
+    "Campaign",
+    "Document",
+    "Invite",
+    "Item",
+    "ItemKind",
+    "ItemOutput",
+    "Judgment",
+    "JudgmentImport",
+    "JudgmentRevision",
+    "JudgmentValue",
+    "ProtocolConfig",
+    "Reference",
+    "Run",
+    "Segment",
+    "System",
+    "Task",
+    "TaskBuild",
+    "Translation",
+    "Upload",
+    "pseudonym_code",
+]

@@ -1,0 +1,319 @@
+"""Annotation tasks: protocol configs, their builds, tasks, items and the outputs they show,
+assignments and invites."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from annotation.models.campaigns import Campaign, Reference, Run, Segment, System, Translation
+from annotation.protocols import MODE_CHOICES, PROTOCOL_CHOICES, PROTOCOLS, Protocol
+
+
+class ProtocolConfig(models.Model):
+    """One protocol a campaign runs, with the organizer's settings. Tasks are built from it."""
+
+    # No index of its own: the unique index (campaign, name) starts with it.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="protocols", db_index=False
+    )
+    name = models.CharField(_("name"), max_length=100)
+    protocol = models.CharField(_("protocol"), max_length=40, choices=PROTOCOL_CHOICES)
+    mode = models.CharField(_("mode"), max_length=20, choices=MODE_CHOICES)
+    fluency_first = models.BooleanField(
+        _("fluency first"),
+        default=False,
+        help_text=_("Adequacy and fluency: judge fluency first, before the source is shown."),
+    )
+    outputs_per_screen = models.PositiveSmallIntegerField(
+        _("outputs per screen (k)"),
+        default=5,
+        validators=[MinValueValidator(1), MaxValueValidator(20)],
+    )
+    items_per_task = models.PositiveIntegerField(
+        _("items per task"), default=100, validators=[MinValueValidator(1)]
+    )
+    annotations_per_task = models.PositiveSmallIntegerField(
+        _("annotators per task"),
+        default=1,
+        validators=[MinValueValidator(1)],
+        help_text=_("How many annotators judge every item (each works through the whole task)."),
+    )
+    qc_bad_reference = models.PositiveSmallIntegerField(
+        _("bad references per 100 items"), default=10, validators=[MaxValueValidator(50)]
+    )
+    qc_repeat = models.PositiveSmallIntegerField(
+        _("repeats per 100 items"), default=5, validators=[MaxValueValidator(50)]
+    )
+    qc_reference = models.PositiveSmallIntegerField(
+        _("references as output per 100 items"), default=5, validators=[MaxValueValidator(50)]
+    )
+    context_segments = models.PositiveSmallIntegerField(
+        _("document context"),
+        default=1,
+        validators=[MaxValueValidator(10)],
+        help_text=_("Neighbouring source segments shown before and after the current one."),
+    )
+    instructions = models.TextField(_("instructions"), blank=True)
+    hold_minutes = models.PositiveIntegerField(
+        _("hold time (minutes)"),
+        default=120,
+        validators=[MinValueValidator(1)],
+        help_text=_("A pulled task returns to the pool when its annotator is idle this long."),
+    )
+    seed = models.PositiveIntegerField(_("seed"), default=12345)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "created"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="protocolconfig_unique_name"),
+            models.CheckConstraint(
+                condition=Q(qc_bad_reference__lte=50)
+                & Q(qc_repeat__lte=50)
+                & Q(qc_reference__lte=50),
+                name="protocolconfig_qc_share",
+            ),
+            models.CheckConstraint(
+                condition=Q(items_per_task__gte=1) & Q(annotations_per_task__gte=1),
+                name="protocolconfig_positive_sizes",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.protocol})"
+
+    @property
+    def definition(self) -> Protocol:
+        return PROTOCOLS[self.protocol]
+
+
+class TaskBuild(models.Model):
+    """One build (or rebuild) of a protocol config's tasks, run by a Celery worker: what the
+    setup page shows while it is queued or running, and how it ended. At most one build per
+    config is queued or running (a partial unique constraint): a second click joins it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # No index of its own: taskbuild_config_recent starts with it.
+    config = models.ForeignKey(
+        ProtocolConfig, on_delete=models.CASCADE, related_name="builds", db_index=False
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    # What the finished build wrote.
+    tasks = models.PositiveIntegerField(default=0)
+    items = models.PositiveIntegerField(default=0)
+    # The requester's language: messages of a failed build are stored in it.
+    language = models.CharField(max_length=10, default="en")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    # When the build last moved (created, started, finished). A queued or running build that
+    # has not moved for EVALSITE_JOB_STALE_SECONDS is taken for dead, as analysis jobs are.
+    progressed = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["config", "-created"], name="taskbuild_config_recent")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["config"],
+                condition=Q(status__in=["queued", "running"]),
+                name="taskbuild_one_active",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"build {self.pk} of {self.config_id} ({self.status})"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class Task(models.Model):
+    """A HIT: an ordered list of items that each of ``annotations_needed`` annotators works
+    through on their own. ``slots_taken`` counts live assignments; the check constraint makes
+    oversubscription impossible whatever the code does."""
+
+    # No index of its own: the unique index (config, position) starts with it.
+    config = models.ForeignKey(
+        ProtocolConfig, on_delete=models.CASCADE, related_name="tasks", db_index=False
+    )
+    position = models.PositiveIntegerField()
+    size = models.PositiveIntegerField(help_text="Number of items (kept here for progress bars).")
+    annotations_needed = models.PositiveSmallIntegerField()
+    slots_taken = models.PositiveSmallIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["config", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["config", "position"], name="task_unique_pos"),
+            models.CheckConstraint(
+                condition=Q(slots_taken__lte=F("annotations_needed")),
+                name="task_not_oversubscribed",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"task {self.position + 1} of {self.config}"
+
+
+class ItemKind(models.TextChoices):
+    REAL = "real", _("Real")
+    BAD_REFERENCE = "bad_ref", _("Bad reference")
+    REPEAT = "repeat", _("Repeat")
+    REFERENCE = "reference", _("Reference as output")
+
+
+class Item(models.Model):
+    """One screen of a task. A quality-control item points to the real item it copies."""
+
+    # No index of its own: the unique index (task, position) starts with it.
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="items", db_index=False)
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=ItemKind.choices)
+    segment = models.ForeignKey(Segment, on_delete=models.PROTECT, related_name="items")
+    # RESTRICT, not PROTECT: a task's QC copies may be deleted together with their originals.
+    original = models.ForeignKey(
+        "self", on_delete=models.RESTRICT, null=True, blank=True, related_name="copies"
+    )
+
+    class Meta:
+        ordering = ["task", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "position"], name="item_unique_pos"),
+            models.CheckConstraint(
+                condition=(Q(kind="real") & Q(original__isnull=True))
+                | (~Q(kind="real") & Q(original__isnull=False)),
+                name="item_qc_points_to_original",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"item {self.position + 1} ({self.kind}) of task {self.task_id}"
+
+
+class ItemOutput(models.Model):
+    """One output shown on a screen, in its slot. ``text`` is what the annotator saw: the
+    system's translation, its degraded copy (bad reference) or a human reference."""
+
+    # No index of its own: the unique index (item, position) starts with it.
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="outputs", db_index=False)
+    position = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=10, choices=ItemKind.choices)
+    translation = models.ForeignKey(
+        Translation, on_delete=models.PROTECT, null=True, blank=True, related_name="shown_as"
+    )
+    system = models.ForeignKey(
+        System, on_delete=models.PROTECT, null=True, blank=True, related_name="shown_as"
+    )
+    run = models.ForeignKey(Run, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    reference = models.ForeignKey(
+        Reference, on_delete=models.PROTECT, null=True, blank=True, related_name="shown_as"
+    )
+    original = models.ForeignKey(
+        "self", on_delete=models.RESTRICT, null=True, blank=True, related_name="copies"
+    )
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["item", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "position"], name="itemoutput_unique_pos"),
+            models.CheckConstraint(
+                condition=(Q(kind="reference") & Q(reference__isnull=False))
+                | (~Q(kind="reference") & Q(translation__isnull=False) & Q(system__isnull=False)),
+                name="itemoutput_has_a_source",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"output {self.position + 1} of item {self.item_id}"
+
+
+class Assignment(models.Model):
+    """An annotator's hold on a task: pulled from the pool or pushed by an organizer."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("In progress")
+        DONE = "done", _("Done")
+        EXPIRED = "expired", _("Expired")
+        RELEASED = "released", _("Released")
+
+    class Origin(models.TextChoices):
+        PULL = "pull", _("Taken by the annotator")
+        PUSH = "push", _("Assigned by an organizer")
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # No index of its own: the unique index (task, annotator) starts with it.
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="assignments", db_index=False
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    origin = models.CharField(max_length=10, choices=Origin.choices)
+    claimed_at = models.DateTimeField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    items_done = models.PositiveIntegerField(default=0)
+    # The item last put on screen and when, so the server measures time per item itself.
+    shown_item = models.ForeignKey(
+        Item, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    shown_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-claimed_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "annotator"], name="assignment_unique"),
+        ]
+        indexes = [models.Index(fields=["status", "expires_at"], name="assignment_expiry")]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on {self.task}"
+
+
+class Invite(models.Model):
+    """A link that makes its holder an annotator of a campaign (signed, expiring token)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invites")
+    label = models.CharField(_("label"), max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="invites",
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    revoked = models.BooleanField(default=False)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"invite {self.label or self.pk} to {self.campaign_id}"
