@@ -461,7 +461,7 @@ def campaign_create(
     from annotation.campaigns.services import campaign_data_import, user_make_organizer
     from annotation.demo.campaign import demo_files
     from annotation.models import ProtocolConfig
-    from annotation.tasking.services import tasks_build
+    from annotation.tasking.build import tasks_build
 
     users = get_user_model().objects
     owner = users.create_user(username="organizer", password=uuid.uuid4().hex)

@@ -134,7 +134,7 @@ def seed(
     from annotation.campaigns.uploads import UploadFile
     from annotation.models import Item, ItemOutput, ProtocolConfig, Task
     from annotation.protocols import PROTOCOLS
-    from annotation.tasking.services import tasks_build
+    from annotation.tasking.build import tasks_build
     from benchmarks.mt_data import make_corpus
 
     definition = PROTOCOLS[protocol]

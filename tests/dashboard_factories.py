@@ -20,7 +20,7 @@ from annotation.demo.campaign import (
     demo_simulate_judgments,
 )
 from annotation.models import Campaign, ProtocolConfig
-from annotation.tasking.services import tasks_build
+from annotation.tasking.build import tasks_build
 from metrics import pipeline
 from metrics.models import AnalysisJob, MetricSettings
 from tests.factories import make_rich_campaign

@@ -117,7 +117,7 @@ def make_config(
     """A protocol config of ``campaign`` (with its tasks built unless ``build`` is false)."""
     from annotation.models import ProtocolConfig
     from annotation.protocols import PROTOCOLS
-    from annotation.tasking.services import tasks_build
+    from annotation.tasking.build import tasks_build
 
     defaults: dict[str, Any] = {
         "name": protocol,

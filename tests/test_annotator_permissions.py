@@ -12,7 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Assignment, Invite, Item, Judgment
-from annotation.tasking.services import invite_create, task_assign_next
+from annotation.tasking.invites import invite_create
+from annotation.tasking.services import task_assign_next
 from tests.factories import PASSWORD, full_answer, make_config, make_user
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Invite
-from annotation.tasking.services import INVITE_SALT, invite_create, invite_token
+from annotation.tasking.invites import INVITE_SALT, invite_create, invite_token
 from annotation.tasking.views import INVITES_SHOWN
 from tests.factories import PASSWORD, make_campaign, make_user
 

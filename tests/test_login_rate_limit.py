@@ -15,7 +15,7 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 from redis.exceptions import RedisError
 
-from annotation.tasking.services import invite_create, invite_token
+from annotation.tasking.invites import invite_create, invite_token
 from evalsite import ratelimit
 from tests.factories import PASSWORD, make_user
 

@@ -41,7 +41,8 @@ from django.urls.resolvers import RoutePattern
 from annotation.campaigns.forms import ProtocolConfigForm
 from annotation.models import Assignment, Campaign, Invite, Item, ProtocolConfig
 from annotation.protocols import PROTOCOLS
-from annotation.tasking.services import invite_create, invite_token, task_assign_next
+from annotation.tasking.invites import invite_create, invite_token
+from annotation.tasking.services import task_assign_next
 from tests.dashboard_factories import analysis_run_sync
 from tests.factories import PASSWORD, full_answer, lines, make_campaign, make_config, make_user
 

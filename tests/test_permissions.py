@@ -217,7 +217,7 @@ def test_annotation_setup_pages_are_for_owner_and_co_organizers(  # type: ignore
 def test_only_the_campaigns_annotators_can_take_its_tasks(
     as_role, campaign, config, role, status
 ) -> None:  # type: ignore[no-untyped-def]
-    from annotation.tasking.services import tasks_build
+    from annotation.tasking.build import tasks_build
 
     tasks_build(config=config)
     response = as_role(role).post(reverse("task_take", args=[config.pk]))

@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from annotation.models import Item, ItemOutput, Task, TaskBuild
 from annotation.tasking.background import progress_key
-from annotation.tasking.services import tasks_build
+from annotation.tasking.build import tasks_build
 from tests.factories import (
     PASSWORD,
     make_config,

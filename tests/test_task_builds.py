@@ -19,14 +19,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Item, ItemOutput, ProtocolConfig, Task, TaskBuild
-from annotation.tasking import services as tasking
+from annotation.tasking import build as task_build
 from annotation.tasking.background import progress_key, task_build_request, task_build_run
-from annotation.tasking.services import (
-    config_lock_for_build,
-    task_assign_next,
-    tasks_build,
-    tasks_build_locked,
-)
+from annotation.tasking.build import config_lock_for_build, tasks_build, tasks_build_locked
+from annotation.tasking.services import task_assign_next
 from tests.factories import (
     PASSWORD,
     builds_run_queued,
@@ -208,7 +204,7 @@ def test_a_build_that_fails_half_way_leaves_the_earlier_tasks_as_they_were(  # t
         assert len(tasks_as_rows(config)) < len(before)
         raise ValueError("disk full")
 
-    monkeypatch.setattr(tasking, "make_bad_reference", broken)
+    monkeypatch.setattr(task_build, "make_bad_reference", broken)
     client = organizer_client(owner)
     client.post(build_url(config))
     [build] = builds_run_queued()

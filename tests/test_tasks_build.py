@@ -10,7 +10,8 @@ from django.utils import translation
 
 from annotation.models import Item, ItemKind, ItemOutput, Reference, Segment, Task
 from annotation.tasking import plan as taskplan
-from annotation.tasking.services import TaskError, task_assign_next, tasks_build
+from annotation.tasking.build import TaskError, tasks_build
+from annotation.tasking.services import task_assign_next
 from tests.factories import make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,8 @@ from annotation.judging.screens import JudgmentError, annotation_screen
 from annotation.judging.services import judgment_record
 from annotation.models import Campaign, ItemKind, ItemOutput, ProtocolConfig
 from annotation.protocols import ADEQUACY_FLUENCY, DIRECT_ASSESSMENT, RANKING, Protocol
-from annotation.tasking.services import task_assign_next, tasks_build
+from annotation.tasking.build import tasks_build
+from annotation.tasking.services import task_assign_next
 
 DEMO_CAMPAIGN_NAME = "Demo: German→English news"
 DEMO_PASSWORD = "evalsite-demo"

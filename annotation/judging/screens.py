@@ -29,7 +29,8 @@ from annotation.models import (
     Task,
 )
 from annotation.protocols import Protocol
-from annotation.tasking.services import TaskError, assignment_resume
+from annotation.tasking.build import TaskError
+from annotation.tasking.services import assignment_resume
 from evalsite.db.rawsql import Columns, chain, converted, hot_rows, model_field
 
 

@@ -20,14 +20,8 @@ from annotation.judging.screens import JudgmentError, annotation_screen
 from annotation.judging.services import closed_message
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
-from annotation.tasking.services import (
-    InviteError,
-    assignments_expire,
-    configs_for_annotator,
-    invite_accept,
-    invite_from_token,
-    task_assign_next,
-)
+from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
+from annotation.tasking.services import assignments_expire, configs_for_annotator, task_assign_next
 
 
 # The annotator's pages change with every answer: never from the browser's cache (Back would

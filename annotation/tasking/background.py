@@ -33,7 +33,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, ProtocolConfig, TaskBuild
-from annotation.tasking.services import TaskError, config_lock_for_build, tasks_build_locked
+from annotation.tasking.build import TaskError, config_lock_for_build, tasks_build_locked
 from evalsite.jobs import BROKER_ERRORS, stale_abandon
 
 logger = logging.getLogger(__name__)

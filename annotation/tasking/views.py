@@ -20,7 +20,9 @@ from annotation.campaigns.views import organizer_required
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
 from annotation.permissions import campaign_for_organizer
 from annotation.tasking.background import task_build_request
-from annotation.tasking.services import TaskError, invite_create, invite_token, task_assign
+from annotation.tasking.build import TaskError
+from annotation.tasking.invites import invite_create, invite_token
+from annotation.tasking.services import task_assign
 
 # The setup page lists the newest invite links, this many at most (it says so when there are more).
 INVITES_SHOWN = 200

@@ -13,7 +13,9 @@ import pytest
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
 from annotation.models import Assignment, Item, Judgment, ProtocolConfig
-from annotation.tasking.services import invite_create, invite_token, task_assign, tasks_build
+from annotation.tasking.build import tasks_build
+from annotation.tasking.invites import invite_create, invite_token
+from annotation.tasking.services import task_assign
 from tests.browser.annotator_pages import log_in
 from tests.factories import PASSWORD, lines, make_campaign, make_user
 

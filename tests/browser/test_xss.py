@@ -22,7 +22,9 @@ from django.contrib import admin
 
 from annotation.demo.campaign import demo_simulate_judgments
 from annotation.models import Campaign, ProtocolConfig
-from annotation.tasking.services import invite_create, invite_token, task_assign_next, tasks_build
+from annotation.tasking.build import tasks_build
+from annotation.tasking.invites import invite_create, invite_token
+from annotation.tasking.services import task_assign_next
 from tests.dashboard_factories import analysis_run_sync
 from tests.factories import PASSWORD, make_user
 

@@ -1,0 +1,303 @@
+"""Building a protocol config's tasks: screens planned, QC items placed, items and shown outputs
+written in bulk, all or nothing."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from annotation.models import (
+    Assignment,
+    Item,
+    ItemKind,
+    ItemOutput,
+    ProtocolConfig,
+    Reference,
+    Segment,
+    System,
+    Task,
+    Translation,
+)
+from annotation.tasking.plan import (
+    BAD_REFERENCE,
+    QcMix,
+    balanced_screens,
+    is_character_based,
+    make_bad_reference,
+    plan_tasks,
+    reference_units,
+)
+
+logger = logging.getLogger(__name__)
+
+BATCH = 2000
+
+# Told how a build gets on: its stage, and rows written of the rows to write (0 and 0 before
+# the writing starts).
+Progress = Callable[[str, int, int], None]
+
+
+class TaskError(Exception):
+    """A task operation that cannot be done, with a message for the user."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    tasks: int
+    items: int
+    outputs: int
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
+def tasks_build(*, config: ProtocolConfig) -> BuildResult:
+    """Build (or rebuild, while nobody has started) the tasks of a protocol config.
+
+    Deterministic from ``config.seed``: the same data and settings give the same tasks.
+    """
+    with transaction.atomic():
+        return tasks_build_locked(config_lock_for_build(config.pk), _no_progress)
+
+
+def config_lock_for_build(config_id: int) -> ProtocolConfig:
+    """The config, its row locked until the caller's transaction ends: one build of a config
+    at a time, and no assignment slips in while it is rebuilt."""
+    return ProtocolConfig.objects.select_for_update().select_related("campaign").get(pk=config_id)
+
+
+def tasks_build_locked(config: ProtocolConfig, progress: Progress) -> BuildResult:
+    """:func:`tasks_build` inside the caller's transaction, with the config from
+    :func:`config_lock_for_build`; ``progress`` is told the stage and the rows written."""
+    if Assignment.objects.filter(task__config=config).exists():
+        raise TaskError(_("Annotators have started on these tasks; they cannot be rebuilt."))
+    progress("removing", 0, 0)
+    Task.objects.filter(config=config).delete()
+    return _build(config, progress)
+
+
+def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
+    progress("reading", 0, 0)
+    campaign = config.campaign
+    protocol = config.definition
+    mode = protocol.mode(config.mode)
+    segments = list(Segment.objects.filter(campaign=campaign).order_by("position"))
+    systems = list(
+        System.objects.filter(campaign=campaign).prefetch_related("runs").order_by("name")
+    )
+    if not segments or not systems:
+        raise TaskError(_("Upload the source text and at least one system before building tasks."))
+    references: dict[int, dict[int, Reference]] = {}
+    for ref in Reference.objects.filter(segment__campaign=campaign):
+        references.setdefault(ref.index, {})[ref.segment_id] = ref
+    if mode.shows_reference:
+        if 0 not in references:
+            raise TaskError(_("This mode shows a reference, but the campaign has none."))
+        # Every screen shows its segment's first reference: one without it cannot be judged.
+        missing = [s for s in segments if s.pk not in references[0]]
+        if missing:
+            first = missing[0]
+            raise TaskError(
+                _(
+                    "This mode shows a reference, but %(missing)s of %(total)s segments have "
+                    "none (the first: document %(document)s, segment %(segment)s). Upload "
+                    "their references, or pick a mode that shows the source."
+                )
+                % {
+                    "missing": len(missing),
+                    "total": len(segments),
+                    "document": first.document.external_id,
+                    "segment": first.external_id,
+                }
+            )
+    runs = [list(system.runs.all()) for system in systems]
+    translations = {
+        (run_id, segment_id): (pk, text)
+        for pk, run_id, segment_id, text in Translation.objects.filter(
+            run__system__campaign=campaign
+        ).values_list("pk", "run_id", "segment_id", "text")
+    }
+    # The reference shown as an output must differ from the one shown as context.
+    output_ref_index = 1 if mode.shows_reference else 0
+    with_reference_items = output_ref_index in references
+    donors = (
+        [references[0][s.pk].text if s.pk in references[0] else "" for s in segments]
+        if 0 in references
+        else [translations[(runs[0][0].pk, s.pk)][1] for s in segments]
+    )
+    character_based = is_character_based(campaign.target_language)
+    donor_units = reference_units(donors, character_based=character_based)
+
+    progress("planning", 0, 0)
+    rng = np.random.default_rng(config.seed)
+    k = protocol.outputs_per_screen(config.outputs_per_screen)
+    screens = balanced_screens(len(segments), len(systems), k, rng)
+    mix = QcMix(config.qc_bad_reference, config.qc_repeat, config.qc_reference)
+    plans = plan_tasks(
+        screens,
+        items_per_task=config.items_per_task,
+        mix=mix,
+        rng=rng,
+        with_reference_items=with_reference_items,
+    )
+    with_text = {i for i, text in enumerate(donors) if text.strip()}
+    if any(
+        item.kind == BAD_REFERENCE and not with_text - {item.screen.segment}
+        for plan in plans
+        for item in plan.items
+    ):
+        # A bad reference borrows a phrase from another segment's text.
+        raise TaskError(
+            _(
+                "Bad-reference items borrow a phrase from another segment's %(donor)s, but "
+                "fewer than two segments have one. Upload more segments, or set the "
+                "bad-reference items to 0."
+            )
+            % {"donor": _("reference") if 0 in references else _("translation by the first system")}
+        )
+
+    # Every item and every output shown on it is a row.
+    total = sum(1 + len(item.screen.systems) for plan in plans for item in plan.items)
+    written = 0
+
+    def write(model: type[Item] | type[ItemOutput], rows: list[Any]) -> None:
+        nonlocal written
+        for start in range(0, len(rows), BATCH):
+            batch = rows[start : start + BATCH]
+            model.objects.bulk_create(batch)
+            written += len(batch)
+            progress("writing", written, total)
+
+    progress("writing", 0, total)
+    tasks = Task.objects.bulk_create(
+        [
+            Task(
+                config=config,
+                position=n,
+                size=len(plan.items),
+                annotations_needed=config.annotations_per_task,
+            )
+            for n, plan in enumerate(plans)
+        ]
+    )
+    # Real items first (QC items point to them), then the copies.
+    real_items: dict[tuple[int, int], Item] = {}
+    rows = []
+    for task, plan in zip(tasks, plans, strict=True):
+        for position, item in enumerate(plan.items):
+            if item.kind == ItemKind.REAL:
+                row = Item(
+                    task=task,
+                    position=position,
+                    kind=item.kind,
+                    segment=segments[item.screen.segment],
+                )
+                real_items[(task.pk, position)] = row
+                rows.append(row)
+    write(Item, rows)
+    real_outputs: dict[int, list[ItemOutput]] = {}
+    outputs = []
+    for task, plan in zip(tasks, plans, strict=True):
+        for position, planned in enumerate(plan.items):
+            if planned.kind != ItemKind.REAL:
+                continue
+            item = real_items[(task.pk, position)]
+            segment = segments[planned.screen.segment]
+            shown = []
+            for slot, system_index in enumerate(planned.screen.systems):
+                system_runs = runs[system_index]
+                run = system_runs[(planned.screen.segment + system_index) % len(system_runs)]
+                translation_id, text = translations[(run.pk, segment.pk)]
+                shown.append(
+                    ItemOutput(
+                        item=item,
+                        position=slot,
+                        kind=ItemKind.REAL,
+                        translation_id=translation_id,
+                        system=systems[system_index],
+                        run=run,
+                        text=text,
+                    )
+                )
+            real_outputs[item.pk] = shown
+            outputs.extend(shown)
+    write(ItemOutput, outputs)
+
+    copies = []
+    for task, plan in zip(tasks, plans, strict=True):
+        for position, planned in enumerate(plan.items):
+            if planned.kind != ItemKind.REAL:
+                assert planned.original is not None
+                original = real_items[(task.pk, planned.original)]
+                copies.append(
+                    Item(
+                        task=task,
+                        position=position,
+                        kind=planned.kind,
+                        segment=original.segment,
+                        original=original,
+                    )
+                )
+    write(Item, copies)
+    copy_outputs = []
+    for copy in copies:
+        originals = real_outputs[copy.original_id]
+        reference_slot = (
+            int(rng.integers(len(originals))) if copy.kind == ItemKind.REFERENCE else -1
+        )
+        # Ranked outputs are judged against each other: a bad-reference screen of a ranking
+        # protocol degrades one output and repeats the others, so the degraded one can be ranked
+        # below them. Scored outputs are judged one by one, so every output is degraded.
+        bad_slot = (
+            int(rng.integers(len(originals)))
+            if copy.kind == ItemKind.BAD_REFERENCE and protocol.ranks and len(originals) > 1
+            else None
+        )
+        for output in originals:
+            common = {
+                "item": copy,
+                "position": output.position,
+                "original": output,
+                "translation_id": output.translation_id,
+                "system": output.system,
+                "run": output.run,
+            }
+            if copy.kind == ItemKind.BAD_REFERENCE and bad_slot in (None, output.position):
+                bad = make_bad_reference(
+                    output.text,
+                    segment=copy.segment.position,
+                    references=donors,
+                    rng=rng,
+                    character_based=character_based,
+                    donor_units=donor_units,
+                )
+                copy_outputs.append(
+                    ItemOutput(kind=ItemKind.BAD_REFERENCE, text=bad.text, **common)
+                )
+            elif output.position == reference_slot:
+                reference = references[output_ref_index][copy.segment_id]
+                copy_outputs.append(
+                    ItemOutput(
+                        item=copy,
+                        position=output.position,
+                        kind=ItemKind.REFERENCE,
+                        reference=reference,
+                        text=reference.text,
+                    )
+                )
+            else:
+                copy_outputs.append(ItemOutput(kind=ItemKind.REPEAT, text=output.text, **common))
+    write(ItemOutput, copy_outputs)
+    logger.info("built %d tasks for %s", len(tasks), config)
+    return BuildResult(
+        tasks=len(tasks),
+        items=len(real_items) + len(copies),
+        outputs=len(outputs) + len(copy_outputs),
+    )
