@@ -22,7 +22,7 @@ from metrics.pipeline import analysis_params
 from metrics.services import analysis_request
 from metrics.tasks import analysis_start
 from tests.factories import make_campaign, plain_files
-from tests.test_analysis_worker import large_campaign, settings_for, wait_for
+from tests.support.workers import large_campaign, settings_for, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -25,9 +25,8 @@ from metrics.models import AnalysisJob
 from metrics.queries import dashboard_status
 from metrics.services import analysis_schedule_debounced
 from tests.dashboard_factories import analysis_run_sync
-from tests.factories import make_config, make_rich_campaign
-from tests.test_analysis_worker import wait_for
-from tests.test_judging import full_answer
+from tests.factories import full_answer, make_config, make_rich_campaign
+from tests.support.workers import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -32,17 +32,9 @@ from metrics import pipeline
 from metrics.correlations import correlations_compute
 from metrics.models import AnalysisJob, AnalysisResult, SegmentScores, StatsChunk, TaskClaim
 from metrics.services import analysis_request
-from tests.factories import record_once_ended
+from tests.support.workers import large_campaign, settings_for, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def wait_for(job_id: Any, timeout: float = 300) -> AnalysisJob:
-    ended = (AnalysisJob.Status.DONE, AnalysisJob.Status.FAILED)
-    job: AnalysisJob = record_once_ended(
-        AnalysisJob, job_id, ended=lambda job: job.status in ended, timeout=timeout, interval=0.5
-    )
-    return job
 
 
 def texts(campaign: Campaign) -> tuple[dict[int, list[str]], list[list[str]]]:
@@ -89,46 +81,6 @@ def same_document(stored: Any, direct: Any, where: str = "") -> None:
             same_document(a, b, f"{where}[{i}]")
     else:
         assert stored == direct, where
-
-
-def large_campaign(owner: Any, n_segments: int = 600) -> Campaign:
-    """Distinct synthetic sentences (no two pairs alike), so chunks take a while to score."""
-    from annotation.campaigns.services import campaign_data_import
-    from annotation.campaigns.uploads import UploadFile
-    from tests.factories import lines, make_campaign
-
-    rng = np.random.default_rng(4)
-    vocabulary = [f"w{i}" for i in range(400)]
-    refs = [
-        " ".join(rng.choice(vocabulary, size=int(rng.integers(15, 30)))) for _ in range(n_segments)
-    ]
-
-    def noisy(rate: float, seed: int) -> list[str]:
-        g = np.random.default_rng(seed)
-        return [
-            " ".join(w if g.random() > rate else str(g.choice(vocabulary)) for w in ref.split())
-            for ref in refs
-        ]
-
-    files = [
-        UploadFile("src.xx", lines([f"source {i} " + r for i, r in enumerate(refs)]), "source"),
-        UploadFile("ref.yy", lines(refs), "references"),
-    ]
-    for s, rate in enumerate((0.1, 0.3, 0.5, 0.7)):
-        for r in range(3):
-            files.append(
-                UploadFile(f"sys{s}.run{r}.txt", lines(noisy(rate, 10 * s + r)), "systems")
-            )
-    campaign = make_campaign(owner=owner, name="large")
-    campaign_data_import(campaign=campaign, files=files, user=owner)
-    return campaign
-
-
-def settings_for(campaign: Campaign, **fields: Any) -> None:
-    ms = pipeline.metric_settings(campaign.pk)
-    for name, value in fields.items():
-        setattr(ms, name, value)
-    ms.save()
 
 
 def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(

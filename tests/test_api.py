@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Campaign, Segment
 from tests.factories import REF_A, SOURCE, lines, make_user, plain_files
-from tests.test_upload import GOOD_FORMS, campaign_dump, database_snapshot
+from tests.support.uploads import GOOD_FORMS, campaign_dump, database_snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,31 +17,9 @@ from annotation.judging.services import judgment_record
 from annotation.models import Assignment, Item, Judgment, ProtocolConfig, Task
 from annotation.tasking.services import task_assign_next
 from tests.factories import full_answer, make_config, make_rich_campaign, make_user
+from tests.support.threads import run_together
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run_together(jobs: list[Callable[[], Any]]) -> list[Any]:
-    """Start every job at the same moment in its own thread (own connection); results or
-    exceptions in order."""
-    barrier = threading.Barrier(len(jobs))
-    results: list[Any] = [None] * len(jobs)
-
-    def worker(i: int, job: Callable[[], Any]) -> None:
-        try:
-            barrier.wait()
-            results[i] = job()
-        except Exception as exc:
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=worker, args=(i, job)) for i, job in enumerate(jobs)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return results
 
 
 def test_twenty_annotators_pulling_at_once_never_oversubscribe_a_task(owner) -> None:  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
-from tests.test_permission_matrix import (
+from tests.support.permissions import (
     LOGIN,
     MATRIX,
     ROLES,

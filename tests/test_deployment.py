@@ -27,7 +27,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from evalsite.env import Env
 from tests.conftest import ROOT, compose_command, free_port, stop, wait_for_http
 from tests.factories import PASSWORD, make_user
-from tests.test_processes import child_pids, production_environment
+from tests.support.processes import child_pids, production_environment
 
 APP_PACKAGES = ("evalsite", "evalcore", "annotation", "metrics")
 # Env's getters (string, integer, boolean, url, ...): each takes the variable's name first.

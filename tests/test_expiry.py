@@ -17,7 +17,7 @@ from annotation.models import Assignment, Judgment, Task
 from annotation.tasking.build import TaskError
 from annotation.tasking.services import task_assign, task_assign_next
 from tests.factories import PASSWORD, full_answer, make_config, make_rich_campaign, make_user
-from tests.test_concurrency import run_together
+from tests.support.threads import run_together
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -34,6 +33,7 @@ from annotation.reports.stream import judgment_report_stream
 from evalcore.human import TOLERANCE_0_TO_100, Judgments, analyse_scores
 from tests.analysis_factories import make_text_campaign
 from tests.factories import PASSWORD
+from tests.support.judgment_import import database_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -412,15 +412,6 @@ def test_adequacy_and_fluency_come_as_two_criteria_of_one_screen(texts, owner) -
 
 # --------------------------------------------------------------------------------------------
 # Malformed files: a table of cases
-
-
-def database_snapshot() -> dict[str, int]:
-    counts = {
-        model.__name__: model.objects.count()
-        for model in apps.get_app_config("annotation").get_models()
-    }
-    counts["User"] = get_user_model().objects.count()
-    return counts
 
 
 GOOD = "annotator\tsystem\tsegment\ttype\tscore\n"

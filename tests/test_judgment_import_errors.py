@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Campaign, JudgmentImport
 from tests.analysis_factories import make_text_campaign
-from tests.test_judgment_import import database_snapshot
+from tests.support.judgment_import import database_snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -23,329 +23,26 @@ does not accept answers 405 to whoever got past the role check.
 
 from __future__ import annotations
 
-import json
-import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
-from django.forms import model_to_dict
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
-from django.urls.resolvers import RoutePattern
+from django.urls import reverse
 
-from annotation.campaigns.forms import ProtocolConfigForm
-from annotation.models import Assignment, Campaign, Invite, Item, ProtocolConfig
-from annotation.protocols import PROTOCOLS
-from annotation.tasking.invites import invite_create, invite_token
-from annotation.tasking.services import task_assign_next
-from tests.dashboard_factories import analysis_run_sync
-from tests.factories import PASSWORD, full_answer, lines, make_campaign, make_config, make_user
-
-ROLES = ("anonymous", "other_annotator", "staff", "other_organizer", "annotator", "owner")
-STATE_CHANGING = ("POST", "PUT", "PATCH", "DELETE")
-METHODS = ("GET", *STATE_CHANGING)
-LOGIN = "login"  # a redirect to the login page
-
-Expected = int | str
-Rule = Callable[[str, str], Expected]
-NON_ORGANIZERS = {"annotator", "other_annotator", "staff"}
-
-
-# --------------------------------------------------------------------------------------------
-# The URL patterns, as the resolver has them
-
-
-@dataclass(frozen=True)
-class Pattern:
-    route: str
-    name: str | None
-    params: tuple[str, ...]
-
-
-def _params(pattern: Any) -> tuple[str, ...]:
-    if isinstance(pattern, RoutePattern):
-        return tuple(pattern.converters)
-    return tuple(pattern.regex.groupindex)  # a regular expression (DRF's router)
-
-
-def url_patterns(
-    patterns: list[Any] | None = None, prefix: str = "", params: tuple[str, ...] = ()
-) -> Iterator[Pattern]:
-    """Every URL pattern of the project, with included ones flattened."""
-    for entry in get_resolver().url_patterns if patterns is None else patterns:
-        route = prefix + str(entry.pattern)
-        found = params + _params(entry.pattern)
-        if isinstance(entry, URLResolver):
-            yield from url_patterns(entry.url_patterns, route, found)
-        elif isinstance(entry, URLPattern):
-            yield Pattern(route, entry.name, found)
-
-
-def is_admin(pattern: Pattern) -> bool:
-    return pattern.route.startswith("admin/")
-
-
-SITE_PATTERNS = [p for p in url_patterns() if not is_admin(p)]
-
-
-# --------------------------------------------------------------------------------------------
-# Expected statuses: who is let in, and what the view answers them per method
-
-
-def organizer_page(ok: dict[str, Expected], *, campaign: bool = True) -> Rule:
-    """An organizer page (of one campaign, unless ``campaign`` is false)."""
-
-    def rule(role: str, method: str) -> Expected:
-        if role == "anonymous":
-            return LOGIN
-        if role in NON_ORGANIZERS:
-            return 403
-        if method not in ok:
-            return 405
-        return 404 if role == "other_organizer" and campaign else ok[method]
-
-    return rule
-
-
-def organizer_api(ok: dict[str, Expected], *, campaign: bool = True) -> Rule:
-    """An organizer endpoint of the API (DRF checks roles before methods)."""
-
-    def rule(role: str, method: str) -> Expected:
-        if role == "anonymous":
-            return 401
-        if role in NON_ORGANIZERS:
-            return 403
-        if method not in ok:
-            return 405
-        return 404 if role == "other_organizer" and campaign else ok[method]
-
-    return rule
-
-
-def annotator_only(ok: dict[str, Expected], *, api: bool) -> Rule:
-    """A task or protocol of the campaign's annotator: to anyone else it does not exist."""
-
-    def rule(role: str, method: str) -> Expected:
-        if role == "anonymous":
-            return 401 if api else LOGIN
-        if method not in ok:
-            return 405
-        return ok[method] if role == "annotator" else 404
-
-    return rule
-
-
-def logged_in(ok: dict[str, Expected], *, api: bool = False) -> Rule:
-    def rule(role: str, method: str) -> Expected:
-        if role == "anonymous":
-            return 401 if api else LOGIN
-        return ok.get(method, 405)
-
-    return rule
-
-
-def public(ok: dict[str, Expected]) -> Rule:
-    def rule(role: str, method: str) -> Expected:
-        return ok.get(method, 405)
-
-    return rule
-
-
-GET = {"GET": 200}
-
-MATRIX: dict[str, Rule] = {
-    # Project pages
-    "home": logged_in({"GET": 302}),
-    "healthz": public(GET),
-    "login": public({"GET": 200, "POST": 302}),
-    "logout": public({"POST": LOGIN}),
-    # Django's: every method redirects (to ``next``); only POST changes the language.
-    "set_language": public(dict.fromkeys(METHODS, 302)),
-    "api_schema": public(GET),
-    "api_docs": public(GET),
-    "api-root": logged_in(GET, api=True),
-    # Organizer pages
-    "campaign_list": organizer_page(GET, campaign=False),
-    "campaign_create": organizer_page({"GET": 200, "POST": 302}, campaign=False),
-    "campaign_detail": organizer_page(GET),
-    "campaign_edit": organizer_page({"GET": 200, "POST": 302}),
-    "campaign_upload": organizer_page({"GET": 200, "POST": 302}),
-    "annotation_setup": organizer_page({"GET": 200, "POST": 302}),
-    "config_tasks": organizer_page(GET),
-    "config_build": organizer_page({"POST": 302}),
-    "config_builds_status": organizer_page(GET),
-    "config_assign": organizer_page({"POST": 302}),
-    "invites_create": organizer_page({"POST": 302}),
-    "invite_revoke": organizer_page({"POST": 302}),
-    "campaign_analysis": organizer_page(GET),
-    "campaign_analysis_decision": organizer_page({"POST": 302}),
-    "campaign_judgment_import": organizer_page({"GET": 200, "POST": 400}),
-    "campaign_report_judgments": organizer_page(GET),
-    "campaign_report_systems": organizer_page(GET),
-    "campaign_report_annotators": organizer_page(GET),
-    "analysis_settings": organizer_page({"GET": 200, "POST": 302}),
-    "campaign_dashboard": organizer_page(GET),
-    "campaign_dashboard_status": organizer_page(GET),
-    "campaign_dashboard_recompute": organizer_page({"POST": 302}),
-    "campaign_dashboard_result": organizer_page(GET),
-    # Organizer API
-    "api-campaign-list": organizer_api({"GET": 200, "POST": 201}, campaign=False),
-    "api-campaign-detail": organizer_api({"GET": 200, "PUT": 200, "PATCH": 200}),
-    "api-campaign-contents": organizer_api(GET),
-    "api-campaign-segments": organizer_api(GET),
-    "api-campaign-upload": organizer_api({"POST": 201}),
-    "api-analysis": organizer_api({"GET": 200, "POST": 202}),
-    "api-segment-scores": organizer_api(GET),
-    "api-analysis-result": organizer_api(GET),
-    "api-campaign-analysis": organizer_api(GET),
-    "api-campaign-report-judgments": organizer_api(GET),
-    "api-campaign-report-systems": organizer_api(GET),
-    "api-campaign-report-annotators": organizer_api(GET),
-    # Invalid bodies (no file, no annotator): the role check passed, validation refused.
-    "api-campaign-judgment-imports": organizer_api({"POST": 400}),
-    "api-campaign-annotator-decisions": organizer_api({"POST": 400}),
-    # Annotator pages and API
-    "my_tasks": logged_in(GET),
-    "api-my-tasks": logged_in(GET, api=True),
-    "task_take": annotator_only({"POST": 302}, api=False),
-    "api-config-take": annotator_only({"POST": 200}, api=True),
-    "annotate": annotator_only(GET, api=False),
-    "annotate_item": annotator_only(GET, api=False),
-    "api-assignment-current": annotator_only(GET, api=True),
-    "api-assignment-submit": annotator_only({"POST": 201}, api=True),
-    # An invite link is a capability: whoever holds it joins (a logged-in user as themselves).
-    "invite": public({"GET": 200, "POST": 302}),
-}
-
-# Query strings some views need to answer 200 to the owner.
-QUERIES = {"api-segment-scores": "?metric=bleu"}
-
-
-# --------------------------------------------------------------------------------------------
-# The seeded campaign
-
-
-@dataclass
-class Seed:
-    users: dict[str, AbstractBaseUser | None]
-    campaign: Campaign
-    config: ProtocolConfig
-    assignment: Assignment
-    invite: Invite
-
-    def values(self) -> dict[str, Any]:
-        """A value for every path parameter of the project's URLs."""
-        return {
-            "campaign_id": self.campaign.pk,
-            "pk": self.campaign.pk,
-            "config_id": self.config.pk,
-            "assignment_id": self.assignment.pk,
-            "position": 1,
-            "invite_id": self.invite.pk,
-            "token": invite_token(invite=self.invite),
-            "format": "json",
-            "fmt": "csv",
-            "kind": "metrics",
-        }
-
-    def body(self, name: str) -> tuple[dict[str, Any], bool]:
-        """A representative valid body for a state-changing request, and whether it is JSON."""
-        campaign_fields = {
-            "name": "Renamed",
-            "source_language": "de",
-            "target_language": "en",
-            "description": "",
-            "status": "active",
-        }
-        if name == "login":
-            return {"username": "owner", "password": PASSWORD}, False
-        if name == "set_language":
-            return {"language": "en", "next": reverse("my_tasks")}, False
-        if name in {"campaign_create", "campaign_edit"}:
-            return {**campaign_fields, "co_organizers": ""}, False
-        if name in {"api-campaign-list", "api-campaign-detail"}:
-            return campaign_fields, True
-        if name in {"campaign_upload", "api-campaign-upload"}:
-            return {"systems": [extra_system_file()]}, False
-        if name == "annotation_setup":
-            defaults = model_to_dict(ProtocolConfig(), fields=ProtocolConfigForm._meta.fields)
-            fields = {k: v for k, v in defaults.items() if v is not None}
-            mode = PROTOCOLS["adequacy_fluency"].modes[0].key
-            return {**fields, "name": "Second", "protocol": "adequacy_fluency", "mode": mode}, False
-        if name == "config_assign":
-            return {"task": 2, "username": "annotator"}, False
-        if name == "invites_create":
-            return {"label": "Crowd", "count": 1, "days": 7}, False
-        if name == "campaign_analysis_decision":
-            return {"annotator": self.assignment.annotator_id, "action": "exclude"}, False
-        if name == "analysis_settings":
-            return {
-                "metrics": ["bleu"],
-                "tokenize": "13a",
-                "bootstrap_samples": 100,
-                "ar_trials": 100,
-                "seed": 1,
-            }, False
-        if name == "api-assignment-submit":
-            item = Item.objects.get(task=self.assignment.task, position=0)
-            return {
-                "item": item.pk,
-                "revision": 0,
-                "submission_id": str(uuid.uuid4()),
-                "answer": full_answer(item),
-            }, True
-        return {}, False
-
-
-def extra_system_file() -> Any:
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    text = ["An extra house.", "An extra dog.", "An extra Berlin.", "An extra nine."]
-    return SimpleUploadedFile("extra.opt0.txt", lines(text))
-
-
-def seed_build() -> Seed:
-    """Users in every role, the campaign with texts, a protocol with tasks, the annotator's task,
-    an invite link and stored analysis results; another campaign with its own annotator."""
-    owner = make_user("owner", organizer=True)
-    co_organizer = make_user("coorg", organizer=True)
-    annotator = make_user("annotator")
-    other_organizer = make_user("outsider", organizer=True)
-    other_annotator = make_user("other-annotator")
-    staff = make_user("staff", is_staff=True)
-    campaign = make_campaign(owner=owner, organizers=[co_organizer], with_data=True)
-    campaign.annotators.add(annotator)
-    other = make_campaign(owner=other_organizer, name="Other campaign", with_data=True)
-    other.annotators.add(other_annotator)
-    config = make_config(campaign, "adequacy_fluency", outputs_per_screen=2, items_per_task=2)
-    assignment = task_assign_next(config=config, annotator=annotator)
-    assert assignment is not None
-    invite = invite_create(campaign=campaign, label="Crowd", created_by=owner)
-    # Stored results, so the result endpoints have something to show their organizers.
-    analysis_run_sync(campaign=campaign, user=owner, metrics=("bleu",), bootstrap_samples=50)
-    users = {
-        "anonymous": None,
-        "annotator": annotator,
-        "other_annotator": other_annotator,
-        "owner": owner,
-        "other_organizer": other_organizer,
-        "staff": staff,
-    }
-    return Seed(users, campaign, config, assignment, invite)
-
-
-@contextmanager
-def seed_rolled_back(django_db_blocker: Any) -> Iterator[Seed]:
-    """The seed, in a transaction rolled back at the end. Each test's own transaction nests in
-    it (a savepoint), so whatever a test changes is undone after it."""
-    with django_db_blocker.unblock(), transaction.atomic():
-        yield seed_build()
-        transaction.set_rollback(True)
+from tests.support.permissions import (
+    MATRIX,
+    METHODS,
+    ROLES,
+    SITE_PATTERNS,
+    Pattern,
+    Seed,
+    outcome,
+    path_for,
+    request,
+    seed_rolled_back,
+)
 
 
 @pytest.fixture(scope="module")
@@ -355,44 +52,11 @@ def seeded(django_db_setup: None, django_db_blocker: Any) -> Iterator[Seed]:
         yield built
 
 
-@pytest.fixture
-def seed(seeded: Seed, db: None) -> Seed:
-    return seeded
-
-
 def client_for(user: AbstractBaseUser | None) -> Client:
     client = Client()
     if user is not None:
         client.force_login(user)
     return client
-
-
-def request(client: Client, method: str, url: str, body: dict[str, Any], is_json: bool) -> Any:
-    if method == "GET":
-        return client.get(url)
-    if not is_json:
-        return client.post(url, body) if method == "POST" else client.generic(method, url)
-    return client.generic(method, url, json.dumps(body), content_type="application/json")
-
-
-def outcome(response: Any) -> Expected:
-    """The status, or LOGIN for a redirect to the login page."""
-    location = response.get("Location", "")
-    if response.status_code == 302 and location.startswith(reverse("login")):
-        return LOGIN
-    return int(response.status_code)
-
-
-def path_for(pattern: Pattern, seed: Seed) -> str:
-    values = seed.values()
-    assert pattern.name is not None
-    return reverse(pattern.name, kwargs={p: values[p] for p in pattern.params}) + QUERIES.get(
-        pattern.name, ""
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# The tests
 
 
 def test_the_matrix_covers_exactly_the_url_patterns() -> None:
@@ -441,3 +105,8 @@ def test_the_admin(role: str, seed: Seed) -> None:
             assert response.status_code == 302, url
             assert response["Location"].startswith(reverse("admin:login")), url
         assert client.post(url, {}).status_code in ({200, 403} if role == "staff" else {302})
+
+
+@pytest.fixture
+def seed(seeded: Seed, db: None) -> Seed:
+    return seeded

@@ -4,7 +4,6 @@ PostgreSQL and Redis, and `manage.py serve` on the embedded default (what `make 
 from __future__ import annotations
 
 import os
-import secrets
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from metrics.management.commands.serve import WORKER_GRACE_SECONDS
 from metrics.models import WiringProbe
 from metrics.tasks import ping
 from tests.conftest import ROOT, compose_command, compose_file, free_port, stop, wait_for_http
+from tests.support.processes import child_pids, production_environment
 
 
 @pytest.mark.django_db(transaction=True)
@@ -31,28 +31,6 @@ def test_a_real_worker_on_redis_runs_a_task_that_writes_to_the_database(
     probe = WiringProbe.objects.get(token=token)
     assert probe.worker_hostname == hostname
     assert hostname.startswith("wiring@")
-
-
-def production_environment(**overrides: str) -> dict[str, str]:
-    """What the compose file gives its app containers: `.env` (copied from `.env.example` with a
-    generated SECRET_KEY, as the README says), then the compose `environment:` block, then the
-    Dockerfile's ENV where `.env` leaves it unset; `overrides` stand for this machine's services
-    and folders."""
-    env: dict[str, str] = {"PATH": os.environ["PATH"]}
-    for line in (ROOT / ".env.example").read_text().splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            key, _, value = line.partition("=")
-            env[key.strip()] = value.strip()
-    assert env["SECRET_KEY"] == "", ".env.example must not ship a usable secret key"
-    env["SECRET_KEY"] = secrets.token_urlsafe(50)
-    env.update({k: str(v) for k, v in compose_file()["x-app"]["environment"].items()})
-    for line in (ROOT / "Dockerfile").read_text().splitlines():
-        if line.startswith("ENV "):
-            for pair in line[4:].split():
-                key, _, value = pair.partition("=")
-                env.setdefault(key, value)
-    env.update(overrides)
-    return env
 
 
 @pytest.mark.django_db(transaction=True)
@@ -125,12 +103,6 @@ def test_gunicorn_serves_the_app_with_the_compose_web_command(
         assert refused.value.code == 400
     finally:
         stop(server)
-
-
-def child_pids(pid: int) -> list[int]:
-    """The direct children of a process (Linux /proc)."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    return [int(c) for c in children]
 
 
 def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from evalsite.env import production_secret_key
-from tests.test_settings_env import settings_in_subprocess
+from tests.support.processes import settings_in_subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 NOT_OURS = {".git", ".venv", "var", "test-output", "node_modules", "__pycache__", "staticfiles"}

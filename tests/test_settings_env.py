@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from evalsite.env import Env, parse_database_url
+from tests.support.processes import settings_in_subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,18 +81,6 @@ def test_database_urls_are_parsed() -> None:
         "evals",
     )
     assert parse_database_url("sqlite:////tmp/x.db", variable="X")["NAME"] == "/tmp/x.db"
-
-
-def settings_in_subprocess(env: dict[str, str], code: str) -> subprocess.CompletedProcess[str]:
-    """Import the settings in a clean process with exactly ``env`` (plus PATH)."""
-    return subprocess.run(
-        [sys.executable, "-c", f"import evalsite.settings as s\n{code}"],
-        cwd=ROOT,
-        env={"PATH": os.environ["PATH"], **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_with_nothing_set_it_is_the_embedded_default(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Campaign, Reference, Segment
 from tests.factories import REF_A, SOURCE, lines, make_campaign
-from tests.test_upload import database_snapshot
+from tests.support.uploads import database_snapshot
 
 pytestmark = pytest.mark.django_db
 

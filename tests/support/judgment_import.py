@@ -1,0 +1,15 @@
+"""Row counts of every annotation model (and users), to compare around a failed judgment import."""
+
+from __future__ import annotations
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+
+
+def database_snapshot() -> dict[str, int]:
+    counts = {
+        model.__name__: model.objects.count()
+        for model in apps.get_app_config("annotation").get_models()
+    }
+    counts["User"] = get_user_model().objects.count()
+    return counts
