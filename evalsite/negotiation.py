@@ -7,7 +7,7 @@ shortcut below 0.5 µs. Our clients (the annotation page's ``fetch``, scripts) s
 when the view's first renderer is JSON, DRF's answer is that renderer with ``application/json``
 in every case, and this class returns it without parsing anything. Every other request (a
 browser's ``text/html,…``, a format suffix or ``?format=``, another first renderer) goes through
-DRF's own negotiation unchanged. ``tests/test_negotiation.py`` compares the two.
+DRF's own negotiation unchanged. ``tests/evalsite/test_negotiation.py`` compares the two.
 """
 
 from __future__ import annotations

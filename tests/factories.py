@@ -148,7 +148,8 @@ def full_answer(item: Any, value: float | None = None) -> dict[str, dict[str, fl
 
 def builds_run_queued() -> list[Any]:
     """Run the queued task builds in this process, as a worker would: the Celery task itself,
-    applied locally (for tests about views; tests/test_task_build_worker.py uses a worker)."""
+    applied locally (for tests about views; tests/annotation/tasking/test_task_build_worker.py uses
+    a worker)."""
     from django.conf import settings
     from django.utils import translation
 

@@ -20,7 +20,7 @@ from django.core.exceptions import ImproperlyConfigured
 from evalsite.env import production_secret_key
 from tests.support.processes import settings_in_subprocess
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOT_OURS = {".git", ".venv", "var", "test-output", "node_modules", "__pycache__", "staticfiles"}
 
 # Literal values allowed where the scan looks for secrets, and why each is not one.
@@ -32,7 +32,7 @@ ALLOWED_URL_CREDENTIALS = {
     "evalsite:evalsite",  # compose's PostgreSQL, reachable only inside compose (checked below)
     "user:password",  # placeholders in documentation
     "user:pw",
-    "me:s%40cret",  # tests/test_settings_env.py: a URL parsed, never connected to
+    "me:s%40cret",  # tests/evalsite/test_settings_env.py: a URL parsed, never connected to
 }
 # Test-only key material: prefixes of keys the tests build for processes they start.
 ALLOWED_SECRET_KEY_LITERALS = {"k", "outage-", "faults-only-"}

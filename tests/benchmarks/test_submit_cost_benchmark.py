@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from benchmarks.dashboard import drop_database
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_tiny_run_prints_the_cost_of_each_kind(test_database_url: str, redis_url: str) -> None:

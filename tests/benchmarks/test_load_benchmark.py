@@ -106,7 +106,7 @@ def test_the_client_runs_on_uvloop_at_a_raised_priority() -> None:
         "print(load.raise_client_priority(-3))\n"
         "print(os.getpriority(os.PRIO_PROCESS, 0))\n"
     )
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True
     )
@@ -164,7 +164,7 @@ def test_the_client_reads_answers_on_uvloop() -> None:
     """The benchmark's own HTTP client, on the event loop it runs on (uvloop), against a plain
     HTTP server: an answer with a length, one that runs to the end of the connection (each sent
     in pieces), and one cut short, which is an error, not an answer."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-c", CLIENT_SCRIPT],
         cwd=root,

@@ -4,7 +4,8 @@ click joins the build under way, a failed build writes nothing, and a build that
 is replaced by the next click.
 
 The queued builds run here through the Celery task applied in this process (the views are what
-these tests are about); tests/test_task_build_worker.py runs them in a real worker."""
+these tests are about); tests/annotation/tasking/test_task_build_worker.py runs them in a real
+worker."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 ``TaskClaim``) and removes the record when it ends, so a record that outlives its task says the
 process died with it. A task whose process died with it twice fails its job with a message
 instead of running a third time; a worker that starts under the name of one that died sends
-that one's tasks again (``tests/test_analysis_worker.py`` kills a real worker for it), but
+that one's tasks again (``tests/metrics/test_analysis_worker.py`` kills a real worker for it), but
 fails those that died twice and leaves alone those of other workers, of jobs no longer under
 way, and of a namesake that is alive."""
 

@@ -22,7 +22,7 @@ from metrics import pipeline
 from metrics.models import AnalysisJob, StatsChunk
 from metrics.tasks import _job, analysis_chunk, analysis_start, code_named
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def write(path: Path, text: str) -> None:

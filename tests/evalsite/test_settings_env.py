@@ -10,7 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from evalsite.env import Env, parse_database_url
 from tests.support.processes import settings_in_subprocess
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(

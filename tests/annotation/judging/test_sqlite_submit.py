@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_submit_tests_pass_on_sqlite(tmp_path: Path) -> None:
@@ -24,8 +24,8 @@ def test_the_submit_tests_pass_on_sqlite(tmp_path: Path) -> None:
             sys.executable,
             "-m",
             "pytest",
-            "tests/test_judging.py",
-            "tests/test_submit_next_item.py",
+            "tests/annotation/judging/test_judging.py",
+            "tests/annotation/judging/test_submit_next_item.py",
             "-q",
             "-p",
             "no:cacheprovider",
