@@ -17,6 +17,9 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Annotation"
 
     def ready(self) -> None:
+        # Register the app's Celery tasks in every process: services send them by name.
+        import annotation.tasks  # noqa: F401
+
         # After every migrate (permissions exist by then), the Organizers group exists with the
         # permission that makes a user an organizer.
         post_migrate.connect(_ensure_organizers_group, sender=self)

@@ -6,7 +6,7 @@ from typing import Any
 
 from celery import Task, shared_task
 
-from annotation.tasking.background import task_build_fail, task_build_run
+from annotation.tasking.background import TASK_BUILD, task_build_fail, task_build_run
 from evalsite.jobs import RETRY, failure_record
 
 
@@ -30,7 +30,7 @@ class BuildTask(Task):  # type: ignore[misc]
         )
 
 
-@shared_task(base=BuildTask, name="annotation.task_build", **RETRY)
+@shared_task(base=BuildTask, name=TASK_BUILD, **RETRY)
 def task_build(build_id: str) -> str:
     """Build the tasks of a queued :class:`~annotation.models.TaskBuild`."""
     build = task_build_run(build_id=build_id)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection
 from datetime import timedelta
 from typing import Any
 
+from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
@@ -44,6 +45,16 @@ RETRY: dict[str, Any] = {
     "retry_jitter": True,
     "max_retries": 5,
 }
+
+
+def registered_task(name: str) -> Task:
+    """The Celery task registered under ``name``, for a service that sends a task whose module
+    imports the service (``annotation.tasks``, ``metrics.tasks``): each app imports its tasks
+    module when Django starts (``AppConfig.ready``), so every process that runs a service has
+    them registered, and the same task object answers as an import of it would."""
+    from evalsite.celery import app
+
+    return app.tasks[name]
 
 
 def failure_reason(exc: BaseException, max_retries: int | None) -> str:

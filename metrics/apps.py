@@ -19,6 +19,8 @@ class MetricsConfig(AppConfig):
     verbose_name = "Metrics"
 
     def ready(self) -> None:
+        # Register the app's Celery tasks in every process: services send them by name.
+        import metrics.tasks  # noqa: F401
         from annotation.signals import campaign_data_changed
         from evalcore.version import evalsite_version, library_versions
 

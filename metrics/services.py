@@ -24,13 +24,18 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Campaign
-from evalsite.jobs import BROKER_ERRORS, stale_abandon
+from evalsite.jobs import BROKER_ERRORS, registered_task, stale_abandon
 from metrics.models import AnalysisJob, TaskClaim
 from metrics.pipeline import analysis_params, campaign_fingerprint
 
 logger = logging.getLogger(__name__)
 
 UNDER_WAY = (AnalysisJob.Status.QUEUED, AnalysisJob.Status.RUNNING)
+
+# The Celery tasks these services send, by the names ``metrics.tasks`` registers them under:
+# the tasks call these services, so the services look the tasks up instead of importing them.
+ANALYSIS_START = "metrics.analysis_start"
+ANALYSIS_REQUEST = "metrics.analysis_request"
 
 
 @dataclass(frozen=True)
@@ -42,10 +47,8 @@ class AnalysisRequest:
 
 def _send(job_id: Any) -> bool:
     """Send a job to the broker without waiting for it to come back if it is down."""
-    from metrics.tasks import analysis_start
-
     try:
-        analysis_start.apply_async((str(job_id),), retry=False)
+        registered_task(ANALYSIS_START).apply_async((str(job_id),), retry=False)
     except BROKER_ERRORS as exc:
         logger.warning("broker unreachable, analysis %s kept for later: %s", job_id, exc)
         return False
@@ -123,15 +126,15 @@ def analysis_schedule_debounced(*, campaign_id: Any) -> bool:
     key = f"evalsite:analysis-scheduled:{campaign_id}"
     if _SCHEDULED_UNTIL.get(key, 0.0) > time.monotonic():
         return False
-    from metrics.tasks import analysis_request_task
-
     try:
         if not cache.add(key, time.time() + window, timeout=window):
             expires = cache.get(key)
             if isinstance(expires, int | float):
                 _remember_scheduled(key, min(float(expires) - time.time(), window))
             return False
-        analysis_request_task.apply_async((str(campaign_id),), countdown=delay, retry=False)
+        registered_task(ANALYSIS_REQUEST).apply_async(
+            (str(campaign_id),), countdown=delay, retry=False
+        )
     except BROKER_ERRORS as exc:
         logger.warning("could not schedule the analysis of %s: %s", campaign_id, exc)
         return False

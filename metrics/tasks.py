@@ -30,6 +30,8 @@ from evalsite.jobs import RETRY, TRANSIENT, failure_record
 from metrics import pipeline
 from metrics.models import AnalysisJob, WiringProbe
 from metrics.services import (
+    ANALYSIS_REQUEST,
+    ANALYSIS_START,
     BROKER_ERRORS,
     MAX_TASK_DEATHS,
     analysis_request,
@@ -84,7 +86,7 @@ def code_named(version: str, libraries: dict[str, str]) -> str:
     return "; ".join([f"EvalSite {version}", *(f"{k} {v}" for k, v in sorted(libraries.items()))])
 
 
-@shared_task(name="metrics.analysis_request", **RETRY)
+@shared_task(name=ANALYSIS_REQUEST, **RETRY)
 def analysis_request_task(campaign_id: str) -> str | None:
     """The debounced request after new data: reuses stored results when nothing changed."""
     campaign = Campaign.objects.filter(pk=campaign_id).first()
@@ -151,7 +153,7 @@ def died_message(subject: str, deaths: int) -> str:
     )
 
 
-@shared_task(base=JobTask, name="metrics.analysis_start", subject="Planning the analysis", **RETRY)
+@shared_task(base=JobTask, name=ANALYSIS_START, subject="Planning the analysis", **RETRY)
 def analysis_start(job_id: str) -> int:
     """Plan the chunks of a job and send them as a group."""
     job = _job(job_id)

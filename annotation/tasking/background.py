@@ -34,11 +34,15 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, ProtocolConfig, TaskBuild
 from annotation.tasking.build import TaskError, config_lock_for_build, tasks_build_locked
-from evalsite.jobs import BROKER_ERRORS, stale_abandon
+from evalsite.jobs import BROKER_ERRORS, registered_task, stale_abandon
 
 logger = logging.getLogger(__name__)
 
 UNDER_WAY = (TaskBuild.Status.QUEUED, TaskBuild.Status.RUNNING)
+
+# The Celery task that runs a build, by the name ``annotation.tasks`` registers it under: the task
+# calls this module, so this module looks the task up instead of importing it.
+TASK_BUILD = "annotation.task_build"
 
 
 @dataclass(frozen=True)
@@ -81,10 +85,8 @@ def task_build_request(
 def _send(build: TaskBuild) -> bool:
     """Send a build to the workers without waiting for a broker that is down; a build that
     cannot be sent fails at once, saying so (the organizer clicks again later)."""
-    from annotation.tasks import task_build
-
     try:
-        task_build.apply_async((str(build.pk),), retry=False)
+        registered_task(TASK_BUILD).apply_async((str(build.pk),), retry=False)
     except BROKER_ERRORS as exc:
         logger.warning("broker unreachable, build %s not sent: %s", build.pk, exc)
         task_build_fail(
