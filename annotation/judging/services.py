@@ -19,15 +19,13 @@ Rules for a submit:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connections, transaction
-from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db import transaction
 from django.db.models import Field
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -35,12 +33,11 @@ from django.utils.translation import gettext as _
 from annotation.judging.screens import (
     JudgmentError,
     Screen,
-    ScreenRead,
     assignment_for,
-    context_rows,
     screen_at,
     screen_read,
 )
+from annotation.judging.store import answer_insert
 from annotation.models import (
     Assignment,
     Campaign,
@@ -253,10 +250,44 @@ def _judgment_store(
     if not outputs:
         raise JudgmentError("not_found", _("This item is not part of your task."), 404)
     first = outputs[0]
-    item = first.item
-    task = item.task
-    config = task.config
-    if first.j_id is not None and (
+    if _is_resent(first, revision_seen=revision_seen, submission_id=submission_id):
+        # The same submit again (a double click, a retried request): already stored.
+        return _replay(first.j_id, first.a_done, first.item.task.size), None, None
+    _check_accepted(first, revision_seen=revision_seen)
+    normalised, rows = _validated(first.item.task.config, answer, outputs)
+    accepted = _Accepted(
+        first=first,
+        assignment_id=assignment_id,
+        annotator=annotator,
+        submission_id=submission_id,
+        now=now,
+        normalised=normalised,
+        rows=rows,
+    )
+    if first.j_id is None:
+        return _answer_new(accepted, with_next=with_next)
+    return _answer_revise(accepted), None, None
+
+
+@dataclass(frozen=True)
+class _Accepted:
+    """A submit that passed the checks, its answer valid."""
+
+    # The item's first shown output, with the state ``submission_outputs`` notes on it.
+    first: ItemOutput
+    assignment_id: uuid.UUID
+    annotator: AbstractBaseUser
+    submission_id: uuid.UUID
+    now: datetime
+    # The answer as stored: {output id: {criterion: value}}, and as (output id, criterion, value).
+    normalised: dict[str, dict[str, float]]
+    rows: list[tuple[int, str, float]]
+
+
+def _is_resent(first: ItemOutput, *, revision_seen: int, submission_id: uuid.UUID) -> bool:
+    """Whether this submit is stored already: as the judgment's latest revision, or as an
+    earlier one (asked only when the submit is not based on the latest)."""
+    return first.j_id is not None and (
         first.j_submission == submission_id
         or (
             revision_seen != first.j_revision
@@ -264,9 +295,12 @@ def _judgment_store(
                 judgment_id=first.j_id, submission_id=submission_id
             ).exists()
         )
-    ):
-        # The same submit again (a double click, a retried request): already stored.
-        return _replay(first.j_id, first.a_done, task.size), None, None
+    )
+
+
+def _check_accepted(first: ItemOutput, *, revision_seen: int) -> None:
+    """A JudgmentError unless the campaign is open, the hold on the task has not ended, and
+    the answer is new for the current item or a revision based on the latest one."""
     if first.campaign_status == Campaign.Status.CLOSED:
         raise _closed()
     if first.a_status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
@@ -278,88 +312,124 @@ def _judgment_store(
             ),
             409,
         )
-    if first.j_id is None and item.position != first.a_done:
+    if first.j_id is None and first.item.position != first.a_done:
         raise _not_current()
     if first.j_id is not None and revision_seen != first.j_revision:
         raise _stale()
+
+
+def _validated(
+    config: ProtocolConfig, answer: dict[str, Any], outputs: list[ItemOutput]
+) -> tuple[dict[str, dict[str, float]], list[tuple[int, str, float]]]:
+    """The answer by output id (a string) and criterion, and as (output id, criterion, value)
+    rows; a JudgmentError when it does not answer the outputs as the protocol asks."""
     values, errors = config.definition.validate(answer, [o.pk for o in outputs])
     if errors:
         raise JudgmentError("invalid", errors[0], 400, errors)
-    shown_at = first.a_shown_at if first.a_shown_item == item.pk else None
-    seconds = (now - shown_at).total_seconds() if shown_at else None
     normalised = {
         str(o.pk): {c: v for (oid, c), v in values.items() if oid == o.pk} for o in outputs
     }
     rows = [(oid, criterion, value) for (oid, criterion), value in values.items()]
+    return normalised, rows
 
-    if first.j_id is None:
-        done = item.position + 1
-        finished = done >= task.size
-        update: dict[str, Any] = {"items_done": done}
-        if finished:
-            update |= {"status": Assignment.Status.DONE, "completed_at": now}
-        elif first.a_origin == Assignment.Origin.PULL:
-            update["expires_at"] = now + timedelta(minutes=config.hold_minutes)
-        next_position = None
-        if with_next and not finished:
-            # The answer's acknowledgement carries the next item, shown at once: its clock
-            # starts now, noted in this UPDATE rather than in one more.
-            next_position = done
-            update["shown_at"] = now
-        else:
-            update["shown_item"] = None
-        judgment = Judgment(
-            item=item,
-            annotator=annotator,
-            assignment_id=assignment_id,
-            submission_id=submission_id,
-            answer=normalised,
-            shown_at=shown_at,
-            submitted_at=now,
-            seconds=seconds,
-        )
-        # The next item's outputs come back from the same statement where it can.
-        show = None
-        if next_position is not None:
-            show = screen_read(
-                config=config, task_id=task.pk, position=next_position, annotator=annotator
-            )
-        stored, next_outputs = _answer_insert(
-            judgment=judgment,
-            rows=rows,
-            items_done=item.position,
-            update=update,
-            next_position=next_position,
-            show=show,
-        )
-        if not stored:
-            # Another submit for this item won the race (or the hold ended meanwhile).
-            existing = Judgment.objects.filter(annotator=annotator, item=item).first()
-            if existing is not None and existing.submission_id == submission_id:
-                return _replay(existing.pk, done, task.size), None, None
-            raise _not_current()
-        created = judgment
-        campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
-        held = None
-        if with_next and not finished:
-            held = Assignment(
-                pk=assignment_id,
-                task=task,
-                annotator_id=annotator.pk,
-                status=Assignment.Status.ACTIVE,
-                origin=first.a_origin,
-                items_done=done,
-                expires_at=update.get("expires_at"),
-                shown_at=now,
-            )
-        return Recorded(created, True, False, done, task.size, finished), held, next_outputs
 
+def _answer_new(
+    accepted: _Accepted, *, with_next: bool
+) -> tuple[Recorded, Assignment | None, list[ItemOutput] | None]:
+    """Store a new answer and advance the assignment past its item (``answer_insert``); with
+    ``with_next``, also the assignment as stored and the next item's outputs, as
+    ``_judgment_store`` returns them."""
+    first, annotator, now = accepted.first, accepted.annotator, accepted.now
+    item = first.item
+    task = item.task
+    config = task.config
+    shown_at = first.a_shown_at if first.a_shown_item == item.pk else None
+    seconds = (now - shown_at).total_seconds() if shown_at else None
+    done = item.position + 1
+    finished = done >= task.size
+    update, next_position = _advance_update(
+        accepted, config, done=done, finished=finished, with_next=with_next
+    )
+    judgment = Judgment(
+        item=item,
+        annotator=annotator,
+        assignment_id=accepted.assignment_id,
+        submission_id=accepted.submission_id,
+        answer=accepted.normalised,
+        shown_at=shown_at,
+        submitted_at=now,
+        seconds=seconds,
+    )
+    # The next item's outputs come back from the same statement where it can.
+    show = None
+    if next_position is not None:
+        show = screen_read(
+            config=config, task_id=task.pk, position=next_position, annotator=annotator
+        )
+    stored, next_outputs = answer_insert(
+        judgment=judgment,
+        rows=accepted.rows,
+        items_done=item.position,
+        update=update,
+        next_position=next_position,
+        show=show,
+    )
+    if not stored:
+        # Another submit for this item won the race (or the hold ended meanwhile).
+        existing = Judgment.objects.filter(annotator=annotator, item=item).first()
+        if existing is not None and existing.submission_id == accepted.submission_id:
+            return _replay(existing.pk, done, task.size), None, None
+        raise _not_current()
+    campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
+    held = None
+    if with_next and not finished:
+        held = Assignment(
+            pk=accepted.assignment_id,
+            task=task,
+            annotator_id=annotator.pk,
+            status=Assignment.Status.ACTIVE,
+            origin=first.a_origin,
+            items_done=done,
+            expires_at=update.get("expires_at"),
+            shown_at=now,
+        )
+    return Recorded(judgment, True, False, done, task.size, finished), held, next_outputs
+
+
+def _advance_update(
+    accepted: _Accepted, config: ProtocolConfig, *, done: int, finished: bool, with_next: bool
+) -> tuple[dict[str, Any], int | None]:
+    """The assignment's fields a new answer sets, and the position of the next item when it is
+    noted as shown (else None)."""
+    now = accepted.now
+    update: dict[str, Any] = {"items_done": done}
+    if finished:
+        update |= {"status": Assignment.Status.DONE, "completed_at": now}
+    elif accepted.first.a_origin == Assignment.Origin.PULL:
+        update["expires_at"] = now + timedelta(minutes=config.hold_minutes)
+    next_position = None
+    if with_next and not finished:
+        # The answer's acknowledgement carries the next item, shown at once: its clock
+        # starts now, noted in this UPDATE rather than in one more.
+        next_position = done
+        update["shown_at"] = now
+    else:
+        update["shown_item"] = None
+    return update, next_position
+
+
+def _answer_revise(accepted: _Accepted) -> Recorded:
+    """Store a revision of the annotator's judgment of the item if it still is at the revision
+    the answer was based on (else a stale error); the replaced answer goes to the history."""
+    first, now = accepted.first, accepted.now
+    item = first.item
+    task = item.task
     with transaction.atomic():
         # A revision keeps the item's timing: the time to the first answer.
         bumped = Judgment.objects.filter(pk=first.j_id, revision=first.j_revision).update(
             revision=first.j_revision + 1,
-            submission_id=submission_id,
-            answer=normalised,
+            submission_id=accepted.submission_id,
+            answer=accepted.normalised,
             submitted_at=now,
         )
         if not bumped:
@@ -376,177 +446,27 @@ def _judgment_store(
         JudgmentValue.objects.bulk_create(
             [
                 JudgmentValue(judgment_id=first.j_id, output_id=o, criterion=c, value=v)
-                for o, c, v in rows
+                for o, c, v in accepted.rows
             ],
             update_conflicts=True,
             unique_fields=["judgment", "output", "criterion"],
             update_fields=["value"],
         )
-        campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
+        campaign_data_changed.send(sender=Judgment, campaign_id=task.config.campaign_id)
         revised = Judgment(
             pk=first.j_id,
             item=item,
-            annotator=annotator,
-            assignment_id=assignment_id,
+            annotator=accepted.annotator,
+            assignment_id=accepted.assignment_id,
             revision=first.j_revision + 1,
-            submission_id=submission_id,
-            answer=normalised,
+            submission_id=accepted.submission_id,
+            answer=accepted.normalised,
             shown_at=first.j_shown_at,
             submitted_at=now,
             seconds=first.j_seconds,
         )
     finished = first.a_done >= task.size
-    return Recorded(revised, False, False, first.a_done, task.size, finished), None, None
-
-
-def _answer_insert(
-    *,
-    judgment: Judgment,
-    rows: list[tuple[int, str, float]],
-    items_done: int,
-    update: dict[str, Any],
-    next_position: int | None,
-    show: ScreenRead | None = None,
-) -> tuple[bool, list[ItemOutput] | None]:
-    """Store a new answer if its assignment still is at ``items_done`` and active or done:
-    ``UPDATE`` the assignment with ``update`` (its shown item becomes the task's item at
-    ``next_position`` when given), insert ``judgment`` (its pk set here) and its values
-    ``rows`` of (output id, criterion, value). False, with nothing written, when the
-    assignment has moved on: another submit won the race, or the hold ended.
-
-    On PostgreSQL this is one statement (data-modifying ``WITH``), atomic by itself: one round
-    trip instead of BEGIN, three statements and COMMIT. With ``show`` (the next item's
-    ``screen_read``) the same statement also reads the next item's outputs, returned beside
-    the flag (its snapshot is from before the write, which changes nothing they show). Elsewhere
-    (SQLite, which has no data-modifying ``WITH``) the same three statements run in a
-    transaction and the outputs are None: the caller reads them."""
-    db = transaction.get_connection()
-    advance, params = _advance_sql(
-        db=db,
-        assignment_id=judgment.assignment_id,
-        annotator_id=judgment.annotator_id,
-        items_done=items_done,
-        update=update,
-        task_id=judgment.item.task_id,
-        next_position=next_position,
-    )
-    if db.vendor != "postgresql":
-        with transaction.atomic(using=db.alias):
-            with db.cursor() as cursor:
-                cursor.execute(advance, params)
-                if not cursor.rowcount:
-                    return False, None
-            judgment.save(force_insert=True, using=db.alias)
-            JudgmentValue.objects.using(db.alias).bulk_create(
-                [
-                    JudgmentValue(judgment=judgment, output_id=o, criterion=c, value=v)
-                    for o, c, v in rows
-                ]
-            )
-        return True, None
-    sql, fields = _answer_sql(advance, len(rows), db.alias)
-    params += [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in fields]
-    for row in rows:
-        params += row
-    pk = model_field(Judgment, "id").column
-    if show is None:
-        sql += f'SELECT stored."{pk}" FROM stored'
-    else:
-        # Ordered by the output's position: its column in ``SELECT stored.id, shown.*``.
-        order = 2 + [f.attname for f in ItemOutput._meta.concrete_fields].index("position")
-        sql += (
-            f'SELECT stored."{pk}", shown.* FROM stored LEFT JOIN ({show.sql}) shown ON TRUE '
-            f"ORDER BY {order}"
-        )
-        params += show.params
-    found = hot_rows(db, sql, params)
-    if not found:
-        return False, None
-    judgment.pk = found[0][0]
-    judgment._state.adding = False
-    judgment._state.db = db.alias
-    if show is None or found[0][1] is None:
-        return True, None
-    return True, context_rows([row[1:] for row in found], show.near, db)
-
-
-@cache
-def _answer_sql(advance: str, n_values: int, alias: str) -> tuple[str, list[Field[Any, Any]]]:
-    """``_answer_insert``'s statement on PostgreSQL around the ``advance`` UPDATE, for a
-    judgment of ``n_values`` values, up to its final SELECT (of ``stored``, the new judgment's
-    id); and the judgment's fields in the order of its parameters.
-    Every parameter is cast to its column's type (server-side binding sends NULLs untyped)."""
-    db = connections[alias]
-    fields = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
-    pk = model_field(Judgment, "id").column
-    value_columns = [
-        model_field(JudgmentValue, n) for n in ("judgment", "output", "criterion", "value")
-    ]
-    row = "(" + ", ".join(f"%s::{f.db_type(db)}" for f in value_columns[1:]) + ")"
-    values_table = JudgmentValue._meta.db_table
-    sql = f"""
-        WITH advanced AS ({advance} RETURNING 1),
-        stored AS (
-            INSERT INTO "{Judgment._meta.db_table}" ({_quoted(f.column for f in fields)})
-            SELECT {", ".join(f"%s::{f.db_type(db)}" for f in fields)} FROM advanced
-            RETURNING "{pk}"
-        ),
-        answered AS (
-            INSERT INTO "{values_table}" ({_quoted(f.column for f in value_columns)})
-            SELECT stored."{pk}", v.o, v.c, v.x
-            FROM stored CROSS JOIN (VALUES {", ".join(row for _r in range(n_values))})
-                AS v (o, c, x)
-        )
-    """
-    return sql, fields
-
-
-def _quoted(columns: Iterable[str]) -> str:
-    return ", ".join(f'"{column}"' for column in columns)
-
-
-def _advance_sql(
-    *,
-    db: BaseDatabaseWrapper,
-    assignment_id: uuid.UUID | str,
-    annotator_id: int,
-    items_done: int,
-    update: dict[str, Any],
-    task_id: int,
-    next_position: int | None,
-) -> tuple[str, list[Any]]:
-    """The conditional ``UPDATE`` of a new answer (see ``_answer_insert``) and its
-    parameters."""
-    params: list[Any] = [
-        model_field(Assignment, name).get_db_prep_save(value, db) for name, value in update.items()
-    ]
-    if next_position is not None:
-        params += [task_id, next_position]
-    params += [
-        model_field(Assignment, "id").get_db_prep_value(assignment_id, db),
-        annotator_id,
-        items_done,
-        str(Assignment.Status.ACTIVE),
-        str(Assignment.Status.DONE),
-    ]
-    return _advance_text(tuple(update), next_position is not None), params
-
-
-@cache
-def _advance_text(names: tuple[str, ...], shows_next: bool) -> str:
-    """The SQL of ``_advance_sql`` for these assignment fields (and the next shown item), as the
-    ORM's ``update()`` would write it (its query building cost more CPU than the rest of the
-    submit's write)."""
-    columns = [f'"{model_field(Assignment, name).column}" = %s' for name in names]
-    if shows_next:
-        columns.append(
-            f'"{model_field(Assignment, "shown_item").column}" = (SELECT "id" FROM '
-            f'"{Item._meta.db_table}" WHERE "task_id" = %s AND "position" = %s)'
-        )
-    return (
-        f'UPDATE "{Assignment._meta.db_table}" SET {", ".join(columns)} '
-        'WHERE "id" = %s AND "annotator_id" = %s AND "items_done" = %s AND "status" IN (%s, %s)'
-    )
+    return Recorded(revised, False, False, first.a_done, task.size, finished)
 
 
 def _replay(judgment_id: int, done: int, total: int) -> Recorded:

@@ -16,10 +16,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.judging.screens import JudgmentError, annotation_screen
+from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import closed_message
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
+from annotation.protocols import Criterion
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
 from annotation.tasking.services import assignments_expire, configs_for_annotator, task_assign_next
 
@@ -102,7 +103,25 @@ def annotate(
         return redirect("my_tasks")
     config = screen.assignment.task.config
     criteria = screen.protocol.criteria_for(len(screen.outputs))
-    data: dict[str, Any] = {
+    context = {
+        "screen": screen,
+        "criteria_view": _criteria_view(criteria),
+        "config": config,
+        "campaign": config.campaign,
+        "criteria": criteria,
+        "data": _screen_data(screen, criteria),
+        "letters": "ABCDEFGHIJKLMNOPQRST",
+        "percent": round(100 * screen.done / screen.total) if screen.total else 0,
+        "instructions": config.instructions or screen.protocol.instructions,
+    }
+    return render(request, "annotation/annotate.html", context)
+
+
+def _screen_data(screen: Screen, criteria: tuple[Criterion, ...]) -> dict[str, Any]:
+    """What the annotation page's script reads: the item, its answer, where to send it and
+    the messages it shows."""
+    config = screen.assignment.task.config
+    return {
         "submitUrl": reverse("api-assignment-submit", args=[screen.assignment.pk]),
         "itemId": screen.item.pk,
         "revision": screen.revision,
@@ -123,32 +142,41 @@ def annotate(
             if settings.CSRF_USE_SESSIONS or settings.CSRF_COOKIE_HTTPONLY
             else settings.CSRF_COOKIE_NAME
         ),
-        "messages": {
-            "incomplete": _("Please answer every question for every translation."),
-            "network": _(
-                "Could not reach the server. Your answer is still on this page; "
-                "press Submit (or Enter) to try again."
-            ),
-            "failed": _("The answer could not be saved."),
-            "retry": _("Your answer is still on this page; press Submit (or Enter) to try again."),
-            "loggedOut": _(
-                "You are no longer logged in, so your answer was not saved. It is still on "
-                "this page: log in again in another tab (or open your invite link again), "
-                "then come back here and press Submit (or Enter) to send it."
-            ),
-            "logIn": _("Log in (opens a new tab)"),
-            "holdEnded": _(
-                "Your hold on this task has ended, so your answer was not saved. It is still "
-                "on this page: press Resume for this task on My tasks in another tab, then "
-                "come back here and press Submit (or Enter) to send it. If My tasks says the "
-                "task has no place left, take another task there."
-            ),
-            "myTasks": _("My tasks (opens a new tab)"),
-            "progress": _("%(done)s of %(total)s done"),
-            "title": _("Item %(n)s of %(total)s"),
-        },
+        "messages": _screen_messages(),
     }
-    criteria_view = [
+
+
+def _screen_messages() -> dict[str, str]:
+    """The annotation page script's messages, in the user's language."""
+    return {
+        "incomplete": _("Please answer every question for every translation."),
+        "network": _(
+            "Could not reach the server. Your answer is still on this page; "
+            "press Submit (or Enter) to try again."
+        ),
+        "failed": _("The answer could not be saved."),
+        "retry": _("Your answer is still on this page; press Submit (or Enter) to try again."),
+        "loggedOut": _(
+            "You are no longer logged in, so your answer was not saved. It is still on "
+            "this page: log in again in another tab (or open your invite link again), "
+            "then come back here and press Submit (or Enter) to send it."
+        ),
+        "logIn": _("Log in (opens a new tab)"),
+        "holdEnded": _(
+            "Your hold on this task has ended, so your answer was not saved. It is still "
+            "on this page: press Resume for this task on My tasks in another tab, then "
+            "come back here and press Submit (or Enter) to send it. If My tasks says the "
+            "task has no place left, take another task there."
+        ),
+        "myTasks": _("My tasks (opens a new tab)"),
+        "progress": _("%(done)s of %(total)s done"),
+        "title": _("Item %(n)s of %(total)s"),
+    }
+
+
+def _criteria_view(criteria: tuple[Criterion, ...]) -> list[dict[str, Any]]:
+    """The criteria as the template draws them: a slider for a long scale, else choices."""
+    return [
         {
             "key": c.key,
             "label": c.label,
@@ -160,18 +188,6 @@ def annotate(
         }
         for c in criteria
     ]
-    context = {
-        "screen": screen,
-        "criteria_view": criteria_view,
-        "config": config,
-        "campaign": config.campaign,
-        "criteria": criteria,
-        "data": data,
-        "letters": "ABCDEFGHIJKLMNOPQRST",
-        "percent": round(100 * screen.done / screen.total) if screen.total else 0,
-        "instructions": config.instructions or screen.protocol.instructions,
-    }
-    return render(request, "annotation/annotate.html", context)
 
 
 @require_http_methods(["GET", "POST"])

@@ -14,18 +14,22 @@ from django.utils.translation import gettext as _
 
 from annotation.models import (
     Assignment,
+    Campaign,
     Item,
     ItemKind,
     ItemOutput,
     ProtocolConfig,
     Reference,
+    Run,
     Segment,
     System,
     Task,
     Translation,
 )
+from annotation.protocols import Mode
 from annotation.tasking.plan import (
     BAD_REFERENCE,
+    PlannedTask,
     QcMix,
     balanced_screens,
     is_character_based,
@@ -84,10 +88,62 @@ def tasks_build_locked(config: ProtocolConfig, progress: Progress) -> BuildResul
 
 
 def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
+    """Read the campaign's data, plan the screens and their QC copies, and write them: real
+    items and their outputs first (QC items point to them), then the copies and theirs.
+
+    One random generator, seeded from the config, runs through planning and then the copies'
+    outputs, in that order: the same data and settings give the same tasks."""
     progress("reading", 0, 0)
-    campaign = config.campaign
     protocol = config.definition
-    mode = protocol.mode(config.mode)
+    source = _read(config.campaign, protocol.mode(config.mode))
+
+    progress("planning", 0, 0)
+    rng = np.random.default_rng(config.seed)
+    plans = _plan(config, source, rng)
+
+    # Every item and every output shown on it is a row.
+    total = sum(1 + len(item.screen.systems) for plan in plans for item in plan.items)
+    writer = _Writer(progress, total)
+    progress("writing", 0, total)
+    tasks = _write_tasks(config, plans)
+    # Real items first (QC items point to them), then the copies.
+    real_items = _write_real_items(tasks, plans, source, writer)
+    real_outputs, n_outputs = _write_real_outputs(tasks, plans, real_items, source, writer)
+    copies = _write_copies(tasks, plans, real_items, writer)
+    n_copy_outputs = _write_copy_outputs(
+        copies, real_outputs, source, ranks=protocol.ranks, rng=rng, writer=writer
+    )
+    logger.info("built %d tasks for %s", len(tasks), config)
+    return BuildResult(
+        tasks=len(tasks),
+        items=len(real_items) + len(copies),
+        outputs=n_outputs + n_copy_outputs,
+    )
+
+
+@dataclass(frozen=True)
+class _Source:
+    """A campaign's data as a build reads it."""
+
+    segments: list[Segment]
+    systems: list[System]
+    # Each system's runs, in the order of ``systems``.
+    runs: list[list[Run]]
+    # By index, then by segment id.
+    references: dict[int, dict[int, Reference]]
+    # (run id, segment id) -> (translation id, text).
+    translations: dict[tuple[int, int], tuple[int, str]]
+    # The text a bad reference borrows a phrase from, by segment, and its units.
+    donors: list[str]
+    donor_units: np.ndarray
+    character_based: bool
+    # The index of the reference shown as an output on a reference item.
+    output_ref_index: int
+
+
+def _read(campaign: Campaign, mode: Mode) -> _Source:
+    """The campaign's segments, systems, references and translations; a TaskError when they
+    cannot make tasks of ``mode``."""
     segments = list(Segment.objects.filter(campaign=campaign).order_by("position"))
     systems = list(
         System.objects.filter(campaign=campaign).prefetch_related("runs").order_by("name")
@@ -98,25 +154,7 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
     for ref in Reference.objects.filter(segment__campaign=campaign):
         references.setdefault(ref.index, {})[ref.segment_id] = ref
     if mode.shows_reference:
-        if 0 not in references:
-            raise TaskError(_("This mode shows a reference, but the campaign has none."))
-        # Every screen shows its segment's first reference: one without it cannot be judged.
-        missing = [s for s in segments if s.pk not in references[0]]
-        if missing:
-            first = missing[0]
-            raise TaskError(
-                _(
-                    "This mode shows a reference, but %(missing)s of %(total)s segments have "
-                    "none (the first: document %(document)s, segment %(segment)s). Upload "
-                    "their references, or pick a mode that shows the source."
-                )
-                % {
-                    "missing": len(missing),
-                    "total": len(segments),
-                    "document": first.document.external_id,
-                    "segment": first.external_id,
-                }
-            )
+        _check_shown_references(segments, references)
     runs = [list(system.runs.all()) for system in systems]
     translations = {
         (run_id, segment_id): (pk, text)
@@ -124,59 +162,101 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
             run__system__campaign=campaign
         ).values_list("pk", "run_id", "segment_id", "text")
     }
-    # The reference shown as an output must differ from the one shown as context.
-    output_ref_index = 1 if mode.shows_reference else 0
-    with_reference_items = output_ref_index in references
     donors = (
         [references[0][s.pk].text if s.pk in references[0] else "" for s in segments]
         if 0 in references
         else [translations[(runs[0][0].pk, s.pk)][1] for s in segments]
     )
     character_based = is_character_based(campaign.target_language)
-    donor_units = reference_units(donors, character_based=character_based)
+    return _Source(
+        segments=segments,
+        systems=systems,
+        runs=runs,
+        references=references,
+        translations=translations,
+        donors=donors,
+        donor_units=reference_units(donors, character_based=character_based),
+        character_based=character_based,
+        # The reference shown as an output must differ from the one shown as context.
+        output_ref_index=1 if mode.shows_reference else 0,
+    )
 
-    progress("planning", 0, 0)
-    rng = np.random.default_rng(config.seed)
-    k = protocol.outputs_per_screen(config.outputs_per_screen)
-    screens = balanced_screens(len(segments), len(systems), k, rng)
+
+def _check_shown_references(
+    segments: list[Segment], references: dict[int, dict[int, Reference]]
+) -> None:
+    """A TaskError unless every segment has a first reference, for a mode that shows one."""
+    if 0 not in references:
+        raise TaskError(_("This mode shows a reference, but the campaign has none."))
+    # Every screen shows its segment's first reference: one without it cannot be judged.
+    missing = [s for s in segments if s.pk not in references[0]]
+    if missing:
+        first = missing[0]
+        raise TaskError(
+            _(
+                "This mode shows a reference, but %(missing)s of %(total)s segments have "
+                "none (the first: document %(document)s, segment %(segment)s). Upload "
+                "their references, or pick a mode that shows the source."
+            )
+            % {
+                "missing": len(missing),
+                "total": len(segments),
+                "document": first.document.external_id,
+                "segment": first.external_id,
+            }
+        )
+
+
+def _plan(config: ProtocolConfig, source: _Source, rng: np.random.Generator) -> list[PlannedTask]:
+    """The tasks' screens, real and QC, in order; a TaskError when the bad-reference items
+    have no other segment to borrow from."""
+    k = config.definition.outputs_per_screen(config.outputs_per_screen)
+    screens = balanced_screens(len(source.segments), len(source.systems), k, rng)
     mix = QcMix(config.qc_bad_reference, config.qc_repeat, config.qc_reference)
     plans = plan_tasks(
         screens,
         items_per_task=config.items_per_task,
         mix=mix,
         rng=rng,
-        with_reference_items=with_reference_items,
+        with_reference_items=source.output_ref_index in source.references,
     )
-    with_text = {i for i, text in enumerate(donors) if text.strip()}
+    with_text = {i for i, text in enumerate(source.donors) if text.strip()}
     if any(
         item.kind == BAD_REFERENCE and not with_text - {item.screen.segment}
         for plan in plans
         for item in plan.items
     ):
         # A bad reference borrows a phrase from another segment's text.
+        donor = _("reference") if 0 in source.references else _("translation by the first system")
         raise TaskError(
             _(
                 "Bad-reference items borrow a phrase from another segment's %(donor)s, but "
                 "fewer than two segments have one. Upload more segments, or set the "
                 "bad-reference items to 0."
             )
-            % {"donor": _("reference") if 0 in references else _("translation by the first system")}
+            % {"donor": donor}
         )
+    return plans
 
-    # Every item and every output shown on it is a row.
-    total = sum(1 + len(item.screen.systems) for plan in plans for item in plan.items)
-    written = 0
 
-    def write(model: type[Item] | type[ItemOutput], rows: list[Any]) -> None:
-        nonlocal written
+class _Writer:
+    """Writes rows in batches of BATCH, telling ``progress`` the rows written of ``total``."""
+
+    def __init__(self, progress: Progress, total: int) -> None:
+        self.progress = progress
+        self.total = total
+        self.written = 0
+
+    def write(self, model: type[Item] | type[ItemOutput], rows: list[Any]) -> None:
         for start in range(0, len(rows), BATCH):
             batch = rows[start : start + BATCH]
             model.objects.bulk_create(batch)
-            written += len(batch)
-            progress("writing", written, total)
+            self.written += len(batch)
+            self.progress("writing", self.written, self.total)
 
-    progress("writing", 0, total)
-    tasks = Task.objects.bulk_create(
+
+def _write_tasks(config: ProtocolConfig, plans: list[PlannedTask]) -> list[Task]:
+    return Task.objects.bulk_create(
         [
             Task(
                 config=config,
@@ -187,7 +267,12 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
             for n, plan in enumerate(plans)
         ]
     )
-    # Real items first (QC items point to them), then the copies.
+
+
+def _write_real_items(
+    tasks: list[Task], plans: list[PlannedTask], source: _Source, writer: _Writer
+) -> dict[tuple[int, int], Item]:
+    """The real items, by (task id, position)."""
     real_items: dict[tuple[int, int], Item] = {}
     rows = []
     for task, plan in zip(tasks, plans, strict=True):
@@ -197,11 +282,23 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
                     task=task,
                     position=position,
                     kind=item.kind,
-                    segment=segments[item.screen.segment],
+                    segment=source.segments[item.screen.segment],
                 )
                 real_items[(task.pk, position)] = row
                 rows.append(row)
-    write(Item, rows)
+    writer.write(Item, rows)
+    return real_items
+
+
+def _write_real_outputs(
+    tasks: list[Task],
+    plans: list[PlannedTask],
+    real_items: dict[tuple[int, int], Item],
+    source: _Source,
+    writer: _Writer,
+) -> tuple[dict[int, list[ItemOutput]], int]:
+    """The outputs shown on the real items, by item id; and how many there are. Each
+    system's runs take turns over the segments."""
     real_outputs: dict[int, list[ItemOutput]] = {}
     outputs = []
     for task, plan in zip(tasks, plans, strict=True):
@@ -209,27 +306,36 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
             if planned.kind != ItemKind.REAL:
                 continue
             item = real_items[(task.pk, position)]
-            segment = segments[planned.screen.segment]
+            segment = source.segments[planned.screen.segment]
             shown = []
             for slot, system_index in enumerate(planned.screen.systems):
-                system_runs = runs[system_index]
+                system_runs = source.runs[system_index]
                 run = system_runs[(planned.screen.segment + system_index) % len(system_runs)]
-                translation_id, text = translations[(run.pk, segment.pk)]
+                translation_id, text = source.translations[(run.pk, segment.pk)]
                 shown.append(
                     ItemOutput(
                         item=item,
                         position=slot,
                         kind=ItemKind.REAL,
                         translation_id=translation_id,
-                        system=systems[system_index],
+                        system=source.systems[system_index],
                         run=run,
                         text=text,
                     )
                 )
             real_outputs[item.pk] = shown
             outputs.extend(shown)
-    write(ItemOutput, outputs)
+    writer.write(ItemOutput, outputs)
+    return real_outputs, len(outputs)
 
+
+def _write_copies(
+    tasks: list[Task],
+    plans: list[PlannedTask],
+    real_items: dict[tuple[int, int], Item],
+    writer: _Writer,
+) -> list[Item]:
+    """The QC items, each a copy of a real item of its task."""
     copies = []
     for task, plan in zip(tasks, plans, strict=True):
         for position, planned in enumerate(plan.items):
@@ -245,59 +351,80 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
                         original=original,
                     )
                 )
-    write(Item, copies)
+    writer.write(Item, copies)
+    return copies
+
+
+def _write_copy_outputs(
+    copies: list[Item],
+    real_outputs: dict[int, list[ItemOutput]],
+    source: _Source,
+    *,
+    ranks: bool,
+    rng: np.random.Generator,
+    writer: _Writer,
+) -> int:
+    """The outputs shown on the QC items, in the order of ``copies`` (the random draws
+    follow it); how many there are."""
     copy_outputs = []
     for copy in copies:
-        originals = real_outputs[copy.original_id]
-        reference_slot = (
-            int(rng.integers(len(originals))) if copy.kind == ItemKind.REFERENCE else -1
+        copy_outputs.extend(
+            _copy_outputs(copy, real_outputs[copy.original_id], source, ranks=ranks, rng=rng)
         )
-        # Ranked outputs are judged against each other: a bad-reference screen of a ranking
-        # protocol degrades one output and repeats the others, so the degraded one can be ranked
-        # below them. Scored outputs are judged one by one, so every output is degraded.
-        bad_slot = (
-            int(rng.integers(len(originals)))
-            if copy.kind == ItemKind.BAD_REFERENCE and protocol.ranks and len(originals) > 1
-            else None
-        )
-        for output in originals:
-            common = {
-                "item": copy,
-                "position": output.position,
-                "original": output,
-                "translation_id": output.translation_id,
-                "system": output.system,
-                "run": output.run,
-            }
-            if copy.kind == ItemKind.BAD_REFERENCE and bad_slot in (None, output.position):
-                bad = make_bad_reference(
-                    output.text,
-                    segment=copy.segment.position,
-                    references=donors,
-                    rng=rng,
-                    character_based=character_based,
-                    donor_units=donor_units,
-                )
-                copy_outputs.append(
-                    ItemOutput(kind=ItemKind.BAD_REFERENCE, text=bad.text, **common)
-                )
-            elif output.position == reference_slot:
-                reference = references[output_ref_index][copy.segment_id]
-                copy_outputs.append(
-                    ItemOutput(
-                        item=copy,
-                        position=output.position,
-                        kind=ItemKind.REFERENCE,
-                        reference=reference,
-                        text=reference.text,
-                    )
-                )
-            else:
-                copy_outputs.append(ItemOutput(kind=ItemKind.REPEAT, text=output.text, **common))
-    write(ItemOutput, copy_outputs)
-    logger.info("built %d tasks for %s", len(tasks), config)
-    return BuildResult(
-        tasks=len(tasks),
-        items=len(real_items) + len(copies),
-        outputs=len(outputs) + len(copy_outputs),
+    writer.write(ItemOutput, copy_outputs)
+    return len(copy_outputs)
+
+
+def _copy_outputs(
+    copy: Item,
+    originals: list[ItemOutput],
+    source: _Source,
+    *,
+    ranks: bool,
+    rng: np.random.Generator,
+) -> list[ItemOutput]:
+    """The outputs of a QC item: its original's, repeated, degraded (a bad reference) or, in
+    one slot of a reference item, replaced with a human reference."""
+    reference_slot = int(rng.integers(len(originals))) if copy.kind == ItemKind.REFERENCE else -1
+    # Ranked outputs are judged against each other: a bad-reference screen of a ranking
+    # protocol degrades one output and repeats the others, so the degraded one can be ranked
+    # below them. Scored outputs are judged one by one, so every output is degraded.
+    bad_slot = (
+        int(rng.integers(len(originals)))
+        if copy.kind == ItemKind.BAD_REFERENCE and ranks and len(originals) > 1
+        else None
     )
+    shown = []
+    for output in originals:
+        common = {
+            "item": copy,
+            "position": output.position,
+            "original": output,
+            "translation_id": output.translation_id,
+            "system": output.system,
+            "run": output.run,
+        }
+        if copy.kind == ItemKind.BAD_REFERENCE and bad_slot in (None, output.position):
+            bad = make_bad_reference(
+                output.text,
+                segment=copy.segment.position,
+                references=source.donors,
+                rng=rng,
+                character_based=source.character_based,
+                donor_units=source.donor_units,
+            )
+            shown.append(ItemOutput(kind=ItemKind.BAD_REFERENCE, text=bad.text, **common))
+        elif output.position == reference_slot:
+            reference = source.references[source.output_ref_index][copy.segment_id]
+            shown.append(
+                ItemOutput(
+                    item=copy,
+                    position=output.position,
+                    kind=ItemKind.REFERENCE,
+                    reference=reference,
+                    text=reference.text,
+                )
+            )
+        else:
+            shown.append(ItemOutput(kind=ItemKind.REPEAT, text=output.text, **common))
+    return shown

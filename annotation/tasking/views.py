@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.contrib import messages
 from django.db import IntegrityError, transaction
@@ -46,20 +47,47 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
     campaign = campaign_for_organizer(request.user, campaign_id)
     form = ProtocolConfigForm(request.POST or None, instance=ProtocolConfig(campaign=campaign))
     if request.method == "POST" and form.is_valid():
-        try:
-            # The unique constraint decides: a check before the insert would let a second
-            # organizer adding the same name at the same moment through to an IntegrityError.
-            with transaction.atomic():
-                config = form.save()
-        except IntegrityError:
-            if not ProtocolConfig.objects.filter(
-                campaign=campaign, name=form.cleaned_data["name"]
-            ).exists():
-                raise
-            form.add_error("name", _("This campaign already has a protocol of that name."))
-        else:
+        config = _config_add(form, campaign)
+        if config is not None:
             messages.success(request, _("Protocol added. Build its tasks next."))
             return redirect(f"{_setup_url(campaign)}#config-{config.pk}")
+    rows, builds = _config_rows(campaign)
+    invites, invites_total = _invite_rows(request, campaign)
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "rows": rows,
+        "invite_form": InviteForm(),
+        "assign_form": PushAssignForm(),
+        "invites": invites,
+        "invites_total": invites_total,
+        "builds_active": any(b["active"] for b in builds.values()),
+    }
+    return render(request, "annotation/setup.html", context, status=400 if form.errors else 200)
+
+
+def _config_add(form: ProtocolConfigForm, campaign: Campaign) -> ProtocolConfig | None:
+    """The protocol of a valid ``form``, saved; None, with the error on the form, when the
+    campaign already has one of that name."""
+    try:
+        # The unique constraint decides: a check before the insert would let a second
+        # organizer adding the same name at the same moment through to an IntegrityError.
+        with transaction.atomic():
+            return form.save()
+    except IntegrityError:
+        if not ProtocolConfig.objects.filter(
+            campaign=campaign, name=form.cleaned_data["name"]
+        ).exists():
+            raise
+        form.add_error("name", _("This campaign already has a protocol of that name."))
+        return None
+
+
+def _config_rows(
+    campaign: Campaign,
+) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]:
+    """Every protocol of the campaign with its task counts, assignments, judgments and newest
+    build, oldest protocol first; and the newest builds by config id."""
     configs = (
         ProtocolConfig.objects.filter(campaign=campaign)
         # One join (the tasks), so plain aggregates count each task once; a distinct sum
@@ -97,6 +125,12 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
         }
         for c in configs
     ]
+    return rows, builds
+
+
+def _invite_rows(request: HttpRequest, campaign: Campaign) -> tuple[list[dict[str, Any]], int]:
+    """The campaign's newest invite links (INVITES_SHOWN at most) with their URLs, and how many
+    it has in all."""
     invites = [
         {
             "invite": inv,
@@ -110,17 +144,7 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
         if len(invites) < INVITES_SHOWN
         else Invite.objects.filter(campaign=campaign).count()
     )
-    context = {
-        "campaign": campaign,
-        "form": form,
-        "rows": rows,
-        "invite_form": InviteForm(),
-        "assign_form": PushAssignForm(),
-        "invites": invites,
-        "invites_total": invites_total,
-        "builds_active": any(b["active"] for b in builds.values()),
-    }
-    return render(request, "annotation/setup.html", context, status=400 if form.errors else 200)
+    return invites, invites_total
 
 
 @organizer_required
