@@ -36,6 +36,9 @@ logger = logging.getLogger(__name__)
 # A shown output: ("t", translation id) for a system output, ("r", reference id) for a
 # reference. Items are keyed within their task.
 OutputKey = tuple[str, int]
+# A row resolved against the campaign: (row, segment id, shown output, system id, run id,
+# shown text, task name).
+ResolvedRow = tuple[ImportRow, int, OutputKey, int | None, int | None, str, str]
 
 
 @dataclass(frozen=True)
@@ -143,9 +146,41 @@ def _criterion(options: ImportOptions) -> dict[str, Criterion]:
 def import_plan(
     parsed: ParsedJudgments, context: ImportContext, options: ImportOptions
 ) -> ImportPlan:
+    """Resolve the rows against the campaign, then plan the SYSTEM rows and, once every
+    original is known, the QC rows that copy them; problems are raised after each stage."""
     problems = Problems(parsed.file)
     protocol = PROTOCOLS[options.protocol]
     criteria = _criterion(options)
+    default_criterion = _default_criterion(parsed, options, criteria)
+    resolved = _resolved_rows(problems, parsed, context, options, criteria, default_criterion)
+    problems.raise_if_any()
+
+    tasks: dict[str, dict[Any, _PlannedItem]] = {}
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment] = {}
+    # Where each (annotator, source) and each (annotator, segment) was shown as a SYSTEM row.
+    seen = _Seen()
+    _plan_system_rows(problems, resolved, tasks, judgments, seen, default_criterion)
+    placeholders = _plan_qc_rows(problems, resolved, tasks, judgments, seen, default_criterion)
+    problems.raise_if_any()
+
+    if protocol.ranks:
+        _check_ranks(problems, judgments, tasks)
+        problems.raise_if_any()
+    _spread_hit_seconds(judgments, parsed)
+    annotators = list(dict.fromkeys(row.annotator for row in parsed.rows))
+    criteria_used = sorted({c for j in judgments.values() for (_, c) in j.values})
+    logger.debug("planned %d placeholder originals", placeholders)
+    return ImportPlan(
+        tasks=tasks, judgments=judgments, annotators=annotators, criteria=criteria_used
+    )
+
+
+def _default_criterion(
+    parsed: ParsedJudgments, options: ImportOptions, criteria: dict[str, Criterion]
+) -> str:
+    """The criterion of rows without one; refuses a file the protocol cannot take as a whole
+    (a criterion it lacks, ranks without screens) before any row is read."""
+    protocol = PROTOCOLS[options.protocol]
     default_criterion = options.criterion or next(iter(criteria))
     if default_criterion not in criteria:
         raise UploadError(
@@ -170,9 +205,21 @@ def import_plan(
                 )
             ]
         )
+    return default_criterion
 
-    # Pass 1: every row's segment and shown output, and where SYSTEM rows were shown.
-    resolved: list[tuple[ImportRow, int, OutputKey, int | None, int | None, str, str]] = []
+
+def _resolved_rows(
+    problems: Problems,
+    parsed: ParsedJudgments,
+    context: ImportContext,
+    options: ImportOptions,
+    criteria: dict[str, Criterion],
+    default_criterion: str,
+) -> list[ResolvedRow]:
+    """Pass 1: every row's segment and shown output, its score checked against its criterion's
+    scale; rows with a problem are left out (the problems are raised after the pass)."""
+    protocol = PROTOCOLS[options.protocol]
+    resolved: list[ResolvedRow] = []
     for row in parsed.rows:
         segment_id = _segment(problems, row, context, options.line_base)
         if segment_id is None:
@@ -206,12 +253,19 @@ def import_plan(
         source, system_id, run_id, text = shown
         task = row.hit or f"annotator {row.annotator}"
         resolved.append((row, segment_id, source, system_id, run_id, text, task))
-    problems.raise_if_any()
+    return resolved
 
-    tasks: dict[str, dict[Any, _PlannedItem]] = {}
-    judgments: dict[tuple[str, str, Any], _PlannedJudgment] = {}
-    # Where each (annotator, source) and each (annotator, segment) was shown as a SYSTEM row.
-    seen = _Seen()
+
+def _plan_system_rows(
+    problems: Problems,
+    resolved: list[ResolvedRow],
+    tasks: dict[str, dict[Any, _PlannedItem]],
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment],
+    seen: _Seen,
+    default_criterion: str,
+) -> None:
+    """Pass 2: the SYSTEM rows, as real items, noting in ``seen`` where each was shown (the
+    QC rows of pass 3 look their originals up there)."""
     for row, segment_id, source, system_id, run_id, text, task in resolved:
         if row.type != SYSTEM:
             continue
@@ -230,6 +284,17 @@ def import_plan(
             seen.add(lookup, (task, key, slot))
         _judge(problems, judgments, row, task, key, slot, default_criterion)
 
+
+def _plan_qc_rows(
+    problems: Problems,
+    resolved: list[ResolvedRow],
+    tasks: dict[str, dict[Any, _PlannedItem]],
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment],
+    seen: _Seen,
+    default_criterion: str,
+) -> int:
+    """Pass 3: the REPEAT, BAD_REF and REF rows, each copying its original (or shown among
+    the system outputs of a real screen); returns how many placeholder originals were added."""
     placeholders = 0
     for row, segment_id, source, system_id, run_id, text, task in resolved:
         if row.type == SYSTEM:
@@ -268,18 +333,7 @@ def import_plan(
             item, kind, source, system_id, run_id, text, None if row.type == REF else original
         )
         _judge(problems, judgments, row, task, key, slot, default_criterion)
-    problems.raise_if_any()
-
-    if protocol.ranks:
-        _check_ranks(problems, judgments, tasks)
-        problems.raise_if_any()
-    _spread_hit_seconds(judgments, parsed)
-    annotators = list(dict.fromkeys(row.annotator for row in parsed.rows))
-    criteria_used = sorted({c for j in judgments.values() for (_, c) in j.values})
-    logger.debug("planned %d placeholder originals", placeholders)
-    return ImportPlan(
-        tasks=tasks, judgments=judgments, annotators=annotators, criteria=criteria_used
-    )
+    return placeholders
 
 
 def _unused_key(

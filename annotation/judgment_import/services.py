@@ -224,19 +224,82 @@ def _store(
     options: ImportOptions,
     user: AbstractBaseUser | None,
 ) -> JudgmentImport:
+    """Store the plan: accounts, config, tasks, items, outputs, assignments, judgments and
+    values, in that order (later rows point to earlier ones), and the import's record."""
     now = timezone.now()
-    protocol = PROTOCOLS[options.protocol]
     users = _annotator_accounts(campaign, parsed, plan.annotators)
     # An item's kind looks at all its outputs: computed once.
     kinds = {
         (name, key): item.kind for name, items in plan.tasks.items() for key, item in items.items()
     }
-    n_items = len(kinds)
-    per_100 = Counter(kinds.values())
     annotators_per_task = Counter(
         task for _, task in {(j.annotator, j.task) for j in plan.judgments.values()}
     )
-    config = ProtocolConfig.objects.create(
+    config = _imported_config(campaign, parsed, plan, options, kinds, annotators_per_task)
+    tasks = Task.objects.bulk_create(
+        [
+            Task(
+                config=config,
+                position=position,
+                size=len(items),
+                annotations_needed=annotators_per_task[name],
+            )
+            for position, (name, items) in enumerate(plan.tasks.items())
+        ],
+        batch_size=BATCH,
+    )
+    task_of = dict(zip(plan.tasks, tasks, strict=True))
+    item_id = _insert_items(plan, kinds, task_of)
+    output_id = _insert_outputs(plan, item_id)
+    assignment_id = _create_assignments(plan, users, task_of, now)
+    n_judgments, n_values = _insert_judgments(
+        plan,
+        item_id,
+        output_id,
+        {annotator: account.pk for annotator, account in users.items()},
+        assignment_id,
+        now,
+    )
+    campaign.annotators.add(*users.values())
+    return JudgmentImport.objects.create(
+        campaign=campaign,
+        config=config,
+        file_format=parsed.file_format,
+        file_name=parsed.file[:255],
+        imported_by=user,
+        options={
+            "file_format": options.file_format,
+            "protocol": options.protocol,
+            "criterion": options.criterion,
+            "line_base": options.line_base,
+            "language_pair": options.language_pair,
+        },
+        summary={
+            "rows": len(parsed.rows),
+            "values": n_values,
+            "judgments": n_judgments,
+            "tasks": len(tasks),
+            "items": len(kinds),
+            "criteria": plan.criteria,
+            "annotators": {a: users[a].get_username() for a in plan.annotators},
+        },
+    )
+
+
+def _imported_config(
+    campaign: Campaign,
+    parsed: ParsedJudgments,
+    plan: ImportPlan,
+    options: ImportOptions,
+    kinds: dict[tuple[str, Any], str],
+    annotators_per_task: Counter[str],
+) -> ProtocolConfig:
+    """The imported protocol config, its sizes and QC shares read off the plan (so that the
+    config describes the HITs as they were)."""
+    protocol = PROTOCOLS[options.protocol]
+    n_items = len(kinds)
+    per_100 = Counter(kinds.values())
+    return ProtocolConfig.objects.create(
         campaign=campaign,
         name=_config_name(campaign, options, parsed.file),
         protocol=options.protocol,
@@ -251,19 +314,12 @@ def _store(
         qc_reference=min(50, round(100 * per_100[ItemKind.REFERENCE] / max(n_items, 1))),
         instructions=f"Imported from {parsed.file} ({parsed.file_format}).",
     )
-    tasks = Task.objects.bulk_create(
-        [
-            Task(
-                config=config,
-                position=position,
-                size=len(items),
-                annotations_needed=annotators_per_task[name],
-            )
-            for position, (name, items) in enumerate(plan.tasks.items())
-        ],
-        batch_size=BATCH,
-    )
-    task_of = dict(zip(plan.tasks, tasks, strict=True))
+
+
+def _insert_items(
+    plan: ImportPlan, kinds: dict[tuple[str, Any], str], task_of: dict[str, Task]
+) -> dict[tuple[str, Any], int]:
+    """Insert every planned item; returns the id of each (task, item key)."""
     position_of: dict[tuple[str, Any], int] = {}
     for name, items in plan.tasks.items():
         for position, key in enumerate(items):
@@ -303,6 +359,14 @@ def _store(
             for name, key, item in item_order
         ),
     )
+    return item_id
+
+
+def _insert_outputs(
+    plan: ImportPlan, item_id: dict[tuple[str, Any], int]
+) -> dict[tuple[str, Any, int], int]:
+    """Insert every shown output, originals before their copies (ids reserved up front, as for
+    the items); returns the id of each (task, item key, slot)."""
     output_order = [
         (name, key, slot, planned)
         for copies in (False, True)
@@ -348,7 +412,17 @@ def _store(
             for name, key, slot, planned in output_order
         ),
     )
+    return output_id
 
+
+def _create_assignments(
+    plan: ImportPlan,
+    users: dict[str, AbstractBaseUser],
+    task_of: dict[str, Task],
+    now: datetime,
+) -> dict[tuple[str, str], int]:
+    """One finished assignment per annotator and task, spanning the times of its judgments
+    (the import's time when the file has none); returns the id of each (annotator, task)."""
     times: dict[tuple[str, str], list[datetime]] = {}
     done = Counter((j.annotator, j.task) for j in plan.judgments.values())
     for judgment in plan.judgments.values():
@@ -367,9 +441,20 @@ def _store(
         for key, stamps in times.items()
     }
     Assignment.objects.bulk_create(assignments.values(), batch_size=BATCH)
+    return {key: assignment.pk for key, assignment in assignments.items()}
+
+
+def _insert_judgments(
+    plan: ImportPlan,
+    item_id: dict[tuple[str, Any], int],
+    output_id: dict[tuple[str, Any, int], int],
+    user_id: dict[str, Any],
+    assignment_id: dict[tuple[str, str], int],
+    now: datetime,
+) -> tuple[int, int]:
+    """Insert the judgments and their values in one pass over the plan; returns how many of
+    each were stored."""
     judgment_ids = reserve_ids(Judgment, len(plan.judgments))
-    user_id = {annotator: account.pk for annotator, account in users.items()}
-    assignment_id = {key: assignment.pk for key, assignment in assignments.items()}
     judgment_rows: list[tuple[Any, ...]] = []
     value_rows: list[tuple[Any, ...]] = []
     for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
@@ -409,30 +494,7 @@ def _store(
         judgment_rows,
     )
     insert_rows(JudgmentValue, ("judgment", "output", "criterion", "value"), value_rows)
-    campaign.annotators.add(*users.values())
-    return JudgmentImport.objects.create(
-        campaign=campaign,
-        config=config,
-        file_format=parsed.file_format,
-        file_name=parsed.file[:255],
-        imported_by=user,
-        options={
-            "file_format": options.file_format,
-            "protocol": options.protocol,
-            "criterion": options.criterion,
-            "line_base": options.line_base,
-            "language_pair": options.language_pair,
-        },
-        summary={
-            "rows": len(parsed.rows),
-            "values": len(value_rows),
-            "judgments": len(judgment_rows),
-            "tasks": len(tasks),
-            "items": n_items,
-            "criteria": plan.criteria,
-            "annotators": {a: users[a].get_username() for a in plan.annotators},
-        },
-    )
+    return len(judgment_rows), len(value_rows)
 
 
 def _annotator_accounts(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis
+from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis, SystemResult
 from annotation.reports.text import csv_text
 
 SYSTEM_FORMATS = ("csv", "json", "tex")
@@ -147,87 +147,106 @@ def system_report_latex(analysis: CampaignAnalysis) -> str:
         "% \\usepackage{booktabs}",
     ]
     for criterion in analysis.criteria:
-        method = criterion.method
-        ranking = criterion.kind == "ranking"
-        caption = (
-            f"{latex_escape(criterion.config_name)}: {latex_escape(criterion.criterion_label)}. "
-            + (
-                "Expected Wins; clusters from the one-sided sign test"
-                if ranking
-                else f"mean {method['space']} score over segments with "
-                f"{criterion.confidence_percent}\\% t interval; "
-                f"clusters from the one-sided {method['significance_test']} test"
-            )
-            + f" at $p < {method['alpha']}$; seed {method['seed']}."
-        )
-        if ranking:
-            header = r"\# & Range & System & EW & No worse & TrueSkill $\mu$ & TS range & $n$ \\"
-            spec = "rrlrrrrr"
-        else:
-            header = (
-                rf"\# & Range & System & Score & {criterion.confidence_percent}\% CI & Raw & $n$ "
-                r"& Segs \\"
-            )
-            spec = "rrlrrrrr"
-        lines = [
-            "",
-            r"\begin{table}[t]",
-            r"\centering",
-            f"\\begin{{tabular}}{{{spec}}}",
-            r"\toprule",
-            header,
-            r"\midrule",
-        ]
-        previous_cluster = None
-        for system in criterion.ranked_systems:
-            if previous_cluster is not None and system.cluster != previous_cluster:
-                lines.append(r"\midrule")
-            previous_cluster = system.cluster
-            rank_range = (
-                str(system.rank_low)
-                if system.rank_low == system.rank_high
-                else f"{system.rank_low}--{system.rank_high}"
-            )
-            name = latex_escape(system.name)
-            if ranking:
-                if system.trueskill_rank_low is None:
-                    skill_range = "---"  # no bootstrap runs, no range
-                elif system.trueskill_rank_low != system.trueskill_rank_high:
-                    skill_range = f"{system.trueskill_rank_low}--{system.trueskill_rank_high}"
-                else:
-                    skill_range = str(system.trueskill_rank_low)
-                cells = [
-                    str(system.position),
-                    rank_range,
-                    name,
-                    _fixed(system.expected_wins),
-                    _fixed(system.no_worse_share),
-                    _fixed(system.trueskill_mu, 2),
-                    skill_range,
-                    str(system.n_judgments),
-                ]
-            else:
-                interval = (
-                    "--"
-                    if system.t_low is None or system.t_high is None
-                    else f"[{_fixed(system.t_low)}, {_fixed(system.t_high)}]"
-                )
-                cells = [
-                    str(system.position),
-                    rank_range,
-                    name,
-                    _fixed(system.score),
-                    interval,
-                    _fixed(system.mean_raw, 1),
-                    str(system.n_judgments),
-                    str(system.n_segments),
-                ]
-            lines.append(" & ".join(cells) + r" \\")
-        lines += [
-            r"\bottomrule",
-            r"\end{tabular}",
-            f"\\caption{{{caption}}}",
-            r"\end{table}",
-        ]
-        parts.extend(lines)
+        parts.extend(_latex_table(criterion))
     return "\n".join(parts) + "\n"
+
+
+def _latex_table(criterion: CriterionAnalysis) -> list[str]:
+    """The lines of one criterion's table, its ranked systems in clusters."""
+    caption = _latex_caption(criterion)
+    ranking = criterion.kind == "ranking"
+    if ranking:
+        header = r"\# & Range & System & EW & No worse & TrueSkill $\mu$ & TS range & $n$ \\"
+        spec = "rrlrrrrr"
+    else:
+        header = (
+            rf"\# & Range & System & Score & {criterion.confidence_percent}\% CI & Raw & $n$ "
+            r"& Segs \\"
+        )
+        spec = "rrlrrrrr"
+    lines = [
+        "",
+        r"\begin{table}[t]",
+        r"\centering",
+        f"\\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        header,
+        r"\midrule",
+    ]
+    previous_cluster = None
+    for system in criterion.ranked_systems:
+        if previous_cluster is not None and system.cluster != previous_cluster:
+            lines.append(r"\midrule")
+        previous_cluster = system.cluster
+        cells = _latex_ranking_cells(system) if ranking else _latex_score_cells(system)
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [
+        r"\bottomrule",
+        r"\end{tabular}",
+        f"\\caption{{{caption}}}",
+        r"\end{table}",
+    ]
+    return lines
+
+
+def _latex_caption(criterion: CriterionAnalysis) -> str:
+    """What the table shows and how its clusters were found (test, alpha, seed)."""
+    method = criterion.method
+    return (
+        f"{latex_escape(criterion.config_name)}: {latex_escape(criterion.criterion_label)}. "
+        + (
+            "Expected Wins; clusters from the one-sided sign test"
+            if criterion.kind == "ranking"
+            else f"mean {method['space']} score over segments with "
+            f"{criterion.confidence_percent}\\% t interval; "
+            f"clusters from the one-sided {method['significance_test']} test"
+        )
+        + f" at $p < {method['alpha']}$; seed {method['seed']}."
+    )
+
+
+def _latex_rank_range(system: SystemResult) -> str:
+    return (
+        str(system.rank_low)
+        if system.rank_low == system.rank_high
+        else f"{system.rank_low}--{system.rank_high}"
+    )
+
+
+def _latex_ranking_cells(system: SystemResult) -> list[str]:
+    """A row of a ranking criterion: Expected Wins, no-worse share and TrueSkill."""
+    if system.trueskill_rank_low is None:
+        skill_range = "---"  # no bootstrap runs, no range
+    elif system.trueskill_rank_low != system.trueskill_rank_high:
+        skill_range = f"{system.trueskill_rank_low}--{system.trueskill_rank_high}"
+    else:
+        skill_range = str(system.trueskill_rank_low)
+    return [
+        str(system.position),
+        _latex_rank_range(system),
+        latex_escape(system.name),
+        _fixed(system.expected_wins),
+        _fixed(system.no_worse_share),
+        _fixed(system.trueskill_mu, 2),
+        skill_range,
+        str(system.n_judgments),
+    ]
+
+
+def _latex_score_cells(system: SystemResult) -> list[str]:
+    """A row of a scored criterion: score with its t interval, raw mean and counts."""
+    interval = (
+        "--"
+        if system.t_low is None or system.t_high is None
+        else f"[{_fixed(system.t_low)}, {_fixed(system.t_high)}]"
+    )
+    return [
+        str(system.position),
+        _latex_rank_range(system),
+        latex_escape(system.name),
+        _fixed(system.score),
+        interval,
+        _fixed(system.mean_raw, 1),
+        str(system.n_judgments),
+        str(system.n_segments),
+    ]

@@ -25,6 +25,8 @@ from annotation.models import Reference
 
 
 def parse_xml(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
+    """Every ``<doc>`` of every file: its ``<src>`` (with the ``<ref>`` blocks) gives segments,
+    its ``<hyp>`` blocks give system outputs; every problem names its file and line."""
     problems = Collector()
     segments: dict[SegmentKey, ParsedSegment] = {}
     doc_order: list[str] = []
@@ -63,46 +65,14 @@ def parse_xml(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
                         f"doc {doc_id} has references {labels}, earlier documents {ref_labels}; "
                         "every document needs the same references",
                     )
-            for hyp in doc.findall("hyp"):
-                system = (hyp.get("system") or "").strip()
-                if not system:
-                    problems.add(
-                        upload.name,
-                        hyp.sourceline,
-                        "unknown system: <hyp> without a system attribute",
-                    )
-                    continue
-                run = (hyp.get("run") or "").strip() or DEFAULT_RUN
-                out = outputs.setdefault((system, run), ParsedOutput(system, run, upload.name))
-                for seg_id, seg_text, line in _xml_segs(problems, upload.name, hyp):
-                    key = (doc_id, seg_id)
-                    if key in out.by_key:
-                        problems.add(
-                            upload.name,
-                            line,
-                            f"duplicate system/run {system}/{run} for doc {doc_id} seg {seg_id}",
-                        )
-                        continue
-                    out.by_key[key] = (seg_text, line)
+            _xml_doc_outputs(problems, upload.name, doc, doc_id, outputs)
     problems.raise_if_any()
     if not segments and not outputs:
         raise UploadError(
             [UploadProblem(files[0].name, None, "malformed XML: no <doc> with <src> or <hyp>")]
         )
     if segments:
-        for out in outputs.values():
-            for key, (_, line) in out.by_key.items():
-                if key not in segments:
-                    problems.add(
-                        out.file,
-                        line,
-                        f"system {out.system} translates doc {key[0]} seg {key[1]}, which the "
-                        "source does not have",
-                    )
-                    break
-        problems.raise_if_any()
-        check_outputs_complete(problems, list(segments), list(outputs.values()))
-        problems.raise_if_any()
+        _check_outputs_match_source(problems, segments, outputs)
     return ParsedUpload(
         form=FORM_XML,
         files=[f.name for f in files],
@@ -110,6 +80,60 @@ def parse_xml(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
         reference_labels=ref_labels or [],
         outputs=list(outputs.values()),
     )
+
+
+def _xml_doc_outputs(
+    problems: Collector,
+    name: str,
+    doc: etree._Element,
+    doc_id: str,
+    outputs: dict[tuple[str, str], ParsedOutput],
+) -> None:
+    """Add the segments of the document's ``<hyp>`` blocks to the output of their system and
+    run (``outputs``, created on first sight)."""
+    for hyp in doc.findall("hyp"):
+        system = (hyp.get("system") or "").strip()
+        if not system:
+            problems.add(
+                name,
+                hyp.sourceline,
+                "unknown system: <hyp> without a system attribute",
+            )
+            continue
+        run = (hyp.get("run") or "").strip() or DEFAULT_RUN
+        out = outputs.setdefault((system, run), ParsedOutput(system, run, name))
+        for seg_id, seg_text, line in _xml_segs(problems, name, hyp):
+            key = (doc_id, seg_id)
+            if key in out.by_key:
+                problems.add(
+                    name,
+                    line,
+                    f"duplicate system/run {system}/{run} for doc {doc_id} seg {seg_id}",
+                )
+                continue
+            out.by_key[key] = (seg_text, line)
+
+
+def _check_outputs_match_source(
+    problems: Collector,
+    segments: dict[SegmentKey, ParsedSegment],
+    outputs: dict[tuple[str, str], ParsedOutput],
+) -> None:
+    """With a source in the upload, each output translates its segments and no others: stray
+    segments (the first of each output) are raised before missing ones."""
+    for out in outputs.values():
+        for key, (_, line) in out.by_key.items():
+            if key not in segments:
+                problems.add(
+                    out.file,
+                    line,
+                    f"system {out.system} translates doc {key[0]} seg {key[1]}, which the "
+                    "source does not have",
+                )
+                break
+    problems.raise_if_any()
+    check_outputs_complete(problems, list(segments), list(outputs.values()))
+    problems.raise_if_any()
 
 
 def _parse_xml_root(name: str, text: str) -> etree._Element:
