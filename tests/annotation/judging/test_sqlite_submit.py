@@ -1,6 +1,6 @@
 """The embedded default (SQLite) stores a new answer with three statements in a transaction,
-where PostgreSQL uses one data-modifying WITH statement (annotation/judging/services.py
-``_answer_insert``), and runs the hot reads on its ordinary cursor. The judging and next-item
+where PostgreSQL uses one data-modifying WITH statement (annotation/judging/store.py
+``answer_insert``), and runs the hot reads on its ordinary cursor. The judging and next-item
 tests run here once more, on a SQLite database, so both paths are tested."""
 
 from __future__ import annotations
