@@ -34,18 +34,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.analysis.tables import (
-    CriterionTable,
-    criterion_table_load,
-    criterion_values,
-    values_array,
-)
+from annotation.analysis.tables import CriterionTable, criterion_table_load, criterion_values
 from annotation.models import ProtocolConfig, Segment, System
 from evalcore.human import ItemType, normalise, pairwise_comparisons, segment_scores
 from evalcore.human.rankings import expected_wins_from_counts
 from evalcore.human.systems import scored_rows
 from evalcore.stats.correlation import darr_kendall, pairwise_accuracy, pearson, williams_test
 from evalcore.stats.meta import least_squares_line, system_correlation_bootstrap
+from evalsite.db.arrays import values_array
 
 DA_PAIR_THRESHOLD = 25.0
 

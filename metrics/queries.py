@@ -24,6 +24,7 @@ from django.db.models import (
 
 from annotation.models import Assignment, Campaign, Judgment, ProtocolConfig, Task
 from evalcore.human.qc import DEFAULT_IDLE_CAP
+from evalsite.db import features
 from evalsite.formatting import duration_display, number_text
 from metrics import pipeline
 from metrics.models import AnalysisJob, AnalysisResult
@@ -188,7 +189,7 @@ def _config_medians(campaign: Campaign) -> tuple[dict[int, float], float | None]
     config is NULL is the campaign's); other databases (the embedded SQLite default, small
     campaigns) get the timed values and take the medians here.
     """
-    if connection.vendor == "postgresql":
+    if features.ordered_set_aggregates():
         quote = connection.ops.quote_name
         sql = (
             "SELECT t.config_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY j.seconds) "

@@ -4,24 +4,19 @@ originals."""
 
 from __future__ import annotations
 
-import itertools
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import (
     Case,
-    FloatField,
     IntegerField,
     QuerySet,
     Value,
     When,
 )
-from django.db.models.functions import Cast, Coalesce
 
 from annotation.analysis.services import annotator_pseudonyms_ensure
 from annotation.models import (
@@ -41,6 +36,7 @@ from evalcore.human import (
     Judgments,
     link_originals,
 )
+from evalsite.db.arrays import values_array
 
 IntArray = npt.NDArray[np.int64]
 
@@ -211,59 +207,6 @@ def criterion_table_load(*, config: ProtocolConfig, criterion: str) -> Criterion
         system_ids=system_ids.astype(np.int64),
         has_reference=has_reference,
     )
-
-
-def values_array(
-    queryset: QuerySet[Any], columns: tuple[str, ...], *, chunk_size: int = 20_000
-) -> FloatArray:
-    """The numeric ``columns`` of a queryset as a float array (None becomes NaN).
-
-    On PostgreSQL the rows come as one binary ``COPY``: every column cast to double precision
-    with NULL as NaN, so that each row has the same size and numpy reads the whole stream with
-    one ``frombuffer`` (no Python object per value). Elsewhere (SQLite) the rows are read in
-    chunks through the ORM.
-    """
-    if connection.vendor == "postgresql":
-        return _copy_array(queryset, columns)
-    rows = queryset.values_list(*columns).iterator(chunk_size=chunk_size)
-    parts = []
-    while True:
-        chunk = list(itertools.islice(rows, chunk_size))
-        if not chunk:
-            break
-        parts.append(np.array(chunk, dtype=np.float64))
-    if not parts:
-        return np.zeros((0, len(columns)), dtype=np.float64)
-    return np.concatenate(parts) if len(parts) > 1 else parts[0]
-
-
-def _copy_array(queryset: QuerySet[Any], columns: tuple[str, ...]) -> FloatArray:
-    """PostgreSQL: each column aggregated into one ``bytea`` of big-endian doubles
-    (``string_agg(float8send(x))``), so a million rows cross as a few buffers. All aggregates
-    of one SELECT consume the rows in the same order, so the columns stay aligned; the rows
-    are put in the order of the first column (the id) here."""
-    names = [f"_f{i}" for i in range(len(columns))]
-    floats = (
-        queryset.order_by()
-        .annotate(
-            **{
-                name: Coalesce(Cast(column, FloatField()), Value(math.nan, FloatField()))
-                for name, column in zip(names, columns, strict=True)
-            }
-        )
-        .values_list(*names)
-    )
-    inner, params = floats.query.sql_with_params()
-    quote = connection.ops.quote_name
-    aggregates = ", ".join(f"string_agg(float8send({quote(n)}), ''::bytea)" for n in names)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {aggregates} FROM ({inner}) AS rows", params)
-        buffers = cursor.fetchone()
-    if buffers is None or buffers[0] is None:
-        return np.zeros((0, len(columns)), dtype=np.float64)
-    table = np.column_stack([np.frombuffer(bytes(b), dtype=">f8") for b in buffers])
-    table = table.astype(np.float64).reshape(-1, len(columns))
-    return table[np.argsort(table[:, 0], kind="stable")]
 
 
 def criterion_definition(protocol: str, key: str) -> Criterion:

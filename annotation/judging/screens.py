@@ -31,6 +31,7 @@ from annotation.models import (
 from annotation.protocols import Protocol
 from annotation.tasking.build import TaskError
 from annotation.tasking.services import assignment_resume
+from evalsite.db import features
 from evalsite.db.rawsql import Columns, chain, converted, hot_rows, model_field
 
 
@@ -141,7 +142,7 @@ def screen_read(
     reference as context. On PostgreSQL the neighbouring segments come with the outputs when the
     config shows context (one query); elsewhere ``near`` is None and a second query reads them."""
     near = None
-    if config.context_segments and transaction.get_connection().vendor == "postgresql":
+    if config.context_segments and features.joins_lateral(transaction.get_connection()):
         near = "reference" if config.definition.mode(config.mode).shows_reference else "source"
     sql, _columns = _context_query(near)
     params: list[Any] = [annotator.pk, 0]

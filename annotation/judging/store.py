@@ -19,6 +19,7 @@ from django.db.models import Field
 
 from annotation.judging.screens import ScreenRead, context_rows
 from annotation.models import Assignment, Item, ItemOutput, Judgment, JudgmentValue
+from evalsite.db import features
 from evalsite.db.rawsql import hot_rows, model_field
 
 
@@ -53,7 +54,7 @@ def answer_insert(
         task_id=judgment.item.task_id,
         next_position=next_position,
     )
-    if db.vendor != "postgresql":
+    if not features.writes_in_one_statement(db):
         with transaction.atomic(using=db.alias):
             with db.cursor() as cursor:
                 cursor.execute(advance, params)

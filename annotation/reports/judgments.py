@@ -46,6 +46,7 @@ from annotation.models import (
     ProtocolConfig,
     pseudonym_code,
 )
+from evalsite.db import features
 
 logger = logging.getLogger(__name__)
 
@@ -220,7 +221,7 @@ def judgment_report_queryset(*, campaign: Campaign, text_numbers: bool = False) 
         judgment__item__task__config__campaign=campaign
     ).annotate(kind_code=KIND_CODE)
     columns = list(_QUERY_COLUMNS)
-    if connection.vendor == "postgresql":
+    if features.formats_text():
         texts: dict[str, Any] = {
             "judgment__shown_at": IsoUtc("judgment__shown_at"),
             "judgment__submitted_at": IsoUtc("judgment__submitted_at"),
@@ -262,7 +263,7 @@ def _report_transaction() -> Iterator[None]:
     in memory (``work_mem``)."""
     outermost = not connection.in_atomic_block
     with transaction.atomic():
-        if connection.vendor == "postgresql":
+        if features.snapshot_reads():
             with connection.cursor() as cursor:
                 if outermost:
                     cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")

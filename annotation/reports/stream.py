@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from django.db import connection
 from django.db.models import Case, F, Func, TextField, Value, When
 from django.db.models.functions import Cast, Concat
 
@@ -35,6 +34,7 @@ from annotation.reports.judgments import (
     report_snapshot,
 )
 from evalcore.human import ItemType
+from evalsite.db import features
 
 _NO_BREAKS = str.maketrans({"\t": " ", "\r": " ", "\n": " "})
 
@@ -276,7 +276,7 @@ def judgment_report_stream(
         return
     separator = "\t" if file_format == "tsv" else ","
     yield (separator.join(JUDGMENT_COLUMNS) + "\n").encode()
-    if connection.vendor == "postgresql" and not python_text:
+    if features.formats_text() and not python_text:
         for lines in _database_lines(
             campaign=campaign,
             settings=settings,

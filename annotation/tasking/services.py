@@ -31,6 +31,7 @@ from annotation.models import (
     Task,
 )
 from annotation.tasking.build import TaskError
+from evalsite.db import features
 from evalsite.db.rawsql import hot_rows, model_field
 
 logger = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ def assignments_expire(*, now: datetime | None = None) -> int:
     expiring at this moment are passed over (SKIP LOCKED)."""
     now = now or timezone.now()
     db = transaction.get_connection()
-    if db.vendor == "postgresql":
+    if features.writes_in_one_statement(db):
         rows = hot_rows(
             db,
             _expire_sql(),

@@ -10,6 +10,8 @@ from typing import Any
 
 from django.db import connection, models
 
+from evalsite.db import features
+
 
 def reserve_ids(model: type[models.Model], n: int) -> list[int]:
     """``n`` new primary keys of ``model``, in increasing order, for rows this transaction
@@ -56,7 +58,7 @@ def insert_rows(
     quoted = connection.ops.quote_name
     table = quoted(meta.db_table)
     names = ", ".join(quoted(f.column) for f in columns)
-    postgresql = connection.vendor == "postgresql"
+    postgresql = features.copies_binary()
     # psycopg adapts numbers, strings, date-times and UUIDs itself and COPY parses JSON from
     # its text; SQLite gets what the fields would give it.
     converters: list[tuple[int, Callable[[Any], Any]]] = []
