@@ -26,7 +26,6 @@ list of judgment ids is sent to the database).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +38,7 @@ from annotation.models import ProtocolConfig, Segment, System
 from evalcore.human import ItemType, normalise, pairwise_comparisons, segment_scores
 from evalcore.human.rankings import expected_wins_from_counts
 from evalcore.human.systems import scored_rows
+from evalcore.numbers import finite_or_none
 from evalcore.stats.correlation import darr_kendall, pairwise_accuracy, pearson, williams_test
 from evalcore.stats.meta import least_squares_line, system_correlation_bootstrap
 from evalsite.db.arrays import values_array
@@ -47,13 +47,6 @@ DA_PAIR_THRESHOLD = 25.0
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
-
-
-def _num(value: Any) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
 
 
 @dataclass(frozen=True)
@@ -212,7 +205,7 @@ def _segment_level(
                 threshold=0.0,
             )
             out["darr"] = {
-                "tau": _num(darr.tau),
+                "tau": finite_or_none(darr.tau),
                 "concordant": darr.concordant,
                 "discordant": darr.discordant,
                 "pairs": darr.pairs,
@@ -231,12 +224,15 @@ def _segment_level(
     count = np.bincount(which, minlength=translations.size)
     mean_z = np.bincount(which, weights=z[use], minlength=translations.size) / count
     metric = oriented * metric_of_row[use][first]  # one sentence score per translation
-    out["pearson_z"] = {"value": _num(pearson(mean_z, metric)), "n": int(translations.size)}
+    out["pearson_z"] = {
+        "value": finite_or_none(pearson(mean_z, metric)),
+        "n": int(translations.size),
+    }
     if slider:
         raw = np.bincount(which, weights=j.score[use], minlength=translations.size) / count
         darr = darr_kendall(raw, metric, translations % width, threshold=DA_PAIR_THRESHOLD)
         out["darr"] = {
-            "tau": _num(darr.tau),
+            "tau": finite_or_none(darr.tau),
             "concordant": darr.concordant,
             "discordant": darr.discordant,
             "pairs": darr.pairs,
@@ -276,7 +272,7 @@ def correlations_compute(
             for s in crit["systems"]
             if s["position"] > 0
         }
-        chosen = [i for i, s in enumerate(systems) if _num(point.get(s.pk)) is not None]
+        chosen = [i for i, s in enumerate(systems) if finite_or_none(point.get(s.pk)) is not None]
         inputs = _criterion_inputs(config, crit, [systems[i] for i in chosen], segment_index)
         if inputs is None:
             continue
@@ -308,10 +304,16 @@ def correlations_compute(
                 entry["system"] = {
                     "n": len(chosen),
                     **{
-                        m: {"value": _num(r.value), "low": _num(r.low), "high": _num(r.high)}
+                        m: {
+                            "value": finite_or_none(r.value),
+                            "low": finite_or_none(r.low),
+                            "high": finite_or_none(r.high),
+                        }
                         for m, r in result.items()
                     },
-                    "pairwise_accuracy": _num(pairwise_accuracy(human_point, metric_point)),
+                    "pairwise_accuracy": finite_or_none(
+                        pairwise_accuracy(human_point, metric_point)
+                    ),
                     "points": [
                         {
                             "system_id": systems[i].pk,
@@ -321,7 +323,7 @@ def correlations_compute(
                         }
                         for i, h, m in zip(chosen, human_point, metric_point, strict=True)
                     ],
-                    "fit": {"slope": _num(slope), "intercept": _num(intercept)},
+                    "fit": {"slope": finite_or_none(slope), "intercept": finite_or_none(intercept)},
                 }
             entry["segment"] = _segment_level(inputs, sentence[key], sign, slider)
             metrics_out.append(entry)
@@ -341,7 +343,7 @@ def correlations_compute(
                     if not all(np.isfinite([r12, r13, r23])):
                         row.append(None)
                         continue
-                    row.append(_num(williams_test(r12, r13, r23, len(chosen)).p_value))
+                    row.append(finite_or_none(williams_test(r12, r13, r23, len(chosen)).p_value))
                 williams["p"].append(row)
         out_criteria.append(
             {

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import logging
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +33,7 @@ from annotation.models import (
     System,
     Translation,
 )
+from evalcore.numbers import finite_or_none
 from evalcore.scoring import (
     METRIC_NAMES,
     Metric,
@@ -232,15 +232,8 @@ def statistics_arrays(job: AnalysisJob, metric: str) -> dict[int, np.ndarray]:
 # Finalize: metric scores, significance
 
 
-def _num(value: Any) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
 def _matrix(values: np.ndarray) -> list[list[float | None]]:
-    return [[_num(v) for v in row] for row in values]
+    return [[finite_or_none(v) for v in row] for row in values]
 
 
 @dataclass
@@ -289,10 +282,10 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
                 {
                     "id": run.pk,
                     "name": run.name,
-                    "score": _num(ci.score[i]),
-                    "ci_low": _num(ci.low[i]),
-                    "ci_high": _num(ci.high[i]),
-                    "boot_std": _num(ci.std[i]),
+                    "score": finite_or_none(ci.score[i]),
+                    "ci_low": finite_or_none(ci.low[i]),
+                    "ci_high": finite_or_none(ci.high[i]),
+                    "boot_std": finite_or_none(ci.std[i]),
                 }
             )
         offset += array.shape[0]
@@ -302,11 +295,11 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
                 "id": system.pk,
                 "name": system.name,
                 "runs": runs,
-                "mean": _num(row.mean),
-                "s_sel": _num(row.s_sel),
-                "s_opt": _num(row.s_opt),
-                "p_baseline": _num(row.p_value),
-                "delta_baseline": _num(row.observed_delta),
+                "mean": finite_or_none(row.mean),
+                "s_sel": finite_or_none(row.s_sel),
+                "s_opt": finite_or_none(row.s_opt),
+                "p_baseline": finite_or_none(row.p_value),
+                "delta_baseline": finite_or_none(row.observed_delta),
             }
         )
 

@@ -14,7 +14,6 @@ from annotation.analysis.results import (
     SystemResult,
     by_rank,
     code_version,
-    finite_or_none,
     kappa_result,
     significance_matrix,
 )
@@ -31,6 +30,7 @@ from evalcore.human import (
     RankingAnalysis,
     analyse_rankings,
 )
+from evalcore.numbers import finite_or_none
 
 
 def ranking_analysis(

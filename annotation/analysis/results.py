@@ -18,6 +18,7 @@ from annotation.analysis.tables import (
     system_codes,
     system_name,
 )
+from evalcore.numbers import finite_or_none
 from evalcore.version import evalsite_version
 
 QC_PASSED = "passed"
@@ -187,12 +188,6 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, np.bool_):
         return bool(value)
     return value
-
-
-def finite_or_none(value: Any) -> float | None:
-    """A finite float or None (NaN, ±inf and missing values are not numbers to show)."""
-    number = float(value)
-    return number if math.isfinite(number) else None
 
 
 def by_rank(rows: list[SystemResult]) -> list[SystemResult]:

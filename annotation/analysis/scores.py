@@ -13,7 +13,6 @@ from annotation.analysis.results import (
     alpha_result,
     by_rank,
     code_version,
-    finite_or_none,
     significance_matrix,
 )
 from annotation.analysis.settings import AnalysisSettings
@@ -29,6 +28,7 @@ from evalcore.human import (
     ScoreAnalysis,
     analyse_scores,
 )
+from evalcore.numbers import finite_or_none
 
 
 def score_analysis(

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
 from metrics.presenters.human import criterion_slug
 from metrics.presenters.metrics import (
     ALPHA,
-    finite_number,
     short_number,
 )
 
@@ -84,9 +84,9 @@ def _interval(entry: dict[str, Any] | None) -> Interval | None:
     if not entry:
         return None
     return Interval(
-        finite_number(entry.get("value")),
-        finite_number(entry.get("low")),
-        finite_number(entry.get("high")),
+        finite_or_none(entry.get("value")),
+        finite_or_none(entry.get("low")),
+        finite_or_none(entry.get("high")),
     )
 
 
@@ -111,10 +111,10 @@ def correlation_panel(doc: dict[str, Any]) -> list[CorrelationCriterion]:
                     pearson=_interval(system.get("pearson")),
                     spearman=_interval(system.get("spearman")),
                     kendall=_interval(system.get("kendall")),
-                    pairwise_accuracy=finite_number(system.get("pairwise_accuracy")),
-                    segment_pearson_z=finite_number(pearson_z.get("value")),
+                    pairwise_accuracy=finite_or_none(system.get("pairwise_accuracy")),
+                    segment_pearson_z=finite_or_none(pearson_z.get("value")),
                     segment_n=pearson_z.get("n"),
-                    darr_tau=finite_number(darr.get("tau")),
+                    darr_tau=finite_or_none(darr.get("tau")),
                     darr_pairs=darr.get("pairs"),
                     darr_from=str(darr.get("from", "")),
                 )
@@ -127,7 +127,7 @@ def correlation_panel(doc: dict[str, Any]) -> list[CorrelationCriterion]:
                 human_score=str(crit.get("human_score", "")),
                 rows=rows,
                 williams_metrics=[labels.get(k, k) for k in williams.get("metrics", [])],
-                williams_p=[[finite_number(p) for p in row] for row in williams.get("p", [])],
+                williams_p=[[finite_or_none(p) for p in row] for row in williams.get("p", [])],
             )
         )
     return out
@@ -152,13 +152,13 @@ def scatter_plots(doc: dict[str, Any]) -> list[dict[str, Any]]:
                     "points": [
                         {
                             "name": p["name"],
-                            "metric": short_number(finite_number(p["metric"]), 6),
-                            "human": short_number(finite_number(p["human"]), 6),
+                            "metric": short_number(finite_or_none(p["metric"]), 6),
+                            "human": short_number(finite_or_none(p["human"]), 6),
                         }
                         for p in system["points"]
                     ],
                     "fit": system.get("fit") or {},
-                    "pearson": finite_number(pearson.get("value")),
+                    "pearson": finite_or_none(pearson.get("value")),
                 }
             )
         if metrics:

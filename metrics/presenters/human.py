@@ -7,10 +7,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
-from metrics.presenters.metrics import (
-    finite_number,
-)
 
 
 @dataclass(frozen=True)
@@ -134,9 +132,9 @@ def _bar_axis(systems: list[dict[str, Any]], ranking: bool) -> tuple[float, floa
         for s in systems
         if s.get("position", 0) > 0
         for v in (
-            finite_number(s.get("boot_low")),
-            finite_number(s.get("boot_high")),
-            finite_number(s.get("score")),
+            finite_or_none(s.get("boot_low")),
+            finite_or_none(s.get("boot_high")),
+            finite_or_none(s.get("score")),
         )
         if v is not None
     ]
@@ -164,11 +162,11 @@ def human_panel(doc: dict[str, Any]) -> list[HumanCriterion]:
         rows = []
         previous_cluster = None
         for s in crit.get("systems", []):
-            low = finite_number(s.get("boot_low"))
-            high = finite_number(s.get("boot_high"))
+            low = finite_or_none(s.get("boot_low"))
+            high = finite_or_none(s.get("boot_high"))
             left = _position(low, axis)
             right = _position(high, axis)
-            score = finite_number(s.get("expected_wins") if ranking else s.get("score"))
+            score = finite_or_none(s.get("expected_wins") if ranking else s.get("score"))
             rows.append(
                 HumanSystemRow(
                     position=s.get("position", 0),
@@ -177,12 +175,12 @@ def human_panel(doc: dict[str, Any]) -> list[HumanCriterion]:
                     cluster=s.get("cluster", 0),
                     name=s.get("name", ""),
                     score=score,
-                    t_low=finite_number(s.get("t_low")),
-                    t_high=finite_number(s.get("t_high")),
+                    t_low=finite_or_none(s.get("t_low")),
+                    t_high=finite_or_none(s.get("t_high")),
                     boot_low=low,
                     boot_high=high,
-                    mean_raw=finite_number(s.get("mean_raw")),
-                    expected_wins=finite_number(s.get("expected_wins")),
+                    mean_raw=finite_or_none(s.get("mean_raw")),
+                    expected_wins=finite_or_none(s.get("expected_wins")),
                     trueskill_rank_low=s.get("trueskill_rank_low"),
                     trueskill_rank_high=s.get("trueskill_rank_high"),
                     n_judgments=s.get("n_judgments", 0),
@@ -202,11 +200,11 @@ def human_panel(doc: dict[str, Any]) -> list[HumanCriterion]:
                 n_rows=a.get("n_rows", 0),
                 qc_status=a.get("qc_status", ""),
                 qc_n=a.get("qc_n", 0),
-                qc_p=finite_number(a.get("qc_p")),
-                qc_mean_difference=finite_number(a.get("qc_mean_difference")),
+                qc_p=finite_or_none(a.get("qc_p")),
+                qc_mean_difference=finite_or_none(a.get("qc_mean_difference")),
                 repeats_n=a.get("repeats_n", 0),
-                repeats_share_within=finite_number(a.get("repeats_share_within")),
-                references_mean=finite_number(a.get("references_mean")),
+                repeats_share_within=finite_or_none(a.get("repeats_share_within")),
+                references_mean=finite_or_none(a.get("references_mean")),
                 minutes=(a.get("time_seconds") or 0.0) / 60,
                 included=bool(a.get("included")),
                 by_decision=a.get("decision") is not None,

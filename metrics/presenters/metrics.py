@@ -7,17 +7,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
 
 # Significance level of the heatmaps and of the "significant" marks in the metric tables.
 ALPHA = 0.05
-
-
-def finite_number(value: Any) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
 
 
 def short_number(value: float | None, digits: int = 4) -> float | None:
@@ -134,20 +128,20 @@ def metrics_panel(doc: dict[str, Any]) -> MetricsPanel:
                 system_id=s["id"],
                 name=s["name"],
                 is_baseline=s["id"] == baseline_id,
-                mean=finite_number(s.get("mean")),
+                mean=finite_or_none(s.get("mean")),
                 runs=[
                     MetricRun(
                         name=r["name"],
-                        score=finite_number(r.get("score")),
-                        ci_low=finite_number(r.get("ci_low")),
-                        ci_high=finite_number(r.get("ci_high")),
+                        score=finite_or_none(r.get("score")),
+                        ci_low=finite_or_none(r.get("ci_low")),
+                        ci_high=finite_or_none(r.get("ci_high")),
                     )
                     for r in s.get("runs", [])
                 ],
-                s_sel=finite_number(s.get("s_sel")),
-                s_opt=finite_number(s.get("s_opt")),
-                delta=finite_number(s.get("delta_baseline")),
-                p=finite_number(s.get("p_baseline")),
+                s_sel=finite_or_none(s.get("s_sel")),
+                s_opt=finite_or_none(s.get("s_opt")),
+                delta=finite_or_none(s.get("delta_baseline")),
+                p=finite_or_none(s.get("p_baseline")),
             )
             for s in metric.get("systems", [])
         ]
@@ -206,14 +200,16 @@ def significance_heatmaps(doc: dict[str, Any]) -> list[dict[str, Any]]:
         if len(ids) < 2:
             continue
         higher = bool(metric.get("higher_is_better", True))
-        mean = {s["id"]: finite_number(s.get("mean")) for s in metric.get("systems", [])}
+        mean = {s["id"]: finite_or_none(s.get("mean")) for s in metric.get("systems", [])}
         order = sorted(
             range(len(ids)), key=lambda i: (-_oriented(mean.get(ids[i]), higher), names.get(ids[i]))
         )
 
         def pick(key: str, order: list[int] = order, pairwise: dict[str, Any] = pairwise) -> Any:
             matrix = pairwise.get(key) or []
-            return [[finite_number(matrix[i][j]) if matrix else None for j in order] for i in order]
+            return [
+                [finite_or_none(matrix[i][j]) if matrix else None for j in order] for i in order
+            ]
 
         def short(matrix: list[list[float | None]]) -> list[list[float | None]]:
             return [[short_number(v) for v in row] for row in matrix]
