@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from evalcore.human.judgments import BoolArray, FloatArray, ItemType, Judgments
+from evalcore.human.judgments import BoolArray, FloatArray, IntArray, ItemType, Judgments
 
 Scale = Literal["0-100", "1-5"]
 
@@ -68,51 +68,26 @@ def synthetic_scores(
     Judgments: n_annotators × tasks_per_annotator × 100 rows.
     """
     rng = np.random.default_rng(seed)
-    careless_mask = np.zeros(n_annotators, dtype=bool)
-    careless_mask[np.asarray(careless, dtype=np.int64)] = True
+    careless_mask = _careless_mask(n_annotators, careless)
     quality = np.linspace(quality_spread / 2, -quality_spread / 2, n_systems)
     difficulty = rng.normal(0.0, 8.0, n_segments)
     leniency = rng.normal(0.0, 10.0, n_annotators)
     spread = rng.uniform(0.6, 1.4, n_annotators)
 
-    n_tasks = n_annotators * tasks_per_annotator
-    task_annotator = np.repeat(np.arange(n_annotators), tasks_per_annotator)
-    annotator = np.repeat(task_annotator, _TASK)
-    position = np.tile(np.arange(_TASK), n_tasks)
-    task_start = np.repeat(np.arange(n_tasks) * _TASK, _TASK)
-    item_type = np.select(
-        [position < _REAL, position < _REAL + _BAD, position < _REAL + _BAD + _REPEAT],
-        [ItemType.REAL, ItemType.BAD_REF, ItemType.REPEAT],
-        ItemType.REFERENCE,
-    ).astype(np.int64)
-    # Bad references copy the task's first 10 real items, repeats the next 5.
-    original = np.select(
-        [item_type == ItemType.BAD_REF, item_type == ItemType.REPEAT],
-        [task_start + position - _REAL, task_start + position - (_REAL + _BAD) + _BAD],
-        -1,
-    ).astype(np.int64)
+    annotator, item_type, original = _task_layout(n_annotators, tasks_per_annotator)
+    n = len(annotator)
+    segment, system = _task_items(rng, item_type, original, n_segments, n_systems)
 
-    n = n_tasks * _TASK
-    segment = rng.integers(0, n_segments, n)
-    system = rng.integers(0, n_systems, n)
-    copies = original >= 0
-    segment[copies] = segment[original[copies]]
-    system[copies] = system[original[copies]]
-    reference = item_type == ItemType.REFERENCE
-    system[reference] = n_systems
-
-    latent = quality[np.minimum(system, n_systems - 1)] + difficulty[segment]
-    latent[reference] = quality[0] + reference_bonus + difficulty[segment[reference]]
-    latent[item_type == ItemType.BAD_REF] -= degradation
+    latent = _score_latent(
+        quality, difficulty, segment, system, item_type, reference_bonus, degradation
+    )
     perceived = 50.0 + spread[annotator] * latent + leniency[annotator] + rng.normal(0, noise, n)
     random_answer = rng.uniform(0.0, 100.0, n)
     value = np.where(careless_mask[annotator], random_answer, perceived)
     value = np.clip(value, 0.0, 100.0)
     score = np.round(value) if scale == "0-100" else np.minimum(1 + value // 20, 5)
 
-    seconds = rng.gamma(2.0, 10.0, n)
-    idle = rng.random(n) < 0.01
-    seconds[idle] += rng.uniform(300.0, 3000.0, int(idle.sum()))
+    seconds = _score_seconds(rng, n)
     return SyntheticCampaign(
         judgments=Judgments.from_arrays(
             annotator=annotator,
@@ -129,6 +104,86 @@ def synthetic_scores(
         system_quality=np.r_[quality, np.nan],
         careless=careless_mask,
     )
+
+
+def _careless_mask(n_annotators: int, careless: npt.ArrayLike) -> BoolArray:
+    """True for the annotator codes listed in ``careless``."""
+    careless_mask = np.zeros(n_annotators, dtype=bool)
+    careless_mask[np.asarray(careless, dtype=np.int64)] = True
+    return careless_mask
+
+
+def _task_layout(
+    n_annotators: int, tasks_per_annotator: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Annotator, item type and original row of every row of every task (no draws).
+
+    Each task holds ``_TASK`` rows: real items, then bad references, repeats and references.
+    """
+    n_tasks = n_annotators * tasks_per_annotator
+    task_annotator = np.repeat(np.arange(n_annotators), tasks_per_annotator)
+    annotator = np.repeat(task_annotator, _TASK)
+    position = np.tile(np.arange(_TASK), n_tasks)
+    task_start = np.repeat(np.arange(n_tasks) * _TASK, _TASK)
+    item_type = np.select(
+        [position < _REAL, position < _REAL + _BAD, position < _REAL + _BAD + _REPEAT],
+        [ItemType.REAL, ItemType.BAD_REF, ItemType.REPEAT],
+        ItemType.REFERENCE,
+    ).astype(np.int64)
+    # Bad references copy the task's first 10 real items, repeats the next 5.
+    original = np.select(
+        [item_type == ItemType.BAD_REF, item_type == ItemType.REPEAT],
+        [task_start + position - _REAL, task_start + position - (_REAL + _BAD) + _BAD],
+        -1,
+    ).astype(np.int64)
+    return annotator, item_type, original
+
+
+def _task_items(
+    rng: np.random.Generator,
+    item_type: IntArray,
+    original: IntArray,
+    n_segments: int,
+    n_systems: int,
+) -> tuple[IntArray, IntArray]:
+    """Segment and system of every row: drawn for real items, copied from the original for
+    bad references and repeats; references show the reference system (code ``n_systems``)."""
+    n = len(item_type)
+    segment = rng.integers(0, n_segments, n)
+    system = rng.integers(0, n_systems, n)
+    copies = original >= 0
+    segment[copies] = segment[original[copies]]
+    system[copies] = system[original[copies]]
+    reference = item_type == ItemType.REFERENCE
+    system[reference] = n_systems
+    return segment, system
+
+
+def _score_latent(
+    quality: FloatArray,
+    difficulty: FloatArray,
+    segment: IntArray,
+    system: IntArray,
+    item_type: IntArray,
+    reference_bonus: float,
+    degradation: float,
+) -> FloatArray:
+    """True quality of every shown output: system quality + segment difficulty; references
+    ``reference_bonus`` above the best system, bad references ``degradation`` below."""
+    n_systems = len(quality)
+    reference = item_type == ItemType.REFERENCE
+    latent = quality[np.minimum(system, n_systems - 1)] + difficulty[segment]
+    latent[reference] = quality[0] + reference_bonus + difficulty[segment[reference]]
+    latent[item_type == ItemType.BAD_REF] -= degradation
+    return latent
+
+
+def _score_seconds(rng: np.random.Generator, n: int) -> FloatArray:
+    """Time spent per row: gamma-distributed, with 1% idle rows (5–50 minutes more)."""
+    seconds: FloatArray = rng.gamma(2.0, 10.0, n)
+    idle = rng.random(n) < 0.01
+    seconds[idle] += rng.uniform(300.0, 3000.0, int(idle.sum()))
+    return seconds
 
 
 def synthetic_rankings(
