@@ -42,8 +42,9 @@ from evalcore.scoring import (
     make_metric,
 )
 from evalcore.scoring.extraction import extract_statistics
-from evalcore.stats.multirun import compare_runs
+from evalcore.stats.multirun import MultiRunComparison, compare_runs
 from evalcore.stats.resampling import (
+    BootstrapCI,
     bootstrap_ci,
     paired_approximate_randomization,
     paired_bootstrap,
@@ -278,6 +279,25 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
         n_trials=n_trials,
         rng=seed,
     )
+    systems_json = _systems_json(data, ci, multeval)
+    pairwise = _pairwise_json(data, n_boot=n_boot, n_trials=n_trials, seed=seed)
+    return {
+        "key": metric.name,
+        "label": metric.label,
+        "signature": metric.signature(n_refs=int(params.get("n_references", 1)))
+        .with_resampling(bootstrap=n_boot, trials=n_trials, seed=seed)
+        .format(),
+        "higher_is_better": metric.higher_is_better,
+        "systems": systems_json,
+        "pairwise": pairwise,
+    }
+
+
+def _systems_json(
+    data: MetricArrays, ci: BootstrapCI, multeval: MultiRunComparison
+) -> list[dict[str, Any]]:
+    """Per system: every run's score with its bootstrap CI (``ci`` has one entry per run, in the
+    order of ``data.arrays``) and the system's MultEval row."""
     by_name = {row.name: row for row in multeval.systems}
     systems_json = []
     offset = 0
@@ -309,7 +329,13 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
                 "delta_baseline": _num(row.observed_delta),
             }
         )
+    return systems_json
 
+
+def _pairwise_json(data: MetricArrays, *, n_boot: int, n_trials: int, seed: int) -> dict[str, Any]:
+    """Paired bootstrap and approximate randomisation of every pair of systems."""
+    metric = data.metric
+    score_fn = metric.score_from_statistics
     # All pairs: each system's runs pooled (segments × runs), as MultEval pools them; systems
     # with fewer runs than the others are compared on their first runs only.
     n_runs = min(a.shape[0] for a in data.arrays)
@@ -333,21 +359,12 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
     np.fill_diagonal(ar_p, np.nan)
     np.fill_diagonal(wins, np.nan)
     return {
-        "key": metric.name,
-        "label": metric.label,
-        "signature": metric.signature(n_refs=int(params.get("n_references", 1)))
-        .with_resampling(bootstrap=n_boot, trials=n_trials, seed=seed)
-        .format(),
-        "higher_is_better": metric.higher_is_better,
-        "systems": systems_json,
-        "pairwise": {
-            "systems": [s.pk for s in data.systems],
-            "pooled_runs": n_runs,
-            "bootstrap_p": _matrix(boot_p),
-            "ar_p": _matrix(ar_p),
-            "delta": _matrix(delta),
-            "win_share": _matrix(wins),
-        },
+        "systems": [s.pk for s in data.systems],
+        "pooled_runs": n_runs,
+        "bootstrap_p": _matrix(boot_p),
+        "ar_p": _matrix(ar_p),
+        "delta": _matrix(delta),
+        "win_share": _matrix(wins),
     }
 
 
