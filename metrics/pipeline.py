@@ -384,6 +384,71 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
     )
     metrics, unavailable = usable_metrics(params)
     n_segments = Segment.objects.filter(campaign=campaign).count()
+    scored = _score_metrics(job, metrics, systems, baseline, params, progress)
+    metrics_doc = {
+        "version": params["version"],
+        "params": params,
+        "n_segments": n_segments,
+        "systems": [
+            {
+                "id": s.pk,
+                "name": s.name,
+                "runs": [{"id": r.pk, "name": r.name} for r in s.runs.all()],
+            }
+            for s in systems
+        ],
+        "baseline": {"id": baseline.pk, "name": baseline.name},
+        "unavailable": unavailable,
+        "metrics": scored.docs,
+    }
+    human_doc = human_compute(campaign=campaign, seed=params["seed"])
+    if progress:
+        progress(1)
+    correlations_doc = correlations_compute(
+        campaign=campaign,
+        params=params,
+        metrics=metrics,
+        metric_docs=scored.docs,
+        metric_stats=scored.stats,
+        sentence=scored.sentence,
+        systems=systems,
+        human_doc=human_doc,
+    )
+    if progress:
+        progress(1)
+    for kind, data in (
+        (AnalysisResult.Kind.METRICS, metrics_doc),
+        (AnalysisResult.Kind.HUMAN, human_doc),
+        (AnalysisResult.Kind.CORRELATIONS, correlations_doc),
+    ):
+        AnalysisResult.objects.update_or_create(
+            job=job,
+            kind=kind,
+            defaults={"campaign": campaign, "fingerprint": job.fingerprint, "data": data},
+        )
+    logger.info("analysis %s of %s finished at %s", job.pk, campaign.pk, timezone.now())
+
+
+@dataclass
+class _ScoredMetrics:
+    """Per metric: its scores document, its statistics per system and its sentence scores per
+    run (keyed by metric name, except ``docs``, in the metrics' order)."""
+
+    docs: list[dict[str, Any]]
+    stats: dict[str, list[np.ndarray]]
+    sentence: dict[str, dict[int, np.ndarray]]
+
+
+def _score_metrics(
+    job: AnalysisJob,
+    metrics: dict[str, Metric],
+    systems: list[System],
+    baseline: System,
+    params: dict[str, Any],
+    progress: Progress | None,
+) -> _ScoredMetrics:
+    """Every metric's scores document, and its sentence scores, stored per run (one progress
+    step per metric)."""
     metric_docs = []
     sentence: dict[str, dict[int, np.ndarray]] = {}
     metric_stats: dict[str, list[np.ndarray]] = {}
@@ -407,45 +472,4 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
         )
         if progress:
             progress(1)
-    metrics_doc = {
-        "version": params["version"],
-        "params": params,
-        "n_segments": n_segments,
-        "systems": [
-            {
-                "id": s.pk,
-                "name": s.name,
-                "runs": [{"id": r.pk, "name": r.name} for r in s.runs.all()],
-            }
-            for s in systems
-        ],
-        "baseline": {"id": baseline.pk, "name": baseline.name},
-        "unavailable": unavailable,
-        "metrics": metric_docs,
-    }
-    human_doc = human_compute(campaign=campaign, seed=params["seed"])
-    if progress:
-        progress(1)
-    correlations_doc = correlations_compute(
-        campaign=campaign,
-        params=params,
-        metrics=metrics,
-        metric_docs=metric_docs,
-        metric_stats=metric_stats,
-        sentence=sentence,
-        systems=systems,
-        human_doc=human_doc,
-    )
-    if progress:
-        progress(1)
-    for kind, data in (
-        (AnalysisResult.Kind.METRICS, metrics_doc),
-        (AnalysisResult.Kind.HUMAN, human_doc),
-        (AnalysisResult.Kind.CORRELATIONS, correlations_doc),
-    ):
-        AnalysisResult.objects.update_or_create(
-            job=job,
-            kind=kind,
-            defaults={"campaign": campaign, "fingerprint": job.fingerprint, "data": data},
-        )
-    logger.info("analysis %s of %s finished at %s", job.pk, campaign.pk, timezone.now())
+    return _ScoredMetrics(docs=metric_docs, stats=metric_stats, sentence=sentence)
