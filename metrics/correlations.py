@@ -33,7 +33,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from annotation.analysis.tables import CriterionTable, criterion_table_load, criterion_values
+from annotation.analysis.tables import (
+    CriterionTable,
+    criterion_table_load,
+    criterion_values,
+    values_array,
+)
 from annotation.models import ProtocolConfig, Segment, System
 from evalcore.human import ItemType, normalise, pairwise_comparisons, segment_scores
 from evalcore.human.rankings import expected_wins_from_counts
@@ -41,7 +46,6 @@ from evalcore.human.systems import scored_rows
 from evalcore.numbers import finite_or_none
 from evalcore.stats.correlation import darr_kendall, pairwise_accuracy, pearson, williams_test
 from evalcore.stats.meta import least_squares_line, system_correlation_bootstrap
-from evalsite.db.arrays import values_array
 
 DA_PAIR_THRESHOLD = 25.0
 
@@ -266,99 +270,20 @@ def correlations_compute(
         config = configs.get(crit["config_id"])
         if config is None:
             continue
-        is_ranking = crit["kind"] == "ranking"
-        point = {
-            s["system_id"]: (s["expected_wins"] if is_ranking else s["score"])
-            for s in crit["systems"]
-            if s["position"] > 0
-        }
-        chosen = [i for i, s in enumerate(systems) if finite_or_none(point.get(s.pk)) is not None]
-        inputs = _criterion_inputs(config, crit, [systems[i] for i in chosen], segment_index)
-        if inputs is None:
-            continue
-        slider = crit["scale"][1] - crit["scale"][0] > 10
-        metrics_out = []
-        oriented_points: dict[str, np.ndarray] = {}
-        human_point = [point[systems[i].pk] for i in chosen]
-        for doc in metric_docs:
-            key = doc["key"]
-            metric = metrics[key]
-            sign = 1.0 if doc["higher_is_better"] else -1.0
-            entry: dict[str, Any] = {"key": key, "label": doc["label"], "oriented": sign < 0}
-            if len(chosen) >= 3:
-                stats = np.stack([metric_stats[key][i] for i in chosen])
-                # The human side is the statistic whose point value the human analysis reports
-                # (mean segment score or Expected Wins), recomputed from every resample.
-                result = system_correlation_bootstrap(
-                    inputs.human,
-                    stats,
-                    lambda summed, f=metric.score_from_statistics, s=sign: s * f(summed),
-                    human_score_fn=inputs.human_fn,
-                    n_samples=n_boot,
-                    rng=seed,
-                )
-                mean_of = {d["id"]: d["mean"] for d in doc["systems"]}
-                metric_point = [sign * mean_of[systems[i].pk] for i in chosen]
-                oriented_points[key] = np.array(metric_point)
-                slope, intercept = least_squares_line(metric_point, human_point)
-                entry["system"] = {
-                    "n": len(chosen),
-                    **{
-                        m: {
-                            "value": finite_or_none(r.value),
-                            "low": finite_or_none(r.low),
-                            "high": finite_or_none(r.high),
-                        }
-                        for m, r in result.items()
-                    },
-                    "pairwise_accuracy": finite_or_none(
-                        pairwise_accuracy(human_point, metric_point)
-                    ),
-                    "points": [
-                        {
-                            "system_id": systems[i].pk,
-                            "name": systems[i].name,
-                            "human": h,
-                            "metric": m,
-                        }
-                        for i, h, m in zip(chosen, human_point, metric_point, strict=True)
-                    ],
-                    "fit": {"slope": finite_or_none(slope), "intercept": finite_or_none(intercept)},
-                }
-            entry["segment"] = _segment_level(inputs, sentence[key], sign, slider)
-            metrics_out.append(entry)
-        williams: dict[str, Any] = {"metrics": [], "p": []}
-        keys = list(oriented_points)
-        if len(chosen) >= 4 and len(keys) >= 2:
-            williams["metrics"] = keys
-            for a in keys:
-                row: list[float | None] = []
-                for b in keys:
-                    if a == b:
-                        row.append(None)
-                        continue
-                    r12 = pearson(human_point, oriented_points[a])
-                    r13 = pearson(human_point, oriented_points[b])
-                    r23 = pearson(oriented_points[a], oriented_points[b])
-                    if not all(np.isfinite([r12, r13, r23])):
-                        row.append(None)
-                        continue
-                    row.append(finite_or_none(williams_test(r12, r13, r23, len(chosen)).p_value))
-                williams["p"].append(row)
-        out_criteria.append(
-            {
-                "config_id": crit["config_id"],
-                "config_name": crit["config_name"],
-                "criterion": crit["criterion"],
-                "label": crit["criterion_label"],
-                "kind": crit["kind"],
-                "human_score": "Expected Wins"
-                if is_ranking
-                else f"mean {crit.get('method', {}).get('space', 'z')}",
-                "metrics": metrics_out,
-                "williams": williams,
-            }
+        criterion = _criterion_correlations(
+            config,
+            crit,
+            metrics=metrics,
+            metric_docs=metric_docs,
+            metric_stats=metric_stats,
+            sentence=sentence,
+            systems=systems,
+            segment_index=segment_index,
+            n_boot=n_boot,
+            seed=seed,
         )
+        if criterion is not None:
+            out_criteria.append(criterion)
     return {
         "version": params["version"],
         "params": {
@@ -368,3 +293,143 @@ def correlations_compute(
         },
         "criteria": out_criteria,
     }
+
+
+def _criterion_correlations(
+    config: ProtocolConfig,
+    crit: dict[str, Any],
+    *,
+    metrics: dict[str, Any],
+    metric_docs: list[dict[str, Any]],
+    metric_stats: dict[str, list[np.ndarray]],
+    sentence: dict[str, dict[int, np.ndarray]],
+    systems: list[System],
+    segment_index: dict[int, int],
+    n_boot: int,
+    seed: int,
+) -> dict[str, Any] | None:
+    """One criterion's entry: every metric at system and segment level, and the Williams tests
+    between them; None when the criterion has no judgments."""
+    is_ranking = crit["kind"] == "ranking"
+    point = {
+        s["system_id"]: (s["expected_wins"] if is_ranking else s["score"])
+        for s in crit["systems"]
+        if s["position"] > 0
+    }
+    chosen = [i for i, s in enumerate(systems) if finite_or_none(point.get(s.pk)) is not None]
+    inputs = _criterion_inputs(config, crit, [systems[i] for i in chosen], segment_index)
+    if inputs is None:
+        return None
+    slider = crit["scale"][1] - crit["scale"][0] > 10
+    metrics_out = []
+    oriented_points: dict[str, np.ndarray] = {}
+    human_point = [point[systems[i].pk] for i in chosen]
+    for doc in metric_docs:
+        key = doc["key"]
+        sign = 1.0 if doc["higher_is_better"] else -1.0
+        entry: dict[str, Any] = {"key": key, "label": doc["label"], "oriented": sign < 0}
+        if len(chosen) >= 3:
+            entry["system"], oriented_points[key] = _system_level(
+                inputs,
+                metrics[key],
+                doc,
+                sign,
+                stats=np.stack([metric_stats[key][i] for i in chosen]),
+                chosen=[systems[i] for i in chosen],
+                human_point=human_point,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        entry["segment"] = _segment_level(inputs, sentence[key], sign, slider)
+        metrics_out.append(entry)
+    return {
+        "config_id": crit["config_id"],
+        "config_name": crit["config_name"],
+        "criterion": crit["criterion"],
+        "label": crit["criterion_label"],
+        "kind": crit["kind"],
+        "human_score": "Expected Wins"
+        if is_ranking
+        else f"mean {crit.get('method', {}).get('space', 'z')}",
+        "metrics": metrics_out,
+        "williams": _williams(human_point, oriented_points, len(chosen)),
+    }
+
+
+def _system_level(
+    inputs: _CriterionInputs,
+    metric: Any,
+    doc: dict[str, Any],
+    sign: float,
+    *,
+    stats: np.ndarray,
+    chosen: list[System],
+    human_point: list[Any],
+    n_boot: int,
+    seed: int,
+) -> tuple[dict[str, Any], np.ndarray]:
+    """One metric's system-level entry (correlations with bootstrap intervals, pairwise
+    accuracy, scatter points and fitted line) and its oriented system scores."""
+    # The human side is the statistic whose point value the human analysis reports
+    # (mean segment score or Expected Wins), recomputed from every resample.
+    result = system_correlation_bootstrap(
+        inputs.human,
+        stats,
+        lambda summed, f=metric.score_from_statistics, s=sign: s * f(summed),
+        human_score_fn=inputs.human_fn,
+        n_samples=n_boot,
+        rng=seed,
+    )
+    mean_of = {d["id"]: d["mean"] for d in doc["systems"]}
+    metric_point = [sign * mean_of[system.pk] for system in chosen]
+    oriented = np.array(metric_point)
+    slope, intercept = least_squares_line(metric_point, human_point)
+    entry = {
+        "n": len(chosen),
+        **{
+            m: {
+                "value": finite_or_none(r.value),
+                "low": finite_or_none(r.low),
+                "high": finite_or_none(r.high),
+            }
+            for m, r in result.items()
+        },
+        "pairwise_accuracy": finite_or_none(pairwise_accuracy(human_point, metric_point)),
+        "points": [
+            {
+                "system_id": system.pk,
+                "name": system.name,
+                "human": h,
+                "metric": m,
+            }
+            for system, h, m in zip(chosen, human_point, metric_point, strict=True)
+        ],
+        "fit": {"slope": finite_or_none(slope), "intercept": finite_or_none(intercept)},
+    }
+    return entry, oriented
+
+
+def _williams(
+    human_point: list[Any], oriented_points: dict[str, np.ndarray], n_systems: int
+) -> dict[str, Any]:
+    """Williams test p-values between every two metrics' system-level Pearson correlations
+    (None on the diagonal and where a correlation is undefined)."""
+    williams: dict[str, Any] = {"metrics": [], "p": []}
+    keys = list(oriented_points)
+    if n_systems >= 4 and len(keys) >= 2:
+        williams["metrics"] = keys
+        for a in keys:
+            row: list[float | None] = []
+            for b in keys:
+                if a == b:
+                    row.append(None)
+                    continue
+                r12 = pearson(human_point, oriented_points[a])
+                r13 = pearson(human_point, oriented_points[b])
+                r23 = pearson(oriented_points[a], oriented_points[b])
+                if not all(np.isfinite([r12, r13, r23])):
+                    row.append(None)
+                    continue
+                row.append(finite_or_none(williams_test(r12, r13, r23, n_systems).p_value))
+            williams["p"].append(row)
+    return williams

@@ -42,8 +42,9 @@ from evalcore.scoring import (
     make_metric,
 )
 from evalcore.scoring.extraction import extract_statistics
-from evalcore.stats.multirun import compare_runs
+from evalcore.stats.multirun import MultiRunComparison, compare_runs
 from evalcore.stats.resampling import (
+    BootstrapCI,
     bootstrap_ci,
     paired_approximate_randomization,
     paired_bootstrap,
@@ -271,6 +272,25 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
         n_trials=n_trials,
         rng=seed,
     )
+    systems_json = _systems_json(data, ci, multeval)
+    pairwise = _pairwise_json(data, n_boot=n_boot, n_trials=n_trials, seed=seed)
+    return {
+        "key": metric.name,
+        "label": metric.label,
+        "signature": metric.signature(n_refs=int(params.get("n_references", 1)))
+        .with_resampling(bootstrap=n_boot, trials=n_trials, seed=seed)
+        .format(),
+        "higher_is_better": metric.higher_is_better,
+        "systems": systems_json,
+        "pairwise": pairwise,
+    }
+
+
+def _systems_json(
+    data: MetricArrays, ci: BootstrapCI, multeval: MultiRunComparison
+) -> list[dict[str, Any]]:
+    """Per system: every run's score with its bootstrap CI (``ci`` has one entry per run, in the
+    order of ``data.arrays``) and the system's MultEval row."""
     by_name = {row.name: row for row in multeval.systems}
     systems_json = []
     offset = 0
@@ -302,7 +322,13 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
                 "delta_baseline": finite_or_none(row.observed_delta),
             }
         )
+    return systems_json
 
+
+def _pairwise_json(data: MetricArrays, *, n_boot: int, n_trials: int, seed: int) -> dict[str, Any]:
+    """Paired bootstrap and approximate randomisation of every pair of systems."""
+    metric = data.metric
+    score_fn = metric.score_from_statistics
     # All pairs: each system's runs pooled (segments × runs), as MultEval pools them; systems
     # with fewer runs than the others are compared on their first runs only.
     n_runs = min(a.shape[0] for a in data.arrays)
@@ -326,21 +352,12 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
     np.fill_diagonal(ar_p, np.nan)
     np.fill_diagonal(wins, np.nan)
     return {
-        "key": metric.name,
-        "label": metric.label,
-        "signature": metric.signature(n_refs=int(params.get("n_references", 1)))
-        .with_resampling(bootstrap=n_boot, trials=n_trials, seed=seed)
-        .format(),
-        "higher_is_better": metric.higher_is_better,
-        "systems": systems_json,
-        "pairwise": {
-            "systems": [s.pk for s in data.systems],
-            "pooled_runs": n_runs,
-            "bootstrap_p": _matrix(boot_p),
-            "ar_p": _matrix(ar_p),
-            "delta": _matrix(delta),
-            "win_share": _matrix(wins),
-        },
+        "systems": [s.pk for s in data.systems],
+        "pooled_runs": n_runs,
+        "bootstrap_p": _matrix(boot_p),
+        "ar_p": _matrix(ar_p),
+        "delta": _matrix(delta),
+        "win_share": _matrix(wins),
     }
 
 
@@ -360,6 +377,71 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
     )
     metrics, unavailable = usable_metrics(params)
     n_segments = Segment.objects.filter(campaign=campaign).count()
+    scored = _score_metrics(job, metrics, systems, baseline, params, progress)
+    metrics_doc = {
+        "version": params["version"],
+        "params": params,
+        "n_segments": n_segments,
+        "systems": [
+            {
+                "id": s.pk,
+                "name": s.name,
+                "runs": [{"id": r.pk, "name": r.name} for r in s.runs.all()],
+            }
+            for s in systems
+        ],
+        "baseline": {"id": baseline.pk, "name": baseline.name},
+        "unavailable": unavailable,
+        "metrics": scored.docs,
+    }
+    human_doc = human_compute(campaign=campaign, seed=params["seed"])
+    if progress:
+        progress(1)
+    correlations_doc = correlations_compute(
+        campaign=campaign,
+        params=params,
+        metrics=metrics,
+        metric_docs=scored.docs,
+        metric_stats=scored.stats,
+        sentence=scored.sentence,
+        systems=systems,
+        human_doc=human_doc,
+    )
+    if progress:
+        progress(1)
+    for kind, data in (
+        (AnalysisResult.Kind.METRICS, metrics_doc),
+        (AnalysisResult.Kind.HUMAN, human_doc),
+        (AnalysisResult.Kind.CORRELATIONS, correlations_doc),
+    ):
+        AnalysisResult.objects.update_or_create(
+            job=job,
+            kind=kind,
+            defaults={"campaign": campaign, "fingerprint": job.fingerprint, "data": data},
+        )
+    logger.info("analysis %s of %s finished at %s", job.pk, campaign.pk, timezone.now())
+
+
+@dataclass
+class _ScoredMetrics:
+    """Per metric: its scores document, its statistics per system and its sentence scores per
+    run (keyed by metric name, except ``docs``, in the metrics' order)."""
+
+    docs: list[dict[str, Any]]
+    stats: dict[str, list[np.ndarray]]
+    sentence: dict[str, dict[int, np.ndarray]]
+
+
+def _score_metrics(
+    job: AnalysisJob,
+    metrics: dict[str, Metric],
+    systems: list[System],
+    baseline: System,
+    params: dict[str, Any],
+    progress: Progress | None,
+) -> _ScoredMetrics:
+    """Every metric's scores document, and its sentence scores, stored per run (one progress
+    step per metric)."""
     metric_docs = []
     sentence: dict[str, dict[int, np.ndarray]] = {}
     metric_stats: dict[str, list[np.ndarray]] = {}
@@ -383,45 +465,4 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
         )
         if progress:
             progress(1)
-    metrics_doc = {
-        "version": params["version"],
-        "params": params,
-        "n_segments": n_segments,
-        "systems": [
-            {
-                "id": s.pk,
-                "name": s.name,
-                "runs": [{"id": r.pk, "name": r.name} for r in s.runs.all()],
-            }
-            for s in systems
-        ],
-        "baseline": {"id": baseline.pk, "name": baseline.name},
-        "unavailable": unavailable,
-        "metrics": metric_docs,
-    }
-    human_doc = human_compute(campaign=campaign, seed=params["seed"])
-    if progress:
-        progress(1)
-    correlations_doc = correlations_compute(
-        campaign=campaign,
-        params=params,
-        metrics=metrics,
-        metric_docs=metric_docs,
-        metric_stats=metric_stats,
-        sentence=sentence,
-        systems=systems,
-        human_doc=human_doc,
-    )
-    if progress:
-        progress(1)
-    for kind, data in (
-        (AnalysisResult.Kind.METRICS, metrics_doc),
-        (AnalysisResult.Kind.HUMAN, human_doc),
-        (AnalysisResult.Kind.CORRELATIONS, correlations_doc),
-    ):
-        AnalysisResult.objects.update_or_create(
-            job=job,
-            kind=kind,
-            defaults={"campaign": campaign, "fingerprint": job.fingerprint, "data": data},
-        )
-    logger.info("analysis %s of %s finished at %s", job.pk, campaign.pk, timezone.now())
+    return _ScoredMetrics(docs=metric_docs, stats=metric_stats, sentence=sentence)

@@ -280,34 +280,7 @@ def trueskill_ranking(
     generator, seed = resolve_rng(rng)
     n = len(comparisons)
     y = comparisons.n_systems
-    decided_b = comparisons.outcome < 0
-    winner = np.where(decided_b, comparisons.system_b, comparisons.system_a)
-    loser = np.where(decided_b, comparisons.system_a, comparisons.system_b)
-    drawn = comparisons.outcome == 0
-    replicas = n_bootstrap + 1
-    mu = np.full((replicas, y), float(env.mu))
-    sigma = np.full((replicas, y), float(env.sigma))
-    # Flat positions: replica r's rating of system s is element r·y + s.
-    base = np.arange(replicas, dtype=np.int64) * y
-    permutation = generator.permutation(n)
-    flat_mu = mu.reshape(-1)
-    flat_sigma = sigma.reshape(-1)
-    parameters = _parameters(env)
-    block = max(1, min(n, 4_000_000 // replicas))
-    for start in range(0, n, block):
-        steps = min(block, n - start)
-        # Row 0 replays the permutation (the point estimate); rows 1.. are bootstrap draws.
-        index = np.empty((steps, replicas), dtype=np.int64)
-        index[:, 0] = permutation[start : start + steps]
-        index[:, 1:] = generator.integers(0, n, size=(steps, n_bootstrap))
-        for step in range(steps):
-            chosen = index[step]
-            w = base + winner[chosen]
-            lo = base + loser[chosen]
-            new = _rate(
-                parameters, flat_mu[w], flat_sigma[w], flat_mu[lo], flat_sigma[lo], drawn[chosen]
-            )
-            flat_mu[w], flat_sigma[w], flat_mu[lo], flat_sigma[lo] = new
+    mu, sigma = _rate_replicas(comparisons, env, generator, n_bootstrap)
     # Codes without a single comparison (e.g. references shown as outputs, which only meet QC
     # screens) have no rating: they are left out of the ranks (rank 0) instead of sitting at the
     # prior mean between the real systems.
@@ -336,6 +309,51 @@ def trueskill_ranking(
         confidence=confidence,
         seed=seed,
     )
+
+
+def _rate_replicas(
+    comparisons: Comparisons,
+    env: trueskill.TrueSkill,
+    generator: np.random.Generator,
+    n_bootstrap: int,
+) -> tuple[FloatArray, FloatArray]:
+    """(μ, σ) of every system after one pass per replica, each ``(n_bootstrap + 1, n_systems)``.
+
+    Replica 0 plays the comparisons in a random order (the generator's first draw,
+    ``permutation(n)``); replicas 1.. play comparisons drawn with replacement, drawn block by
+    block as the pass goes.
+    """
+    n = len(comparisons)
+    y = comparisons.n_systems
+    decided_b = comparisons.outcome < 0
+    winner = np.where(decided_b, comparisons.system_b, comparisons.system_a)
+    loser = np.where(decided_b, comparisons.system_a, comparisons.system_b)
+    drawn = comparisons.outcome == 0
+    replicas = n_bootstrap + 1
+    mu = np.full((replicas, y), float(env.mu))
+    sigma = np.full((replicas, y), float(env.sigma))
+    # Flat positions: replica r's rating of system s is element r·y + s.
+    base = np.arange(replicas, dtype=np.int64) * y
+    permutation = generator.permutation(n)
+    flat_mu = mu.reshape(-1)
+    flat_sigma = sigma.reshape(-1)
+    parameters = _parameters(env)
+    block = max(1, min(n, 4_000_000 // replicas))
+    for start in range(0, n, block):
+        steps = min(block, n - start)
+        # Row 0 replays the permutation (the point estimate); rows 1.. are bootstrap draws.
+        index = np.empty((steps, replicas), dtype=np.int64)
+        index[:, 0] = permutation[start : start + steps]
+        index[:, 1:] = generator.integers(0, n, size=(steps, n_bootstrap))
+        for step in range(steps):
+            chosen = index[step]
+            w = base + winner[chosen]
+            lo = base + loser[chosen]
+            new = _rate(
+                parameters, flat_mu[w], flat_sigma[w], flat_mu[lo], flat_sigma[lo], drawn[chosen]
+            )
+            flat_mu[w], flat_sigma[w], flat_mu[lo], flat_sigma[lo] = new
+    return mu, sigma
 
 
 def _ranks(mu: FloatArray, present: BoolArray) -> IntArray:

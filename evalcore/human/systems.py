@@ -246,83 +246,124 @@ def pairwise_significance(
     """
     x = segments.mean
     y = x.shape[0]
-    p_value = np.full((y, y), np.nan)
-    statistic = np.full((y, y), np.nan)
-    n = np.zeros((y, y), dtype=np.int64)
+    pairs = _PairTables(
+        p_value=np.full((y, y), np.nan),
+        statistic=np.full((y, y), np.nan),
+        n=np.zeros((y, y), dtype=np.int64),
+    )
     present = np.isfinite(x)
     seed: int | None = None
     if test in ("sign", "wilcoxon"):
-        for a in range(y):
-            common = present[a][np.newaxis] & present  # (y, segments)
-            diff = np.where(common, x[a][np.newaxis] - np.where(present, x, 0.0), 0.0)
-            wins = ((diff > 0) & common).sum(axis=1)
-            losses = ((diff < 0) & common).sum(axis=1)
-            n[a] = common.sum(axis=1)
-            if test == "sign":
-                p_value[a] = sign_test_greater(wins, losses)
-                statistic[a] = wins
-                continue
-            for b in range(y):
-                if b == a or not (wins[b] + losses[b]):
-                    continue
-                result = stats.wilcoxon(diff[b][common[b]], alternative="greater")
-                p_value[a, b] = float(result.pvalue)
-                statistic[a, b] = float(result.statistic)
+        _paired_sign_tests(test, x, present, pairs)
     elif test == "mannwhitney":
-        for a in range(y):
-            for b in range(y):
-                if b == a or not (present[a].any() and present[b].any()):
-                    continue
-                result = stats.mannwhitneyu(
-                    x[a][present[a]], x[b][present[b]], alternative="greater"
-                )
-                p_value[a, b] = float(result.pvalue)
-                statistic[a, b] = float(result.statistic)
-                n[a, b] = min(int(present[a].sum()), int(present[b].sum()))
+        _rank_sum_tests(x, present, pairs)
     elif test in ("bootstrap", "ar"):
         seed = seed_for_calls(rng)
-        stats_matrix = np.stack([np.where(present, x, 0.0), present.astype(np.float64)], axis=-1)
-        for a in range(y - 1):
-            others = np.arange(a + 1, y)
-            n[a, others] = n[others, a] = (present[a] & present[others]).sum(axis=1)
-            if test == "bootstrap":
-                # The same seed for every call: every pair sees the same resamples.
-                boot = paired_bootstrap(
-                    stats_matrix[a], stats_matrix[others], mean_score, n_samples=n_samples, rng=seed
-                )
-                wins = np.atleast_1d(boot.wins)
-                losses = np.atleast_1d(boot.losses)
-                p_value[a, others] = 1.0 - wins
-                p_value[others, a] = 1.0 - losses
-                statistic[a, others] = wins
-                statistic[others, a] = losses
-            else:
-                ar = paired_approximate_randomization(
-                    stats_matrix[a], stats_matrix[others], mean_score, n_trials=n_samples, rng=seed
-                )
-                p = np.atleast_1d(ar.p_value)
-                delta = np.atleast_1d(ar.observed_delta)  # score(b) − score(a)
-                p_value[a, others] = np.where(delta < 0, p, 1.0)
-                p_value[others, a] = np.where(delta > 0, p, 1.0)
-                statistic[a, others] = -delta
-                statistic[others, a] = delta
-        no_data = n == 0
-        p_value[no_data] = np.nan
+        _resampling_tests(test, x, present, n_samples, seed, pairs)
     else:
         raise ValueError(
             f"unknown test {test!r}; use 'sign', 'wilcoxon', 'mannwhitney', 'bootstrap' or 'ar'"
         )
-    np.fill_diagonal(p_value, np.nan)
-    np.fill_diagonal(n, 0)
+    np.fill_diagonal(pairs.p_value, np.nan)
+    np.fill_diagonal(pairs.n, 0)
     random = test in ("bootstrap", "ar")
     return PairwiseSignificance(
         test=test,
-        p_value=p_value,
-        n=n,
-        statistic=statistic,
+        p_value=pairs.p_value,
+        n=pairs.n,
+        statistic=pairs.statistic,
         n_samples=n_samples if random else None,
         seed=seed,
     )
+
+
+@dataclass(frozen=True)
+class _PairTables:
+    """The (n_systems, n_systems) tables of :class:`PairwiseSignificance`, which the test
+    helpers below fill in place."""
+
+    p_value: FloatArray
+    statistic: FloatArray
+    n: IntArray
+
+
+def _paired_sign_tests(
+    test: SignificanceTest, x: FloatArray, present: BoolArray, pairs: _PairTables
+) -> None:
+    """Sign or Wilcoxon signed-rank test of every ordered pair on the segments both have."""
+    y = x.shape[0]
+    p_value, statistic, n = pairs.p_value, pairs.statistic, pairs.n
+    for a in range(y):
+        common = present[a][np.newaxis] & present  # (y, segments)
+        diff = np.where(common, x[a][np.newaxis] - np.where(present, x, 0.0), 0.0)
+        wins = ((diff > 0) & common).sum(axis=1)
+        losses = ((diff < 0) & common).sum(axis=1)
+        n[a] = common.sum(axis=1)
+        if test == "sign":
+            p_value[a] = sign_test_greater(wins, losses)
+            statistic[a] = wins
+            continue
+        for b in range(y):
+            if b == a or not (wins[b] + losses[b]):
+                continue
+            result = stats.wilcoxon(diff[b][common[b]], alternative="greater")
+            p_value[a, b] = float(result.pvalue)
+            statistic[a, b] = float(result.statistic)
+
+
+def _rank_sum_tests(x: FloatArray, present: BoolArray, pairs: _PairTables) -> None:
+    """Unpaired Mann-Whitney U test of every ordered pair on all segment scores of each."""
+    y = x.shape[0]
+    p_value, statistic, n = pairs.p_value, pairs.statistic, pairs.n
+    for a in range(y):
+        for b in range(y):
+            if b == a or not (present[a].any() and present[b].any()):
+                continue
+            result = stats.mannwhitneyu(x[a][present[a]], x[b][present[b]], alternative="greater")
+            p_value[a, b] = float(result.pvalue)
+            statistic[a, b] = float(result.statistic)
+            n[a, b] = min(int(present[a].sum()), int(present[b].sum()))
+
+
+def _resampling_tests(
+    test: SignificanceTest,
+    x: FloatArray,
+    present: BoolArray,
+    n_samples: int,
+    seed: int,
+    pairs: _PairTables,
+) -> None:
+    """Paired bootstrap or approximate randomisation of every pair (one call per system against
+    all later ones); pairs without common segments get NaN."""
+    y = x.shape[0]
+    p_value, statistic, n = pairs.p_value, pairs.statistic, pairs.n
+    stats_matrix = np.stack([np.where(present, x, 0.0), present.astype(np.float64)], axis=-1)
+    for a in range(y - 1):
+        others = np.arange(a + 1, y)
+        n[a, others] = n[others, a] = (present[a] & present[others]).sum(axis=1)
+        if test == "bootstrap":
+            # The same seed for every call: every pair sees the same resamples.
+            boot = paired_bootstrap(
+                stats_matrix[a], stats_matrix[others], mean_score, n_samples=n_samples, rng=seed
+            )
+            wins = np.atleast_1d(boot.wins)
+            losses = np.atleast_1d(boot.losses)
+            p_value[a, others] = 1.0 - wins
+            p_value[others, a] = 1.0 - losses
+            statistic[a, others] = wins
+            statistic[others, a] = losses
+        else:
+            ar = paired_approximate_randomization(
+                stats_matrix[a], stats_matrix[others], mean_score, n_trials=n_samples, rng=seed
+            )
+            p = np.atleast_1d(ar.p_value)
+            delta = np.atleast_1d(ar.observed_delta)  # score(b) − score(a)
+            p_value[a, others] = np.where(delta < 0, p, 1.0)
+            p_value[others, a] = np.where(delta > 0, p, 1.0)
+            statistic[a, others] = -delta
+            statistic[others, a] = delta
+    no_data = n == 0
+    p_value[no_data] = np.nan
 
 
 def seed_for_calls(rng: np.random.Generator | int | None) -> int:

@@ -12,6 +12,7 @@ test set's sampling variance of the very correlation reported.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -89,23 +90,7 @@ def system_correlation_bootstrap(
     if m.ndim != 4:
         raise ValueError("metric must be (systems, runs, segments, stats)")
     n_systems, n_runs, n_segments, n_stats = m.shape
-    if human_score_fn is None:
-        if h.ndim != 3 or h.shape[2] != 2 or h.shape[:2] != (n_systems, n_segments):
-            raise ValueError("human must be (systems, segments, 2) matching metric")
-        h_flat = np.ascontiguousarray(h.transpose(1, 0, 2).reshape(n_segments, n_systems * 2))
-
-        def human_of_sums(summed: FloatArray) -> FloatArray:
-            return _ratio(summed.reshape(*summed.shape[:-1], n_systems, 2))
-
-    else:
-        if h.ndim != 2 or h.shape[0] != n_segments:
-            raise ValueError("with human_score_fn, human must be (segments, k) matching metric")
-        h_flat = h
-        custom = human_score_fn
-
-        def human_of_sums(summed: FloatArray) -> FloatArray:
-            return np.asarray(custom(summed), dtype=np.float64)
-
+    h_flat, human_of_sums = _human_side(h, human_score_fn, n_systems, n_segments)
     generator, seed = resolve_rng(rng)
     m_flat = np.ascontiguousarray(m.transpose(2, 0, 1, 3).reshape(n_segments, -1))
 
@@ -128,27 +113,77 @@ def system_correlation_bootstrap(
         hs, ms = scores(counts)
         for method in methods:
             samples[method].append(_rowwise(method, hs, ms))
-    out: dict[str, SystemCorrelation] = {}
-    for method in methods:
-        values = np.concatenate(samples[method])
-        values = values[np.isfinite(values)]
-        value = float(_rowwise(method, point_human, point_metric)[0])
-        if values.size:
-            low, high = percentile_interval(values, confidence)
-            low_f, high_f = float(low), float(high)
-        else:
-            low_f = high_f = math.nan
-        out[method] = SystemCorrelation(
-            method=method,
-            value=value,
-            low=low_f,
-            high=high_f,
+    return {
+        method: _system_correlation(
+            method,
+            samples[method],
+            point_human,
+            point_metric,
             n_systems=n_systems,
             n_samples=n_samples,
             confidence=confidence,
             seed=seed,
         )
-    return out
+        for method in methods
+    }
+
+
+def _system_correlation(
+    method: Method,
+    samples: list[FloatArray],
+    point_human: FloatArray,
+    point_metric: FloatArray,
+    *,
+    n_systems: int,
+    n_samples: int,
+    confidence: float,
+    seed: int | None,
+) -> SystemCorrelation:
+    """One method's correlation on all segments, with the percentile interval of its finite
+    resampled values (NaN bounds when there are none)."""
+    values = np.concatenate(samples)
+    values = values[np.isfinite(values)]
+    value = float(_rowwise(method, point_human, point_metric)[0])
+    if values.size:
+        low, high = percentile_interval(values, confidence)
+        low_f, high_f = float(low), float(high)
+    else:
+        low_f = high_f = math.nan
+    return SystemCorrelation(
+        method=method,
+        value=value,
+        low=low_f,
+        high=high_f,
+        n_systems=n_systems,
+        n_samples=n_samples,
+        confidence=confidence,
+        seed=seed,
+    )
+
+
+def _human_side(
+    h: FloatArray, human_score_fn: ScoreFn | None, n_systems: int, n_segments: int
+) -> tuple[FloatArray, Callable[[FloatArray], FloatArray]]:
+    """The human statistics as a (segments, k) matrix and the function from their (resampled)
+    sums to system scores: a ratio of sums per system, or ``human_score_fn``."""
+    if human_score_fn is None:
+        if h.ndim != 3 or h.shape[2] != 2 or h.shape[:2] != (n_systems, n_segments):
+            raise ValueError("human must be (systems, segments, 2) matching metric")
+        h_flat = np.ascontiguousarray(h.transpose(1, 0, 2).reshape(n_segments, n_systems * 2))
+
+        def human_of_sums(summed: FloatArray) -> FloatArray:
+            return _ratio(summed.reshape(*summed.shape[:-1], n_systems, 2))
+
+    else:
+        if h.ndim != 2 or h.shape[0] != n_segments:
+            raise ValueError("with human_score_fn, human must be (segments, k) matching metric")
+        h_flat = h
+        custom = human_score_fn
+
+        def human_of_sums(summed: FloatArray) -> FloatArray:
+            return np.asarray(custom(summed), dtype=np.float64)
+
+    return h_flat, human_of_sums
 
 
 def least_squares_line(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:

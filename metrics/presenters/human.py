@@ -154,86 +154,94 @@ def _position(value: float | None, axis: tuple[float, float] | None) -> float | 
 def human_panel(doc: dict[str, Any]) -> list[HumanCriterion]:
     """Rankings with intervals and clusters, and the annotator QC table, per criterion of a
     ``human`` document (the stored :class:`annotation.analysis.results.CampaignAnalysis`)."""
-    out = []
-    for crit in (doc.get("analysis") or {}).get("criteria", []):
-        ranking = crit.get("kind") == "ranking"
-        ranked = [s for s in crit.get("systems", []) if s.get("position", 0) > 0]
-        axis = _bar_axis(ranked, ranking)
-        rows = []
-        previous_cluster = None
-        for s in crit.get("systems", []):
-            low = finite_or_none(s.get("boot_low"))
-            high = finite_or_none(s.get("boot_high"))
-            left = _position(low, axis)
-            right = _position(high, axis)
-            score = finite_or_none(s.get("expected_wins") if ranking else s.get("score"))
-            rows.append(
-                HumanSystemRow(
-                    position=s.get("position", 0),
-                    rank_low=s.get("rank_low", 0),
-                    rank_high=s.get("rank_high", 0),
-                    cluster=s.get("cluster", 0),
-                    name=s.get("name", ""),
-                    score=score,
-                    t_low=finite_or_none(s.get("t_low")),
-                    t_high=finite_or_none(s.get("t_high")),
-                    boot_low=low,
-                    boot_high=high,
-                    mean_raw=finite_or_none(s.get("mean_raw")),
-                    expected_wins=finite_or_none(s.get("expected_wins")),
-                    trueskill_rank_low=s.get("trueskill_rank_low"),
-                    trueskill_rank_high=s.get("trueskill_rank_high"),
-                    n_judgments=s.get("n_judgments", 0),
-                    n_segments=s.get("n_segments", 0),
-                    bar_left=left,
-                    bar_width=None if left is None or right is None else round(right - left, 2),
-                    dot=_position(score, axis) if s.get("position", 0) > 0 else None,
-                    cluster_start=previous_cluster is not None
-                    and s.get("cluster") != previous_cluster,
-                )
-            )
-            previous_cluster = s.get("cluster")
-        annotators = [
-            QCRow(
-                annotator_id=a["annotator_id"],
-                username=a.get("username", ""),
-                n_rows=a.get("n_rows", 0),
-                qc_status=a.get("qc_status", ""),
-                qc_n=a.get("qc_n", 0),
-                qc_p=finite_or_none(a.get("qc_p")),
-                qc_mean_difference=finite_or_none(a.get("qc_mean_difference")),
-                repeats_n=a.get("repeats_n", 0),
-                repeats_share_within=finite_or_none(a.get("repeats_share_within")),
-                references_mean=finite_or_none(a.get("references_mean")),
-                minutes=(a.get("time_seconds") or 0.0) / 60,
-                included=bool(a.get("included")),
-                by_decision=a.get("decision") is not None,
-            )
-            for a in crit.get("annotators", [])
-        ]
-        method = crit.get("method") or {}
-        scale = crit.get("scale") or (0, 0)
-        out.append(
-            HumanCriterion(
-                slug=criterion_slug(crit.get("config_id"), crit.get("criterion", "")),
-                title=f"{crit.get('config_name', '')} · {crit.get('criterion_label', '')}",
-                protocol=crit.get("protocol", ""),
-                kind=crit.get("kind", ""),
-                scale=(int(scale[0]), int(scale[1])),
-                space=str(method.get("space", "")),
-                test=str(method.get("significance_test", "")),
-                n_rows=crit.get("n_rows", 0),
-                n_annotators=crit.get("n_annotators", 0),
-                n_segments=crit.get("n_segments", 0),
-                axis_low=axis[0] if axis else None,
-                axis_high=axis[1] if axis else None,
-                systems=rows,
-                annotators=annotators,
-                agreement=crit.get("agreement", []),
-                method=method,
+    return [_human_criterion(crit) for crit in (doc.get("analysis") or {}).get("criteria", [])]
+
+
+def _human_criterion(crit: dict[str, Any]) -> HumanCriterion:
+    """One criterion of the panel: its system rows on a shared bar axis and its QC rows."""
+    ranking = crit.get("kind") == "ranking"
+    ranked = [s for s in crit.get("systems", []) if s.get("position", 0) > 0]
+    axis = _bar_axis(ranked, ranking)
+    method = crit.get("method") or {}
+    scale = crit.get("scale") or (0, 0)
+    return HumanCriterion(
+        slug=criterion_slug(crit.get("config_id"), crit.get("criterion", "")),
+        title=f"{crit.get('config_name', '')} · {crit.get('criterion_label', '')}",
+        protocol=crit.get("protocol", ""),
+        kind=crit.get("kind", ""),
+        scale=(int(scale[0]), int(scale[1])),
+        space=str(method.get("space", "")),
+        test=str(method.get("significance_test", "")),
+        n_rows=crit.get("n_rows", 0),
+        n_annotators=crit.get("n_annotators", 0),
+        n_segments=crit.get("n_segments", 0),
+        axis_low=axis[0] if axis else None,
+        axis_high=axis[1] if axis else None,
+        systems=_system_rows(crit.get("systems", []), ranking, axis),
+        annotators=[_qc_row(a) for a in crit.get("annotators", [])],
+        agreement=crit.get("agreement", []),
+        method=method,
+    )
+
+
+def _system_rows(
+    systems: list[dict[str, Any]], ranking: bool, axis: tuple[float, float] | None
+) -> list[HumanSystemRow]:
+    """The system rows in document order; a row starts a cluster when its cluster differs
+    from the previous row's."""
+    rows = []
+    previous_cluster = None
+    for s in systems:
+        low = finite_or_none(s.get("boot_low"))
+        high = finite_or_none(s.get("boot_high"))
+        left = _position(low, axis)
+        right = _position(high, axis)
+        score = finite_or_none(s.get("expected_wins") if ranking else s.get("score"))
+        rows.append(
+            HumanSystemRow(
+                position=s.get("position", 0),
+                rank_low=s.get("rank_low", 0),
+                rank_high=s.get("rank_high", 0),
+                cluster=s.get("cluster", 0),
+                name=s.get("name", ""),
+                score=score,
+                t_low=finite_or_none(s.get("t_low")),
+                t_high=finite_or_none(s.get("t_high")),
+                boot_low=low,
+                boot_high=high,
+                mean_raw=finite_or_none(s.get("mean_raw")),
+                expected_wins=finite_or_none(s.get("expected_wins")),
+                trueskill_rank_low=s.get("trueskill_rank_low"),
+                trueskill_rank_high=s.get("trueskill_rank_high"),
+                n_judgments=s.get("n_judgments", 0),
+                n_segments=s.get("n_segments", 0),
+                bar_left=left,
+                bar_width=None if left is None or right is None else round(right - left, 2),
+                dot=_position(score, axis) if s.get("position", 0) > 0 else None,
+                cluster_start=previous_cluster is not None and s.get("cluster") != previous_cluster,
             )
         )
-    return out
+        previous_cluster = s.get("cluster")
+    return rows
+
+
+def _qc_row(a: dict[str, Any]) -> QCRow:
+    """One annotator's row of the QC table."""
+    return QCRow(
+        annotator_id=a["annotator_id"],
+        username=a.get("username", ""),
+        n_rows=a.get("n_rows", 0),
+        qc_status=a.get("qc_status", ""),
+        qc_n=a.get("qc_n", 0),
+        qc_p=finite_or_none(a.get("qc_p")),
+        qc_mean_difference=finite_or_none(a.get("qc_mean_difference")),
+        repeats_n=a.get("repeats_n", 0),
+        repeats_share_within=finite_or_none(a.get("repeats_share_within")),
+        references_mean=finite_or_none(a.get("references_mean")),
+        minutes=(a.get("time_seconds") or 0.0) / 60,
+        included=bool(a.get("included")),
+        by_decision=a.get("decision") is not None,
+    )
 
 
 def histogram_plots(doc: dict[str, Any]) -> list[dict[str, Any]]:
