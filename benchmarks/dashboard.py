@@ -39,6 +39,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.dashboard_results import (  # noqa: E402 - after the path
+    synthetic_correlations,
+    synthetic_metrics,
+)
+
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/evalsite_dashboard_bench"
 CAMPAIGN_NAME = "Dashboard benchmark"
 SEED = 2024
@@ -104,32 +111,60 @@ def setup_django() -> None:
 # The campaign
 
 
+@dataclass
+class CampaignData:
+    """The campaign with its people and data: what the judgments are built on."""
+
+    owner: Any
+    annotators: list[Any]
+    campaign: Any
+    segments: list[Any]
+    systems: list[Any]
+    runs: list[Any]
+    translation_id: dict[tuple[int, int], int]  # per (run id, segment id)
+
+
 def build() -> None:
     """A fresh database holding the benchmark campaign, its judgments and stored results."""
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
-
-    from annotation.campaigns.services import campaign_create, user_make_organizer
-    from annotation.models import (
-        Assignment,
-        Document,
-        Item,
-        ItemOutput,
-        Judgment,
-        JudgmentValue,
-        ProtocolConfig,
-        Reference,
-        Run,
-        Segment,
-        System,
-        Task,
-        Translation,
-        Upload,
-    )
 
     rng = np.random.default_rng(SEED)
     started = time.perf_counter()
     call_command("migrate", verbosity=0)
+    data = campaign_data()
+    emit(f"  data: {time.perf_counter() - started:.1f} s")
+
+    judgment_count = 0
+    for name, protocol, mode, k, n_tasks, n_judged in CONFIGS:
+        config = config_create(data, name, protocol, mode, k)
+        tasks, items = tasks_create(config, data.segments, n_tasks=n_tasks, n_judged=n_judged)
+        outputs_of = outputs_create(items, k, data, rng)
+        assignments = assignments_create(tasks[:n_judged], data.annotators, rng)
+        count = judgments_create(
+            assignments, items, outputs_of, protocol, rng, judgment_count=judgment_count
+        )
+        judgment_count += count
+        emit(f"  {name}: {count:,} judgments, {time.perf_counter() - started:.1f} s")
+    store_results(data.campaign, data.owner)
+    emit(f"built in {time.perf_counter() - started:.1f} s ({judgment_count:,} judgments)")
+
+
+def campaign_data() -> CampaignData:
+    """The organizer, the annotators and the campaign with its documents, segments, references,
+    systems, runs, translations and upload record."""
+    from django.contrib.auth import get_user_model
+
+    from annotation.campaigns.services import campaign_create, user_make_organizer
+    from annotation.models import (
+        Document,
+        Reference,
+        Run,
+        Segment,
+        System,
+        Translation,
+        Upload,
+    )
+
     users = get_user_model()
     owner = users.objects.create_user(username="bench-owner", password="x" * 20)
     user_make_organizer(user=owner)
@@ -192,116 +227,159 @@ def build() -> None:
         files=["src.de", "ref.A.en", "ref.B.en"] + [f"{r}.txt" for r in runs],
         summary={"segments_added": N_SEGMENTS, "translations_added": len(translations)},
     )
-    emit(f"  data: {time.perf_counter() - started:.1f} s")
+    return CampaignData(owner, annotators, campaign, segments, systems, runs, translation_id)
 
-    judgment_count = 0
-    for name, protocol, mode, k, n_tasks, n_judged in CONFIGS:
-        config = ProtocolConfig.objects.create(
-            campaign=campaign,
-            name=name,
-            protocol=protocol,
-            mode=mode,
-            outputs_per_screen=k,
-            items_per_task=TASK_SIZE,
-            annotations_per_task=ANNOTATIONS,
-        )
-        tasks = Task.objects.bulk_create(
-            [
-                Task(
-                    config=config,
-                    position=t,
-                    size=TASK_SIZE,
-                    annotations_needed=ANNOTATIONS,
-                    slots_taken=ANNOTATIONS if t < n_judged else 0,
-                )
-                for t in range(n_tasks)
-            ]
-        )
-        items = Item.objects.bulk_create(
-            [
-                Item(
-                    task=task,
-                    position=i,
-                    kind="real",
-                    segment=segments[(t * TASK_SIZE + i) % N_SEGMENTS],
-                )
-                for t, task in enumerate(tasks)
-                for i in range(TASK_SIZE)
-            ],
-            batch_size=BATCH,
-        )
-        outputs = []
-        for n, item in enumerate(items):
-            shown = rng.choice(N_SYSTEMS, size=k, replace=False)
-            for slot, system in enumerate(shown.tolist()):
-                run = runs[system * N_RUNS + (n % N_RUNS)]
-                outputs.append(
-                    ItemOutput(
-                        item=item,
-                        position=slot,
-                        kind="real",
-                        translation_id=translation_id[(run.pk, item.segment_id)],
-                        system=systems[system],
-                        run=run,
-                        text="",
-                    )
-                )
-        outputs = ItemOutput.objects.bulk_create(outputs, batch_size=BATCH)
-        outputs_of = [outputs[n * k : (n + 1) * k] for n in range(len(items))]
-        assignments = Assignment.objects.bulk_create(
-            [
-                Assignment(
-                    task=task,
-                    annotator=annotators[int(a)],
-                    status=Assignment.Status.DONE,
-                    origin=Assignment.Origin.PULL,
-                    claimed_at=START,
-                    completed_at=START + timedelta(hours=3),
-                    items_done=TASK_SIZE,
-                )
-                for task in tasks[:n_judged]
-                for a in rng.choice(N_ANNOTATORS, size=ANNOTATIONS, replace=False)
-            ]
-        )
-        judgments, answers = [], []
-        for assignment in assignments:
-            clock = START
-            task_items = range(
-                assignment.task.position * TASK_SIZE, (assignment.task.position + 1) * TASK_SIZE
+
+def config_create(data: CampaignData, name: str, protocol: str, mode: str, k: int) -> Any:
+    """A protocol config of the campaign, ``k`` outputs per screen."""
+    from annotation.models import ProtocolConfig
+
+    return ProtocolConfig.objects.create(
+        campaign=data.campaign,
+        name=name,
+        protocol=protocol,
+        mode=mode,
+        outputs_per_screen=k,
+        items_per_task=TASK_SIZE,
+        annotations_per_task=ANNOTATIONS,
+    )
+
+
+def tasks_create(
+    config: Any, segments: list[Any], *, n_tasks: int, n_judged: int
+) -> tuple[list[Any], list[Any]]:
+    """The config's tasks (the first ``n_judged`` of them taken) and their items."""
+    from annotation.models import Item, Task
+
+    tasks = Task.objects.bulk_create(
+        [
+            Task(
+                config=config,
+                position=t,
+                size=TASK_SIZE,
+                annotations_needed=ANNOTATIONS,
+                slots_taken=ANNOTATIONS if t < n_judged else 0,
             )
-            for n in task_items:
-                seconds = float(rng.lognormal(np.log(20.0), 0.6))
-                if rng.random() < 0.02:
-                    seconds = float(rng.uniform(600, 3600))  # a break with the page open
-                clock += timedelta(seconds=seconds)
-                answer = _answer(protocol, outputs_of[n], rng)
-                answers.append(answer)
-                judgments.append(
-                    Judgment(
-                        item=items[n],
-                        annotator_id=assignment.annotator_id,
-                        assignment=assignment,
-                        submission_id=uuid.UUID(int=judgment_count + len(judgments) + 1),
-                        answer={str(o): v for o, v in answer.items()},
-                        shown_at=clock - timedelta(seconds=seconds),
-                        submitted_at=clock,
-                        seconds=seconds,
-                    )
+            for t in range(n_tasks)
+        ]
+    )
+    items = Item.objects.bulk_create(
+        [
+            Item(
+                task=task,
+                position=i,
+                kind="real",
+                segment=segments[(t * TASK_SIZE + i) % N_SEGMENTS],
+            )
+            for t, task in enumerate(tasks)
+            for i in range(TASK_SIZE)
+        ],
+        batch_size=BATCH,
+    )
+    return tasks, items
+
+
+def outputs_create(
+    items: list[Any], k: int, data: CampaignData, rng: np.random.Generator
+) -> list[list[Any]]:
+    """``k`` outputs of different systems shown on each item; the outputs of each item."""
+    from annotation.models import ItemOutput
+
+    runs, systems, translation_id = data.runs, data.systems, data.translation_id
+    outputs = []
+    for n, item in enumerate(items):
+        shown = rng.choice(N_SYSTEMS, size=k, replace=False)
+        for slot, system in enumerate(shown.tolist()):
+            run = runs[system * N_RUNS + (n % N_RUNS)]
+            outputs.append(
+                ItemOutput(
+                    item=item,
+                    position=slot,
+                    kind="real",
+                    translation_id=translation_id[(run.pk, item.segment_id)],
+                    system=systems[system],
+                    run=run,
+                    text="",
                 )
-        judgments = Judgment.objects.bulk_create(judgments, batch_size=BATCH)
-        JudgmentValue.objects.bulk_create(
-            [
-                JudgmentValue(judgment=j, output_id=o, criterion=c, value=v)
-                for j, answer in zip(judgments, answers, strict=True)
-                for o, values in answer.items()
-                for c, v in values.items()
-            ],
-            batch_size=BATCH,
+            )
+    outputs = ItemOutput.objects.bulk_create(outputs, batch_size=BATCH)
+    return [outputs[n * k : (n + 1) * k] for n in range(len(items))]
+
+
+def assignments_create(
+    tasks: list[Any], annotators: list[Any], rng: np.random.Generator
+) -> list[Any]:
+    """Each task done by ``ANNOTATIONS`` annotators."""
+    from annotation.models import Assignment
+
+    assignments: list[Any] = Assignment.objects.bulk_create(
+        [
+            Assignment(
+                task=task,
+                annotator=annotators[int(a)],
+                status=Assignment.Status.DONE,
+                origin=Assignment.Origin.PULL,
+                claimed_at=START,
+                completed_at=START + timedelta(hours=3),
+                items_done=TASK_SIZE,
+            )
+            for task in tasks
+            for a in rng.choice(N_ANNOTATORS, size=ANNOTATIONS, replace=False)
+        ]
+    )
+    return assignments
+
+
+def judgments_create(
+    assignments: list[Any],
+    items: list[Any],
+    outputs_of: list[list[Any]],
+    protocol: str,
+    rng: np.random.Generator,
+    *,
+    judgment_count: int,
+) -> int:
+    """A judgment of every item of every assignment, with its values, timed as an annotator
+    works; how many. ``judgment_count``: the judgments stored before (their submission ids are
+    numbered on)."""
+    from annotation.models import Judgment, JudgmentValue
+
+    judgments, answers = [], []
+    for assignment in assignments:
+        clock = START
+        task_items = range(
+            assignment.task.position * TASK_SIZE, (assignment.task.position + 1) * TASK_SIZE
         )
-        judgment_count += len(judgments)
-        emit(f"  {name}: {len(judgments):,} judgments, {time.perf_counter() - started:.1f} s")
-    store_results(campaign, owner)
-    emit(f"built in {time.perf_counter() - started:.1f} s ({judgment_count:,} judgments)")
+        for n in task_items:
+            seconds = float(rng.lognormal(np.log(20.0), 0.6))
+            if rng.random() < 0.02:
+                seconds = float(rng.uniform(600, 3600))  # a break with the page open
+            clock += timedelta(seconds=seconds)
+            answer = _answer(protocol, outputs_of[n], rng)
+            answers.append(answer)
+            judgments.append(
+                Judgment(
+                    item=items[n],
+                    annotator_id=assignment.annotator_id,
+                    assignment=assignment,
+                    submission_id=uuid.UUID(int=judgment_count + len(judgments) + 1),
+                    answer={str(o): v for o, v in answer.items()},
+                    shown_at=clock - timedelta(seconds=seconds),
+                    submitted_at=clock,
+                    seconds=seconds,
+                )
+            )
+    judgments = Judgment.objects.bulk_create(judgments, batch_size=BATCH)
+    JudgmentValue.objects.bulk_create(
+        [
+            JudgmentValue(judgment=j, output_id=o, criterion=c, value=v)
+            for j, answer in zip(judgments, answers, strict=True)
+            for o, values in answer.items()
+            for c, v in values.items()
+        ],
+        batch_size=BATCH,
+    )
+    return len(judgments)
 
 
 def _answer(protocol: str, outputs: list[Any], rng: np.random.Generator) -> dict[int, Any]:
@@ -360,7 +438,7 @@ def store_results(campaign: Any, owner: Any) -> None:
     emit(f"  human analysis (real code): {time.perf_counter() - started:.1f} s")
     systems = list(System.objects.filter(campaign=campaign).prefetch_related("runs"))
     rng = np.random.default_rng(SEED + 1)
-    metrics = synthetic_metrics(systems, params, rng)
+    metrics = synthetic_metrics(systems, params, rng, n_runs=N_RUNS, n_segments=N_SEGMENTS)
     correlations = synthetic_correlations(human, metrics, params, rng)
     for kind, data in (
         (AnalysisResult.Kind.METRICS, metrics),
@@ -370,183 +448,6 @@ def store_results(campaign: Any, owner: Any) -> None:
         AnalysisResult.objects.create(
             campaign=campaign, job=job, kind=kind, fingerprint=fingerprint, data=data
         )
-
-
-def metric_labels(names: list[str]) -> dict[str, tuple[str, bool, str]]:
-    """(label, higher is better, signature) per metric; BERTR is described, not loaded."""
-    from evalcore.scoring import make_metric
-
-    out = {}
-    for name in names:
-        if name == "bertr":
-            out[name] = ("BERTR", True, "BERTR|nrefs:2|model:all-MiniLM-L6-v2|version:synthetic")
-            continue
-        metric = make_metric(name)
-        out[name] = (metric.label, metric.higher_is_better, metric.signature(n_refs=2).format())
-    return out
-
-
-def synthetic_metrics(systems: list[Any], params: dict[str, Any], rng: np.random.Generator) -> Any:
-    """A ``metrics`` document with the keys :func:`metrics.pipeline.finalize` writes."""
-    names = list(params["metrics"])
-    labels = metric_labels(names)
-    n = len(systems)
-    baseline = systems[0]
-    docs = []
-    for name in names:
-        label, higher, signature = labels[name]
-        quality = np.linspace(70, 20, n) if higher else np.linspace(20, 70, n)
-        rows = []
-        for k, system in enumerate(systems):
-            runs = []
-            for run in system.runs.all():
-                score = float(quality[k] + rng.normal(0, 1.5))
-                runs.append(
-                    {
-                        "id": run.pk,
-                        "name": run.name,
-                        "score": score,
-                        "ci_low": score - 1.8,
-                        "ci_high": score + 1.8,
-                        "boot_std": 0.9,
-                    }
-                )
-            mean = float(np.mean([r["score"] for r in runs]))
-            rows.append(
-                {
-                    "id": system.pk,
-                    "name": system.name,
-                    "runs": runs,
-                    "mean": mean,
-                    "s_sel": 0.9,
-                    "s_opt": float(abs(runs[0]["score"] - runs[-1]["score"]) / 2),
-                    "p_baseline": None if system == baseline else float(rng.uniform(0, 0.2)),
-                    "delta_baseline": None if system == baseline else mean - quality[0],
-                }
-            )
-        p = rng.uniform(0, 0.3, (n, n))
-        delta = np.subtract.outer(quality, quality).T
-        np.fill_diagonal(p, np.nan)
-        docs.append(
-            {
-                "key": name,
-                "label": label,
-                "signature": signature,
-                "higher_is_better": higher,
-                "systems": rows,
-                "pairwise": {
-                    "systems": [s.pk for s in systems],
-                    "pooled_runs": N_RUNS,
-                    "bootstrap_p": _matrix(p),
-                    "ar_p": _matrix(p * 0.9),
-                    "delta": _matrix(delta),
-                    "win_share": _matrix(np.where(np.isnan(p), np.nan, 1 - p)),
-                },
-            }
-        )
-    return {
-        "version": params["version"],
-        "params": {**params, "n_references": 2},
-        "n_segments": N_SEGMENTS,
-        "systems": [
-            {
-                "id": s.pk,
-                "name": s.name,
-                "runs": [{"id": r.pk, "name": r.name} for r in s.runs.all()],
-            }
-            for s in systems
-        ],
-        "baseline": {"id": baseline.pk, "name": baseline.name},
-        "unavailable": {},
-        "metrics": docs,
-    }
-
-
-def synthetic_correlations(
-    human: dict[str, Any], metrics: dict[str, Any], params: dict[str, Any], rng: np.random.Generator
-) -> Any:
-    """A ``correlations`` document with the keys :mod:`metrics.correlations` writes."""
-    out = []
-    keys = [m["key"] for m in metrics["metrics"]]
-    for crit in human["analysis"]["criteria"]:
-        ranking = crit["kind"] == "ranking"
-        point = {
-            s["system_id"]: s["expected_wins"] if ranking else s["score"]
-            for s in crit["systems"]
-            if s["position"] > 0
-        }
-        entries = []
-        for doc in metrics["metrics"]:
-            sign = 1.0 if doc["higher_is_better"] else -1.0
-            points = [
-                {
-                    "system_id": s["id"],
-                    "name": s["name"],
-                    "human": point[s["id"]],
-                    "metric": sign * s["mean"],
-                }
-                for s in doc["systems"]
-                if point.get(s["id"]) is not None
-            ]
-
-            def interval(value: float) -> dict[str, float]:
-                return {"value": value, "low": value - 0.1, "high": min(1.0, value + 0.05)}
-
-            segment: dict[str, Any] = {}
-            if not ranking:
-                segment["pearson_z"] = {"value": float(rng.uniform(0.2, 0.5)), "n": 30_000}
-            segment["darr"] = {
-                "tau": float(rng.uniform(0.1, 0.4)),
-                "concordant": 6_000,
-                "discordant": 3_000,
-                "pairs": 9_000,
-                "threshold": 0.0 if ranking else 25.0,
-                "from": "ranks on one screen" if ranking else "DA translations of one segment",
-            }
-            entries.append(
-                {
-                    "key": doc["key"],
-                    "label": doc["label"],
-                    "oriented": sign < 0,
-                    "system": {
-                        "n": len(points),
-                        "pearson": interval(float(rng.uniform(0.8, 0.95))),
-                        "spearman": interval(float(rng.uniform(0.8, 0.95))),
-                        "kendall": interval(float(rng.uniform(0.6, 0.85))),
-                        "pairwise_accuracy": float(rng.uniform(0.8, 0.95)),
-                        "points": points,
-                        "fit": {"slope": 0.02, "intercept": -1.0},
-                    },
-                    "segment": segment,
-                }
-            )
-        p = rng.uniform(0, 1, (len(keys), len(keys)))
-        np.fill_diagonal(p, np.nan)
-        out.append(
-            {
-                "config_id": crit["config_id"],
-                "config_name": crit["config_name"],
-                "criterion": crit["criterion"],
-                "label": crit["criterion_label"],
-                "kind": crit["kind"],
-                "human_score": "Expected Wins" if ranking else "mean z",
-                "metrics": entries,
-                "williams": {"metrics": keys, "p": _matrix(p)},
-            }
-        )
-    return {
-        "version": params["version"],
-        "params": {
-            "bootstrap_samples": params["bootstrap_samples"],
-            "seed": params["seed"],
-            "da_pair_threshold": 25.0,
-        },
-        "criteria": out,
-    }
-
-
-def _matrix(values: np.ndarray) -> list[list[float | None]]:
-    return [[float(v) if np.isfinite(v) else None for v in row] for row in values]
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,14 +26,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evalcore.human.agreement import (
+    Alpha,
     inter_annotator_alpha,
     intra_annotator_alpha,
     ranking_kappa,
 )
-from evalcore.human.judgments import ItemType
+from evalcore.human.judgments import ItemType, Judgments
 from evalcore.human.normalisation import normalise
 from evalcore.human.qc import (
     TOLERANCE_0_TO_100,
+    AnnotatorQC,
     annotator_qc,
     bad_reference_test,
 )
@@ -45,6 +47,7 @@ from evalcore.human.rankings import (
 )
 from evalcore.human.synthetic import synthetic_rankings, synthetic_scores
 from evalcore.human.systems import (
+    Clusters,
     comparison_significance,
     pairwise_significance,
     system_scores,
@@ -143,6 +146,18 @@ def score_campaign(n_bootstrap: int, seed: int) -> float:
     analysis = stages.total - generation
     emit(f"{'analysis total (without synthetic data)':<58} {analysis:8.2f} {peak_rss_mb():12.0f}")
     emit()
+    score_summary(judgments, qc, inter, intra, clusters)
+    return analysis
+
+
+def score_summary(
+    judgments: Judgments,
+    qc: AnnotatorQC,
+    inter: tuple[Alpha, Alpha],
+    intra: Alpha,
+    clusters: tuple[Clusters, Clusters],
+) -> None:
+    """What the analysis found: the annotators failing QC, agreement, ranking and clusters."""
     failed = np.flatnonzero(~qc.passed).tolist()
     emit(f"judgments: {len(judgments):,}; failed QC: annotators {failed}")
     p = qc.bad_reference.p_value
@@ -161,7 +176,6 @@ def score_campaign(n_bootstrap: int, seed: int) -> float:
     emit(f"ranking (z): {order.tolist()}")
     emit(f"clusters (Wilcoxon): {clusters[0].cluster[order].tolist()}")
     emit(f"clusters (bootstrap): {clusters[1].cluster[order].tolist()}")
-    return analysis
 
 
 def ranking_campaign(n_bootstrap: int, seed: int) -> None:

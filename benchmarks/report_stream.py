@@ -41,6 +41,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from evalcore.human import Judgments  # noqa: E402 - after the path
+
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/evalsite_bench"
 CAMPAIGN_NAME = "Report stream benchmark"
 COPY_CHUNK = 200_000
@@ -123,20 +126,49 @@ def _as_text(values: Sequence[Any] | np.ndarray) -> Iterable[str]:
 
 def build(rows: int) -> None:
     """A fresh database holding one campaign with ``rows`` judgment values."""
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from django.db import connection
     from django.utils import timezone
 
-    from annotation.campaigns.services import user_make_organizer
-    from annotation.models import Campaign, ProtocolConfig
-    from evalcore.human import ItemType, synthetic_scores
+    from annotation.models import ProtocolConfig
+    from evalcore.human import synthetic_scores
 
     tasks_per_annotator = rows // (N_ANNOTATORS * 100)
     if tasks_per_annotator < 1 or rows % (N_ANNOTATORS * 100):
         raise SystemExit(f"--rows must be a multiple of {N_ANNOTATORS * 100}")
     started = time.perf_counter()
     call_command("migrate", verbosity=0)
+    campaign, annotator_ids = campaign_create()
+    now = timezone.now()
+    texts_copy(campaign, now)
+    config = ProtocolConfig.objects.create(
+        campaign=campaign, name="DA", protocol="direct_assessment", mode="source", seed=SEED
+    )
+    emit(f"texts stored in {time.perf_counter() - started:.1f} s")
+
+    synthetic = synthetic_scores(
+        n_annotators=N_ANNOTATORS,
+        n_systems=N_SYSTEMS,
+        n_segments=N_SEGMENTS,
+        tasks_per_annotator=tasks_per_annotator,
+        careless=CARELESS,
+        seed=SEED,
+    ).judgments
+    n_tasks = tasks_copy(synthetic, config, now)
+    judgments_copy(synthetic, annotator_ids)
+    sequences_reset()
+    emit(
+        f"built {len(synthetic):,} judgment values ({n_tasks:,} tasks) in "
+        f"{time.perf_counter() - started:.1f} s; builder peak RSS {peak_rss_mb():.0f} MB"
+    )
+
+
+def campaign_create() -> tuple[Any, np.ndarray]:
+    """The organizer's campaign and its annotators; the campaign and the annotators' ids."""
+    from django.contrib.auth import get_user_model
+
+    from annotation.campaigns.services import user_make_organizer
+    from annotation.models import Campaign
+
     user_model = get_user_model()
     owner = user_model.objects.create_user(username="bench-owner", password="x" * 20)
     user_make_organizer(user=owner)
@@ -151,7 +183,11 @@ def build(rows: int) -> None:
     annotator_ids = np.array(
         [u.pk for u in user_model.objects.bulk_create(annotators)], dtype=np.int64
     )
-    now = timezone.now()
+    return campaign, annotator_ids
+
+
+def texts_copy(campaign: Any, now: Any) -> None:
+    """The campaign's documents, segments, references, systems, runs and translations."""
     n_docs = N_SEGMENTS // 100
     copy(
         "annotation_document",
@@ -214,24 +250,17 @@ def build(rows: int) -> None:
             "text": [f"system {p // N_SEGMENTS} says {p % N_SEGMENTS}." for p in pairs.tolist()],
         },
     )
-    config = ProtocolConfig.objects.create(
-        campaign=campaign, name="DA", protocol="direct_assessment", mode="source", seed=SEED
-    )
-    emit(f"texts stored in {time.perf_counter() - started:.1f} s")
 
-    synthetic = synthetic_scores(
-        n_annotators=N_ANNOTATORS,
-        n_systems=N_SYSTEMS,
-        n_segments=N_SEGMENTS,
-        tasks_per_annotator=tasks_per_annotator,
-        careless=CARELESS,
-        seed=SEED,
-    ).judgments
+
+def tasks_copy(synthetic: Judgments, config: Any, now: Any) -> int:
+    """The tasks of 100 items, the items and their shown outputs (QC outputs pointing to their
+    originals) of the synthetic judgments; how many tasks."""
+    from evalcore.human import ItemType
+
     n = len(synthetic)
     rows_ = np.arange(n)
     task = rows_ // 100
     n_tasks = n // 100
-    task_annotator = synthetic.annotator[::100]
     kind_names = np.array(["real", "repeat", "reference", "bad_ref"])
     kind = kind_names[synthetic.item_type]
     is_reference = synthetic.item_type == ItemType.REFERENCE
@@ -279,6 +308,17 @@ def build(rows: int) -> None:
             "text": np.where(is_reference, "Reference.", "Translation."),
         },
     )
+    return n_tasks
+
+
+def judgments_copy(synthetic: Judgments, annotator_ids: np.ndarray) -> None:
+    """An assignment per task, the judgments with their answers and one JudgmentValue per row,
+    timed as the synthetic judgments are."""
+    n = len(synthetic)
+    rows_ = np.arange(n)
+    task = rows_ // 100
+    n_tasks = n // 100
+    task_annotator = synthetic.annotator[::100]
     assignment = [str(uuid.uuid4()) for _ in range(n_tasks)]
     start = np.datetime64("2024-05-01T09:00:00")
     milliseconds = np.round(synthetic.seconds * 1000).astype(np.int64).astype("timedelta64[ms]")
@@ -326,6 +366,12 @@ def build(rows: int) -> None:
             "value": synthetic.score,
         },
     )
+
+
+def sequences_reset() -> None:
+    """The id sequences past the ids chosen up front, and fresh planner statistics."""
+    from django.db import connection
+
     with connection.cursor() as cursor:
         for table in (
             "annotation_document",
@@ -345,10 +391,6 @@ def build(rows: int) -> None:
                 f"(SELECT max(id) FROM {table}))"
             )
         cursor.execute("ANALYZE")
-    emit(
-        f"built {n:,} judgment values ({n_tasks:,} tasks) in "
-        f"{time.perf_counter() - started:.1f} s; builder peak RSS {peak_rss_mb():.0f} MB"
-    )
 
 
 def stream(file_format: str) -> None:

@@ -121,6 +121,29 @@ class InProcessClient(load.Client):
 
 
 def main() -> None:
+    args = arguments()
+    emit(f"submit cost benchmark: {' '.join(sys.argv[1:]) or '(defaults)'}")
+    recreate_database(args.database_url)
+    folder = Path(tempfile.mkdtemp(prefix="evalsite-cost-"))
+    seeded = database_seed(args, folder)
+    client = InProcessClient()
+    asyncio.run(load.warm_up(client, seeded, workers=1))
+    reference = reference_cost(client, args.reference_requests)
+    outcomes = submits_cost(client, seeded, args, reference)
+    load.purge_queue()
+    shutil.rmtree(folder, ignore_errors=True)
+    outcomes.unexpected += client.errors
+    problems = load.check(seeded, outcomes)
+    if problems:
+        emit("FAILED:")
+        for problem in problems:
+            emit(f"  {problem}")
+        sys.exit(1)
+    emit(f"checked: {len(outcomes.acknowledged)} judgments, every acknowledged one stored once")
+
+
+def arguments() -> argparse.Namespace:
+    """The command line, checked."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--annotators", type=int, default=10)
     parser.add_argument("--items", type=int, default=100, help="fresh answers per annotator")
@@ -135,10 +158,12 @@ def main() -> None:
     args = parser.parse_args()
     if min(args.annotators, args.items, args.task_size, args.reference_requests) < 1:
         parser.error("--annotators, --items, --task-size and --reference-requests: at least 1")
+    return args
 
-    emit(f"submit cost benchmark: {' '.join(sys.argv[1:]) or '(defaults)'}")
-    recreate_database(args.database_url)
-    folder = Path(tempfile.mkdtemp(prefix="evalsite-cost-"))
+
+def database_seed(args: argparse.Namespace, folder: Path) -> load.Seeded:
+    """Django set up with production settings on the (new) database, migrated and seeded as
+    the load benchmark seeds it."""
     os.environ.update(
         load.web_environment(
             database_url=args.database_url, redis_url=args.redis_url, folder=folder
@@ -156,23 +181,32 @@ def main() -> None:
         rng_seed=args.seed,
     )
     emit(f"seeded: {args.annotators} annotators, {seeded.items} items of {args.protocol}")
-    client = InProcessClient()
-    asyncio.run(load.warm_up(client, seeded, workers=1))
+    return seeded
 
+
+def reference_cost(client: InProcessClient, requests: int) -> list[float]:
+    """Web and PostgreSQL CPU per /healthz request, printed."""
     reference = [0.0, 0.0]
     for _ in range(2):  # the first round warms up
         client.clear()
         postgres = load.postgres_cpu_seconds()
-        asyncio.run(load.reference_run(client, concurrency=1, requests=args.reference_requests))
+        asyncio.run(load.reference_run(client, concurrency=1, requests=requests))
         reference = [
-            client.cpu["healthz"] / args.reference_requests,
-            (load.postgres_cpu_seconds() - postgres) / args.reference_requests,
+            client.cpu["healthz"] / requests,
+            (load.postgres_cpu_seconds() - postgres) / requests,
         ]
     emit(
         f"reference /healthz: {reference[0] * 1e6:7.0f} µs of web CPU per request, "
-        f"PostgreSQL {reference[1] * 1e6:.0f} µs (n={args.reference_requests})"
+        f"PostgreSQL {reference[1] * 1e6:.0f} µs (n={requests})"
     )
+    return reference
 
+
+def submits_cost(
+    client: InProcessClient, seeded: load.Seeded, args: argparse.Namespace, reference: list[float]
+) -> load.Outcomes:
+    """The annotators' requests one at a time, their CPU per kind printed; what they sent and
+    how it was answered."""
     client.clear()
     postgres = load.postgres_cpu_seconds()
     wall = time.perf_counter()
@@ -205,16 +239,7 @@ def main() -> None:
         f"  every kind  {web * 1e6:7.0f} µs of web CPU per request ({web / reference[0]:.2f} × "
         f"/healthz), PostgreSQL {postgres / requests * 1e6:.0f} µs per request"
     )
-    load.purge_queue()
-    shutil.rmtree(folder, ignore_errors=True)
-    outcomes.unexpected += client.errors
-    problems = load.check(seeded, outcomes)
-    if problems:
-        emit("FAILED:")
-        for problem in problems:
-            emit(f"  {problem}")
-        sys.exit(1)
-    emit(f"checked: {len(outcomes.acknowledged)} judgments, every acknowledged one stored once")
+    return outcomes
 
 
 if __name__ == "__main__":
