@@ -117,7 +117,6 @@ def build_judged_campaign(
     """Store ``judgments`` as a campaign: system codes below ``len(system_names)`` are systems,
     higher codes are references shown as outputs. ``task`` gives each row's task (default: one
     task per annotator); every screen of the table becomes one item of its task."""
-    n = len(judgments)
     campaign, segments, systems, translations = make_text_campaign(
         owner=owner,
         n_segments=judgments.n_segments,
@@ -131,16 +130,7 @@ def build_judged_campaign(
         mode="source" if protocol == "direct_assessment" else "bilingual",
         seed=2024,
     )
-    user_model = get_user_model()
-    names = usernames or [f"judge{a:02d}" for a in range(judgments.n_annotators)]
-    users = []
-    for username in names:
-        user = user_model(username=username)
-        user.set_unusable_password()
-        users.append(user)
-    users = user_model.objects.bulk_create(users)
-    campaign.annotators.add(*users)
-
+    users = _make_annotators(campaign, judgments, usernames)
     row_task = np.asarray(judgments.annotator if task is None else task, dtype=np.int64)
     tasks = {
         t: Task.objects.create(
@@ -151,11 +141,52 @@ def build_judged_campaign(
         )
         for i, t in enumerate(sorted(set(row_task.tolist())))
     }
-    # One item per screen, in order of the screens' first rows; real items are stored first
-    # because QC items point to them, then outputs without an original, then the copies.
     screens: dict[int, list[int]] = {}
     for row, screen in enumerate(judgments.screen.tolist()):
         screens.setdefault(screen, []).append(row)
+    item_of_screen = _make_items(judgments, segments, screens, tasks, row_task)
+    references = {r.segment_id: r for r in Reference.objects.filter(segment__in=segments, index=0)}
+    output_of_row = _make_outputs(
+        judgments, systems, segments, translations, references, screens, item_of_screen
+    )
+    values = _make_judgments(
+        judgments, criterion, users, tasks, row_task, screens, item_of_screen, output_of_row
+    )
+    return BuiltCampaign(
+        campaign=campaign,
+        config=config,
+        users=users,
+        systems=systems,
+        segments=segments,
+        value_ids=[v.pk for v in values],
+    )
+
+
+def _make_annotators(
+    campaign: Campaign, judgments: Judgments, usernames: list[str] | None
+) -> list[AbstractBaseUser]:
+    user_model = get_user_model()
+    names = usernames or [f"judge{a:02d}" for a in range(judgments.n_annotators)]
+    users = []
+    for username in names:
+        user = user_model(username=username)
+        user.set_unusable_password()
+        users.append(user)
+    users = user_model.objects.bulk_create(users)
+    campaign.annotators.add(*users)
+    return users
+
+
+def _make_items(
+    judgments: Judgments,
+    segments: list[Segment],
+    screens: dict[int, list[int]],
+    tasks: dict[int, Task],
+    row_task: npt.NDArray[np.int64],
+) -> dict[int, Item]:
+    """The item of each screen (``screens``: its rows, in order of the screens' first rows)."""
+    # One item per screen, in order of the screens' first rows; real items are stored first
+    # because QC items point to them, then outputs without an original, then the copies.
     screen_of_row = judgments.screen.tolist()
     kind_of_screen = {
         screen: KIND[int(judgments.item_type[rows].max())] for screen, rows in screens.items()
@@ -194,8 +225,20 @@ def build_judged_campaign(
             item_of_screen[screen] = item
             created.append(item)
         Item.objects.bulk_create(created)
+    return item_of_screen
+
+
+def _make_outputs(
+    judgments: Judgments,
+    systems: list[System],
+    segments: list[Segment],
+    translations: dict[tuple[int, int], Translation],
+    references: dict[int, Reference],
+    screens: dict[int, list[int]],
+    item_of_screen: dict[int, Item],
+) -> dict[int, ItemOutput]:
+    """The shown output of each row: outputs without an original first, then the copies."""
     output_of_row: dict[int, ItemOutput] = {}
-    references = {r.segment_id: r for r in Reference.objects.filter(segment__in=segments, index=0)}
     for copies in (False, True):
         created = []
         for screen, rows in screens.items():
@@ -216,7 +259,20 @@ def build_judged_campaign(
                 output_of_row[row] = output
                 created.append(output)
         ItemOutput.objects.bulk_create(created)
+    return output_of_row
 
+
+def _make_judgments(
+    judgments: Judgments,
+    criterion: str,
+    users: list[AbstractBaseUser],
+    tasks: dict[int, Task],
+    row_task: npt.NDArray[np.int64],
+    screens: dict[int, list[int]],
+    item_of_screen: dict[int, Item],
+    output_of_row: dict[int, ItemOutput],
+) -> list[JudgmentValue]:
+    """Done assignments, one judgment per screen and one value per row (in row order)."""
     assignments = {
         (t.pk, int(a)): Assignment.objects.create(
             task=t,
@@ -255,7 +311,7 @@ def build_judged_campaign(
         )
     stored = Judgment.objects.bulk_create(judgment_rows)
     judgment_of_screen = dict(zip(screens, stored, strict=True))
-    values = JudgmentValue.objects.bulk_create(
+    return JudgmentValue.objects.bulk_create(
         [
             JudgmentValue(
                 judgment=judgment_of_screen[int(judgments.screen[row])],
@@ -263,16 +319,8 @@ def build_judged_campaign(
                 criterion=criterion,
                 value=float(judgments.score[row]),
             )
-            for row in range(n)
+            for row in range(len(judgments))
         ]
-    )
-    return BuiltCampaign(
-        campaign=campaign,
-        config=config,
-        users=users,
-        systems=systems,
-        segments=segments,
-        value_ids=[v.pk for v in values],
     )
 
 

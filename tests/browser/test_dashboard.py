@@ -7,10 +7,11 @@ plots, asks for a recomputation and watches it finish without reloading; the pag
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from annotation.models import System
+from annotation.models import Campaign, System
 from metrics.models import AnalysisJob
 from tests.dashboard_factories import (
     analysis_job_run_sync,
@@ -24,40 +25,24 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 MARKUP_NAME = "<i>rbmt-toy</i>"
 
 
-def test_an_organizer_reads_every_panel_and_watches_a_recomputation(
-    page,
-    live_server,
-    output_dir: Path,  # type: ignore[no-untyped-def]
-) -> None:
-    organizer = make_user("olivia", organizer=True)
-    campaign = make_judged_demo_campaign(owner=organizer, items_per_task=10)
-    # A system name with markup, as an upload may bring it: shown as text everywhere.
-    System.objects.filter(campaign=campaign, name="rbmt-toy").update(name=MARKUP_NAME)
-    analysis_run_sync(campaign=campaign)
-    shots = output_dir / "screenshots"
-    shots.mkdir(exist_ok=True)
+# A panel's plots that Plotly has drawn.
+DRAWN = "#{} .js-plotly-plot:has(svg.main-svg)"
 
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", "olivia")
-    page.fill("#id_password", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url("**/campaigns/")
-    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
-    page.click(".actions >> text=Dashboard")
-    page.wait_for_url("**/dashboard/")
 
+def _check_every_plot_drawn(page: Any, shots: Path) -> None:
     # Every plot drawn: 3 histograms, one heatmap and one scatter plot per metric.
-    drawn = "#{} .js-plotly-plot:has(svg.main-svg)"
     page.wait_for_function(
         "() => document.querySelectorAll('#heatmaps .js-plotly-plot svg.main-svg').length > 0"
     )
-    assert page.locator(drawn.format("histograms")).count() == 3
-    assert page.locator(drawn.format("heatmaps")).count() == 3
-    assert page.locator(drawn.format("correlations")).count() == 3
+    assert page.locator(DRAWN.format("histograms")).count() == 3
+    assert page.locator(DRAWN.format("heatmaps")).count() == 3
+    assert page.locator(DRAWN.format("correlations")).count() == 3
     page.screenshot(path=shots / "dashboard.png", full_page=True)
     for panel in ("job", "progress", "qc", "histograms", "human", "metrics", "multeval"):
         page.locator(f"#{panel}").screenshot(path=shots / f"dashboard-{panel}.png")
 
+
+def _check_every_panel(page: Any) -> None:
     # Job and progress.
     assert page.inner_text("#job-status") == "Done"
     assert page.is_hidden("#stale-flag")
@@ -95,6 +80,8 @@ def test_an_organizer_reads_every_panel_and_watches_a_recomputation(
     assert MARKUP_NAME in heatmap_labels.all_text_contents()
     assert page.locator("#heatmaps svg i, #correlations svg i").count() == 0
 
+
+def _choose_a_scatter_criterion(page: Any, shots: Path) -> None:
     # The scatter plots follow the chosen human criterion.
     select = page.locator("#scatter-criterion")
     options = select.locator("option").all_inner_texts()
@@ -103,10 +90,12 @@ def test_an_organizer_reads_every_panel_and_watches_a_recomputation(
     page.wait_for_function(
         "() => document.querySelectorAll('#scatter-grid .js-plotly-plot svg.main-svg').length > 0"
     )
-    assert page.locator(drawn.format("scatter-grid")).count() == 3
+    assert page.locator(DRAWN.format("scatter-grid")).count() == 3
     for panel in ("correlations", "heatmaps", "downloads"):
         page.locator(f"#{panel}").screenshot(path=shots / f"dashboard-{panel}.png")
 
+
+def _watch_a_recomputation(page: Any, shots: Path, campaign: Campaign) -> None:
     # Recompute now: queued, the page polls, the job runs (here, as a worker would), and the
     # page offers the new results without a reload.
     page.click("#recompute")
@@ -128,6 +117,33 @@ def test_an_organizer_reads_every_panel_and_watches_a_recomputation(
     page.click("#reload-flag a")
     page.wait_for_selector("#heatmaps .js-plotly-plot svg.main-svg")
     assert page.is_hidden("#reload-flag")
+
+
+def test_an_organizer_reads_every_panel_and_watches_a_recomputation(
+    page,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    organizer = make_user("olivia", organizer=True)
+    campaign = make_judged_demo_campaign(owner=organizer, items_per_task=10)
+    # A system name with markup, as an upload may bring it: shown as text everywhere.
+    System.objects.filter(campaign=campaign, name="rbmt-toy").update(name=MARKUP_NAME)
+    analysis_run_sync(campaign=campaign)
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "olivia")
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/campaigns/")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    page.click(".actions >> text=Dashboard")
+    page.wait_for_url("**/dashboard/")
+    _check_every_plot_drawn(page, shots)
+    _check_every_panel(page)
+    _choose_a_scatter_criterion(page, shots)
+    _watch_a_recomputation(page, shots, campaign)
 
     # A phone: nothing wider than the screen but the scrolling tables.
     page.set_viewport_size({"width": 375, "height": 800})

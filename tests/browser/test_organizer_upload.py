@@ -4,6 +4,7 @@ the counts; a broken upload shows an error naming file and line."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,17 +23,8 @@ def write_files(folder: Path) -> dict[str, list[str]]:
     return paths
 
 
-def test_an_organizer_creates_a_campaign_uploads_files_and_sees_counts_and_errors(
-    page,
-    live_server,
-    tmp_path: Path,
-    output_dir: Path,  # type: ignore[no-untyped-def]
-) -> None:
-    make_user("olga", organizer=True)
-    shots = output_dir / "screenshots"
-    shots.mkdir(exist_ok=True)
-
-    page.goto(f"{live_server.url}/login/")
+def _log_in_and_create_a_campaign(page: Any, base: str, shots: Path) -> None:
+    page.goto(f"{base}/login/")
     page.fill("#id_username", "olga")
     page.fill("#id_password", PASSWORD)
     page.click("main button[type=submit]")
@@ -47,6 +39,8 @@ def test_an_organizer_creates_a_campaign_uploads_files_and_sees_counts_and_error
     page.click("main button[type=submit]")
     page.wait_for_url("**/upload/")
 
+
+def _upload_and_see_the_counts(page: Any, tmp_path: Path, shots: Path) -> None:
     files = write_files(tmp_path)
     page.set_input_files("#id_source", files["source"])
     page.set_input_files("#id_references", files["references"])
@@ -70,6 +64,8 @@ def test_an_organizer_creates_a_campaign_uploads_files_and_sees_counts_and_error
     assert page.inner_text("h1") == "Browser campaign <b>de-en</b>"
     page.screenshot(path=shots / "campaign-detail.png", full_page=True)
 
+
+def _upload_a_broken_file(page: Any, tmp_path: Path, shots: Path) -> None:
     page.click("text=Upload data")
     broken = tmp_path / "broken.opt0.txt"
     broken.write_bytes(lines(SYSTEMS[("bad", "opt0")][:3]))
@@ -82,12 +78,10 @@ def test_an_organizer_creates_a_campaign_uploads_files_and_sees_counts_and_error
     assert "line counts differ" in problem
     page.screenshot(path=shots / "upload-error.png", full_page=True)
 
-    campaign = Campaign.objects.get(name__startswith="Browser campaign")
-    assert not campaign.systems.filter(name="broken").exists()
-    assert Segment.objects.filter(campaign=campaign).count() == 4
 
+def _set_up_the_annotation(page: Any, base: str, campaign: Campaign, shots: Path) -> None:
     # Annotation set-up: add a protocol, build its tasks, create invite links.
-    page.goto(f"{live_server.url}{campaign.get_absolute_url()}")
+    page.goto(f"{base}{campaign.get_absolute_url()}")
     page.click("text=Annotation")
     page.fill("#id_name", "DA source-based")
     page.select_option("#id_protocol", "direct_assessment")
@@ -112,6 +106,25 @@ def test_an_organizer_creates_a_campaign_uploads_files_and_sees_counts_and_error
     page.click("#protocols a:has-text('DA source-based')")
     page.wait_for_selector("#tasks")
     page.screenshot(path=shots / "config-tasks.png", full_page=True)
+
+
+def test_an_organizer_creates_a_campaign_uploads_files_and_sees_counts_and_errors(
+    page,
+    live_server,
+    tmp_path: Path,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    make_user("olga", organizer=True)
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    _log_in_and_create_a_campaign(page, live_server.url, shots)
+    _upload_and_see_the_counts(page, tmp_path, shots)
+    _upload_a_broken_file(page, tmp_path, shots)
+
+    campaign = Campaign.objects.get(name__startswith="Browser campaign")
+    assert not campaign.systems.filter(name="broken").exists()
+    assert Segment.objects.filter(campaign=campaign).count() == 4
+    _set_up_the_annotation(page, live_server.url, campaign, shots)
 
     page.set_viewport_size({"width": 375, "height": 800})
     page.goto(f"{live_server.url}{campaign.get_absolute_url()}")

@@ -113,19 +113,7 @@ def login(page: Any, base: str, username: str) -> None:
     page.wait_for_url(lambda url: "/login/" not in url)
 
 
-def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
-    page,
-    live_server,
-    output_dir: Path,  # type: ignore[no-untyped-def]
-) -> None:
-    base = live_server.url
-    shots = output_dir / "screenshots"
-    shots.mkdir(exist_ok=True)
-    watch = Watch(page, base, shots)
-    organizer = make_user("olivia", organizer=True)
-    annotator = make_user("anna")
-    make_user("root", is_staff=True, is_superuser=True)
-
+def _create_and_upload(page: Any, base: str, watch: Watch, organizer: Any) -> Campaign:
     # The organizer creates the campaign and uploads the data in the browser.
     login(page, base, "olivia")
     page.goto(f"{base}/campaigns/new/")
@@ -148,7 +136,13 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
     assert CAMPAIGN_NAME in text
     campaign = Campaign.objects.get(owner=organizer)
     assert campaign.name == CAMPAIGN_NAME
+    return campaign
 
+
+def _judge_and_analyse(
+    campaign: Campaign, organizer: Any, annotator: Any
+) -> tuple[list[ProtocolConfig], list[Any], Any]:
+    """The protocol configs, the annotator's assignment in each, and the invite."""
     # Protocols with payloads in their names and instructions, judged by simulated raters, and
     # an analysis of it all; an invite with a payload label.
     configs = []
@@ -176,7 +170,12 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
     assert demo_simulate_judgments(campaign=campaign) > 0
     analysis_run_sync(campaign=campaign, user=organizer, bootstrap_samples=50, ar_trials=50)
     invite = invite_create(campaign=campaign, label=f"crowd {SCRIPT}", created_by=organizer)
+    return configs, assignments, invite
 
+
+def _check_the_campaign_pages(
+    page: Any, watch: Watch, campaign: Campaign, configs: list[ProtocolConfig]
+) -> None:
     # Every organizer page that shows those values.
     text = watch.open("campaign-list", "/campaigns/")
     assert CAMPAIGN_NAME in text
@@ -210,6 +209,9 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
     page.click("form[action$='/assign/'] button[type=submit]")
     text = watch.check("assign-error")
     assert f"No such user: {SCRIPT}" in text
+
+
+def _check_the_analysis_pages(page: Any, watch: Watch, campaign: Campaign, shots: Path) -> None:
     text = watch.open("analysis", f"/campaigns/{campaign.pk}/analysis/?{FEW_RESAMPLES}")
     assert any(system in text for system in SYSTEMS)
     watch.open("analysis-import", f"/campaigns/{campaign.pk}/analysis/import/")
@@ -221,7 +223,7 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
     page.wait_for_function(
         "() => document.querySelectorAll('#scatter-grid .js-plotly-plot svg.main-svg').length > 0"
     )
-    text = watch.check("dashboard-drawn")
+    watch.check("dashboard-drawn")
     for system in SYSTEMS:
         assert system in page.locator("#metrics").inner_text(), system
     heatmap_labels = page.locator("#heatmaps .js-plotly-plot").first.locator(".ytick text")
@@ -243,6 +245,15 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
         text = watch.open(name, path)
         assert any(p in text for p in (CAMPAIGN_NAME, *SYSTEMS, DOCS[0], SCRIPT)), name
 
+
+def _check_the_annotator_pages(
+    page: Any,
+    base: str,
+    watch: Watch,
+    invite: Any,
+    configs: list[ProtocolConfig],
+    assignments: list[Any],
+) -> None:
     # The annotator: the invite, My tasks, and a screen of every protocol.
     login(page, base, "anna")
     text = watch.open("invite", f"/invite/{invite_token(invite=invite)}/")
@@ -273,6 +284,8 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
     text = watch.open("api-current", f"/api/assignments/{assignments[2].pk}/current/")
     assert "Output" in text
 
+
+def _check_the_admin(page: Any, base: str, watch: Watch, campaign: Campaign) -> None:
     # Staff: every change list of the admin.
     login(page, base, "root")
     for model in admin.site._registry:
@@ -281,6 +294,26 @@ def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
             f"admin-{meta.app_label}-{meta.model_name}",
             f"/admin/{meta.app_label}/{meta.model_name}/",
         )
-    text = watch.open("admin-campaign-change", f"/admin/annotation/campaign/{campaign.pk}/change/")
+    watch.open("admin-campaign-change", f"/admin/annotation/campaign/{campaign.pk}/change/")
     assert page.input_value("#id_name") == CAMPAIGN_NAME
     assert len(watch.pages) > 40
+
+
+def test_payloads_in_every_uploaded_and_entered_field_stay_inert_text(
+    page,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    base = live_server.url
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    watch = Watch(page, base, shots)
+    organizer = make_user("olivia", organizer=True)
+    annotator = make_user("anna")
+    make_user("root", is_staff=True, is_superuser=True)
+    campaign = _create_and_upload(page, base, watch, organizer)
+    configs, assignments, invite = _judge_and_analyse(campaign, organizer, annotator)
+    _check_the_campaign_pages(page, watch, campaign, configs)
+    _check_the_analysis_pages(page, watch, campaign, shots)
+    _check_the_annotator_pages(page, base, watch, invite, configs, assignments)
+    _check_the_admin(page, base, watch, campaign)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import http.client
 import io
 import json
 import re
@@ -16,10 +15,8 @@ import sys
 import time
 import urllib.request
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
@@ -28,6 +25,7 @@ from evalsite.env import Env
 from tests.conftest import ROOT, compose_command, free_port, stop, wait_for_http
 from tests.factories import PASSWORD, make_user
 from tests.support.processes import child_pids, production_environment
+from tests.support.proxy_client import HOST, Client
 
 APP_PACKAGES = ("evalsite", "evalcore", "annotation", "metrics")
 # Env's getters (string, integer, boolean, url, ...): each takes the variable's name first.
@@ -188,7 +186,6 @@ def test_web_workers_run_the_cycle_collector_at_the_configured_threshold(tmp_pat
 
 # --- The end-to-end campaign over HTTP --------------------------------------------------------
 
-HOST = "evalsite.example.org"  # .env.example's ALLOWED_HOSTS, as the TLS proxy forwards it
 SOURCE = [f"Satz Nummer {n} handelt vom Wetter in der Stadt {n}." for n in range(1, 13)]
 REFERENCE = [f"Sentence number {n} is about the weather in city {n}." for n in range(1, 13)]
 SYSTEMS = {
@@ -201,103 +198,6 @@ SYSTEMS = {
 # perfect, a damaged translation (a "bad reference") is poor.
 SCORES = {"alpha": 80, "beta": 55, "gamma": 20}
 REFERENCE_SCORE, DAMAGED_SCORE = 90, 5
-
-
-@dataclass
-class Response:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-    @property
-    def text(self) -> str:
-        return self.body.decode()
-
-
-@dataclass
-class Client:
-    """One user's client of the site behind its TLS proxy: every request carries what the proxy
-    adds (the public Host, X-Forwarded-Proto: https). Cookies are kept here because they are
-    Secure-only, which a cookie jar would not send over the loopback's plain HTTP."""
-
-    port: int
-    token: str | None = None
-    cookies: dict[str, str] = field(default_factory=dict)
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        body: bytes | None = None,
-        headers: dict[str, str] | None = None,
-        secure: bool = True,
-    ) -> Response:
-        sent = {"Host": HOST, **(headers or {})}
-        if secure:
-            sent["X-Forwarded-Proto"] = "https"
-        if self.token:
-            sent["Authorization"] = f"Token {self.token}"
-        if self.cookies:
-            sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        try:
-            connection.request(method, path, body=body, headers=sent)
-            reply = connection.getresponse()
-            data = reply.read()
-            for header in reply.headers.get_all("Set-Cookie") or []:
-                name, _, rest = header.partition("=")
-                self.cookies[name.strip()] = rest.split(";")[0]
-            return Response(reply.status, dict(reply.headers.items()), data)
-        finally:
-            connection.close()
-
-    def get(self, path: str, **kwargs: Any) -> Response:
-        return self.request("GET", path, **kwargs)
-
-    def post_json(self, path: str, data: Any) -> Response:
-        return self.request(
-            "POST",
-            path,
-            body=json.dumps(data).encode(),
-            headers={"Content-Type": "application/json"},
-        )
-
-    def post_form(self, path: str, data: list[tuple[str, str]]) -> Response:
-        """A form POST as a browser sends it: the CSRF token from the cookie, and the Origin
-        that Django compares with the host on HTTPS."""
-        data = [*data, ("csrfmiddlewaretoken", self.cookies["csrftoken"])]
-        return self.request(
-            "POST",
-            path,
-            body=urlencode(data).encode(),
-            headers={
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Origin": f"https://{HOST}",
-                "Referer": f"https://{HOST}{path}",
-            },
-        )
-
-    def post_files(self, path: str, files: list[tuple[str, str, bytes]]) -> Response:
-        boundary = uuid.uuid4().hex
-        parts = []
-        for name, filename, content in files:
-            parts.append(
-                f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
-                f'filename="{filename}"\r\nContent-Type: text/plain\r\n\r\n'.encode()
-                + content
-                + b"\r\n"
-            )
-        body = b"".join(parts) + f"--{boundary}--\r\n".encode()
-        return self.request(
-            "POST",
-            path,
-            body=body,
-            headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
-        )
 
 
 def lines(texts: list[str]) -> bytes:
@@ -349,35 +249,12 @@ def make_organizer_with_a_real_password_hash(username: str) -> Any:
     return user
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
-    test_database_url: str,
-    redis_url: str,
-    tmp_path: Path,
+def _start_the_worker_while_static_files_collect(
+    env: dict[str, str],
     celery_worker_process,  # type: ignore[no-untyped-def]
 ) -> None:
-    """Also: the two processes have as many workers as the concurrency variables say (values
-    other than the defaults, so that the count shows they were read)."""
-    from rest_framework.authtoken.models import Token
-
-    from annotation.models import Judgment, Task
+    """The worker has as many processes as CELERY_WORKER_CONCURRENCY says."""
     from evalsite.celery import app
-
-    env = production_environment(
-        DATABASE_URL=test_database_url,
-        CELERY_BROKER_URL=redis_url,
-        CELERY_RESULT_BACKEND=redis_url,
-        CACHE_URL=redis_url,
-        STATIC_ROOT=str(tmp_path / "static"),
-        EVALSITE_VAR_DIR=str(tmp_path / "var"),
-        # The organizer asks for the analysis below; a scheduled one would still be waiting in
-        # the queue when this test ends (automatic scheduling: test_analysis_scheduling.py).
-        EVALSITE_AUTO_ANALYSIS="0",
-        WEB_CONCURRENCY="2",
-        CELERY_WORKER_CONCURRENCY="3",
-    )
-    organizer = make_organizer_with_a_real_password_hash("org")
-    annotators = [make_user(f"rater{n}") for n in range(3)]
 
     # The Dockerfile collects the static files at build time (here while the worker starts); the
     # database is migrated already (the compose file's migrate service: test_processes.py).
@@ -395,6 +272,224 @@ def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
     assert len(pool["processes"]) == 3
     _, errors = collect.communicate(timeout=120)
     assert collect.returncode == 0, errors.decode()
+
+
+def _wait_for_two_web_workers(server: subprocess.Popen[bytes]) -> None:
+    # gunicorn forks its workers one by one: wait for the second, then make sure that no
+    # third follows while the organizer starts working.
+    deadline = time.monotonic() + 30
+    while len(child_pids(server.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(child_pids(server.pid)) == 2
+
+
+def _create_the_campaign_and_upload(api: Client, port: int, server: subprocess.Popen[bytes]) -> int:
+    # Plain HTTP is sent to HTTPS; HTTPS answers carry HSTS.
+    plain = Client(port).get("/login/", secure=False)
+    assert plain.status == 301
+    assert plain.headers["Location"] == f"https://{HOST}/login/"
+
+    # The organizer creates the campaign and uploads its data through the API.
+    created = api.post_json(
+        "/api/campaigns/",
+        {
+            "name": "WMT-like de-en",
+            "source_language": "de",
+            "target_language": "en",
+            "status": "active",
+        },
+    )
+    assert created.status == 201, created.text
+    assert "max-age=3600" in created.headers["Strict-Transport-Security"]
+    campaign: int = created.json()["id"]
+    uploaded = api.post_files(
+        f"/api/campaigns/{campaign}/upload/",
+        [
+            ("source", "source.de", lines(SOURCE)),
+            ("references", "ref.en", lines(REFERENCE)),
+            *[("systems", f"{name}.txt", lines(texts)) for name, texts in SYSTEMS.items()],
+        ],
+    )
+    assert uploaded.status == 201, uploaded.text
+    assert len(child_pids(server.pid)) == 2
+    return campaign
+
+
+def _log_in_and_set_up_the_protocol(port: int, campaign: int) -> tuple[Client, int]:
+    """The organizer's browser session and the new protocol config's id."""
+    # Then logs in to the pages (a session with CSRF) to set up the protocol and tasks.
+    browser = Client(port)
+    assert browser.get("/login/").status == 200
+    login = browser.post_form("/login/", [("username", "org"), ("password", PASSWORD)])
+    assert login.status == 302, login.text
+    assert "sessionid" in browser.cookies
+    settings_url = f"/campaigns/{campaign}/analysis-settings/"
+    saved = browser.post_form(
+        settings_url,
+        [
+            ("metrics", "bleu"),
+            ("metrics", "chrf"),
+            ("baseline", ""),
+            ("tokenize", "13a"),
+            ("bootstrap_samples", "100"),
+            ("ar_trials", "100"),
+            ("seed", "7"),
+        ],
+    )
+    assert saved.status == 302, saved.text
+    protocol = browser.post_form(
+        f"/campaigns/{campaign}/annotation/",
+        [
+            ("name", "DA"),
+            ("protocol", "direct_assessment"),
+            ("mode", "source"),
+            ("outputs_per_screen", "1"),
+            ("items_per_task", "10"),
+            ("annotations_per_task", "1"),
+            ("qc_bad_reference", "10"),
+            ("qc_repeat", "5"),
+            ("qc_reference", "5"),
+            ("context_segments", "1"),
+            ("hold_minutes", "120"),
+            ("seed", "12345"),
+            ("instructions", ""),
+        ],
+    )
+    assert protocol.status == 302, protocol.text
+    config = int(protocol.headers["Location"].rsplit("#config-", 1)[1])
+    return browser, config
+
+
+def _build_and_assign_the_tasks(
+    browser: Client, campaign: int, config: int, annotators: list[Any]
+) -> None:
+    from annotation.models import Task
+
+    built = browser.post_form(f"/campaigns/{campaign}/annotation/{config}/build/", [])
+    assert built.status == 302, built.text
+    # The worker process builds the tasks; the setup page's poll says when.
+    deadline = time.monotonic() + 60
+    while True:
+        polled = browser.get(f"/campaigns/{campaign}/annotation/builds.json")
+        assert polled.status == 200, polled.text
+        (build,) = polled.json()["builds"]
+        if not build["active"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    assert build["status"] == "done", build
+    n_tasks = Task.objects.filter(config_id=config).count()
+    assert build["tasks"] == n_tasks
+    assert n_tasks >= len(annotators)
+    for n, annotator in enumerate(annotators, start=1):
+        given = browser.post_form(
+            f"/campaigns/{campaign}/annotation/{config}/assign/",
+            [("task", str(n)), ("username", annotator.username)],
+        )
+        assert given.status == 302, given.text
+
+
+def _annotate_every_task(port: int, config: int, annotators: list[Any]) -> int:
+    """Returns the number of judgments submitted."""
+    from rest_framework.authtoken.models import Token
+
+    from annotation.models import Judgment
+
+    # Each annotator finds the task in the API and judges every item of it.
+    submitted = 0
+    for offset, annotator in enumerate(annotators):
+        client = Client(port, token=Token.objects.create(user=annotator).key)
+        (assignment,) = client.get("/api/my/tasks/").json()
+        submitted += annotate_until_finished(client, assignment["id"], offset)
+    assert Judgment.objects.filter(item__task__config_id=config).count() == submitted
+    return submitted
+
+
+def _run_the_analysis(api: Client, campaign: int) -> None:
+    # The organizer asks for the analysis; the worker process computes it.
+    asked = api.request("POST", f"/api/campaigns/{campaign}/analysis/")
+    assert asked.status == 202, asked.text
+    assert asked.json()["queued"] is True
+    job = asked.json()["job"]
+    deadline = time.monotonic() + 120
+    while job["status"] not in ("done", "failed") and time.monotonic() < deadline:
+        time.sleep(0.5)
+        job = api.get(f"/api/campaigns/{campaign}/analysis/").json()
+    assert job["status"] == "done", job
+    assert job["id"] == asked.json()["job"]["id"]
+    assert {"metrics", "human"} <= set(job["result_kinds"]), job
+    metrics = api.get(f"/api/campaigns/{campaign}/results/metrics/")
+    assert metrics.status == 200, metrics.text
+    assert metrics.json()["job"] == job["id"]
+    stored = json.dumps(metrics.json()["data"])
+    assert all(name in stored for name in SYSTEMS), stored[:500]
+    assert '"bleu"' in stored
+    assert '"chrf"' in stored
+
+
+def _check_the_reports(api: Client, campaign: int, submitted: int, n_annotators: int) -> None:
+    # The reports download, and hold what was submitted.
+    base = f"/api/campaigns/{campaign}/reports"
+    judgments = api.get(f"{base}/judgments.csv")
+    assert judgments.status == 200, judgments.text
+    rows = list(csv.DictReader(io.StringIO(judgments.text)))
+    # Direct assessment: one output and one criterion per judgment, so one row each.
+    assert len(rows) == submitted, judgments.text[:2000]
+    assert len({r["annotator"] for r in rows}) == n_annotators
+    # The system's own translations, shown once or repeated (not damaged, not references).
+    system_rows = [r for r in rows if r["item_type"] in ("SYSTEM", "REPEAT")]
+    assert {r["system"] for r in system_rows} == set(SYSTEMS)
+    wrong = [r for r in system_rows if float(r["raw"]) - SCORES[r["system"]] not in (0, 1, 2)]
+    assert not wrong, wrong[:3]
+    systems_csv = api.get(f"{base}/systems.csv")
+    assert systems_csv.status == 200, systems_csv.text
+    ranked = sorted(
+        (r for r in csv.DictReader(io.StringIO(systems_csv.text)) if r["system"] in SYSTEMS),
+        key=lambda r: float(r["mean_raw"]),
+        reverse=True,
+    )
+    assert [r["system"] for r in ranked] == ["alpha", "beta", "gamma"], systems_csv.text
+    systems_json = api.get(f"{base}/systems.json")
+    assert systems_json.status == 200, systems_json.text
+    assert all(name in systems_json.text for name in SYSTEMS)
+    latex = api.get(f"{base}/systems.tex")
+    assert latex.status == 200, latex.text
+    assert "\\begin{tabular}" in latex.text
+    assert all(name in latex.text for name in SYSTEMS)
+    annotators_csv = api.get(f"{base}/annotators.csv")
+    assert annotators_csv.status == 200, annotators_csv.text
+    raters = list(csv.DictReader(io.StringIO(annotators_csv.text)))
+    assert len(raters) == n_annotators, annotators_csv.text
+    assert sum(int(r["n_rows"]) for r in raters) == submitted, annotators_csv.text
+    assert all(r["included"] == "1" for r in raters), annotators_csv.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
+    test_database_url: str,
+    redis_url: str,
+    tmp_path: Path,
+    celery_worker_process,  # type: ignore[no-untyped-def]
+) -> None:
+    """Also: the two processes have as many workers as the concurrency variables say (values
+    other than the defaults, so that the count shows they were read)."""
+    from rest_framework.authtoken.models import Token
+
+    env = production_environment(
+        DATABASE_URL=test_database_url,
+        CELERY_BROKER_URL=redis_url,
+        CELERY_RESULT_BACKEND=redis_url,
+        CACHE_URL=redis_url,
+        STATIC_ROOT=str(tmp_path / "static"),
+        EVALSITE_VAR_DIR=str(tmp_path / "var"),
+        # The organizer asks for the analysis below; a scheduled one would still be waiting in
+        # the queue when this test ends (automatic scheduling: test_analysis_scheduling.py).
+        EVALSITE_AUTO_ANALYSIS="0",
+        WEB_CONCURRENCY="2",
+        CELERY_WORKER_CONCURRENCY="3",
+    )
+    organizer = make_organizer_with_a_real_password_hash("org")
+    annotators = [make_user(f"rater{n}") for n in range(3)]
+    _start_the_worker_while_static_files_collect(env, celery_worker_process)
     port = free_port()
     command = [f"127.0.0.1:{port}" if p == "0.0.0.0:8000" else p for p in compose_command("web")]
     log = tmp_path / "gunicorn.log"
@@ -403,166 +498,13 @@ def test_a_campaign_runs_end_to_end_over_http_on_gunicorn_and_a_celery_worker(
     try:
         wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
         api = Client(port, token=Token.objects.create(user=organizer).key)
-        # gunicorn forks its workers one by one: wait for the second, then make sure that no
-        # third follows while the organizer starts working.
-        deadline = time.monotonic() + 30
-        while len(child_pids(server.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert len(child_pids(server.pid)) == 2
-
-        # Plain HTTP is sent to HTTPS; HTTPS answers carry HSTS.
-        plain = Client(port).get("/login/", secure=False)
-        assert plain.status == 301
-        assert plain.headers["Location"] == f"https://{HOST}/login/"
-
-        # The organizer creates the campaign and uploads its data through the API.
-        created = api.post_json(
-            "/api/campaigns/",
-            {
-                "name": "WMT-like de-en",
-                "source_language": "de",
-                "target_language": "en",
-                "status": "active",
-            },
-        )
-        assert created.status == 201, created.text
-        assert "max-age=3600" in created.headers["Strict-Transport-Security"]
-        campaign = created.json()["id"]
-        uploaded = api.post_files(
-            f"/api/campaigns/{campaign}/upload/",
-            [
-                ("source", "source.de", lines(SOURCE)),
-                ("references", "ref.en", lines(REFERENCE)),
-                *[("systems", f"{name}.txt", lines(texts)) for name, texts in SYSTEMS.items()],
-            ],
-        )
-        assert uploaded.status == 201, uploaded.text
-        assert len(child_pids(server.pid)) == 2
-
-        # Then logs in to the pages (a session with CSRF) to set up the protocol and tasks.
-        browser = Client(port)
-        assert browser.get("/login/").status == 200
-        login = browser.post_form("/login/", [("username", "org"), ("password", PASSWORD)])
-        assert login.status == 302, login.text
-        assert "sessionid" in browser.cookies
-        settings_url = f"/campaigns/{campaign}/analysis-settings/"
-        saved = browser.post_form(
-            settings_url,
-            [
-                ("metrics", "bleu"),
-                ("metrics", "chrf"),
-                ("baseline", ""),
-                ("tokenize", "13a"),
-                ("bootstrap_samples", "100"),
-                ("ar_trials", "100"),
-                ("seed", "7"),
-            ],
-        )
-        assert saved.status == 302, saved.text
-        protocol = browser.post_form(
-            f"/campaigns/{campaign}/annotation/",
-            [
-                ("name", "DA"),
-                ("protocol", "direct_assessment"),
-                ("mode", "source"),
-                ("outputs_per_screen", "1"),
-                ("items_per_task", "10"),
-                ("annotations_per_task", "1"),
-                ("qc_bad_reference", "10"),
-                ("qc_repeat", "5"),
-                ("qc_reference", "5"),
-                ("context_segments", "1"),
-                ("hold_minutes", "120"),
-                ("seed", "12345"),
-                ("instructions", ""),
-            ],
-        )
-        assert protocol.status == 302, protocol.text
-        config = int(protocol.headers["Location"].rsplit("#config-", 1)[1])
-        built = browser.post_form(f"/campaigns/{campaign}/annotation/{config}/build/", [])
-        assert built.status == 302, built.text
-        # The worker process builds the tasks; the setup page's poll says when.
-        deadline = time.monotonic() + 60
-        while True:
-            polled = browser.get(f"/campaigns/{campaign}/annotation/builds.json")
-            assert polled.status == 200, polled.text
-            (build,) = polled.json()["builds"]
-            if not build["active"] or time.monotonic() > deadline:
-                break
-            time.sleep(0.3)
-        assert build["status"] == "done", build
-        n_tasks = Task.objects.filter(config_id=config).count()
-        assert build["tasks"] == n_tasks
-        assert n_tasks >= len(annotators)
-        for n, annotator in enumerate(annotators, start=1):
-            given = browser.post_form(
-                f"/campaigns/{campaign}/annotation/{config}/assign/",
-                [("task", str(n)), ("username", annotator.username)],
-            )
-            assert given.status == 302, given.text
-
-        # Each annotator finds the task in the API and judges every item of it.
-        submitted = 0
-        for offset, annotator in enumerate(annotators):
-            client = Client(port, token=Token.objects.create(user=annotator).key)
-            (assignment,) = client.get("/api/my/tasks/").json()
-            submitted += annotate_until_finished(client, assignment["id"], offset)
-        assert Judgment.objects.filter(item__task__config_id=config).count() == submitted
-
-        # The organizer asks for the analysis; the worker process computes it.
-        asked = api.request("POST", f"/api/campaigns/{campaign}/analysis/")
-        assert asked.status == 202, asked.text
-        assert asked.json()["queued"] is True
-        job = asked.json()["job"]
-        deadline = time.monotonic() + 120
-        while job["status"] not in ("done", "failed") and time.monotonic() < deadline:
-            time.sleep(0.5)
-            job = api.get(f"/api/campaigns/{campaign}/analysis/").json()
-        assert job["status"] == "done", job
-        assert job["id"] == asked.json()["job"]["id"]
-        assert {"metrics", "human"} <= set(job["result_kinds"]), job
-        metrics = api.get(f"/api/campaigns/{campaign}/results/metrics/")
-        assert metrics.status == 200, metrics.text
-        assert metrics.json()["job"] == job["id"]
-        stored = json.dumps(metrics.json()["data"])
-        assert all(name in stored for name in SYSTEMS), stored[:500]
-        assert '"bleu"' in stored
-        assert '"chrf"' in stored
-
-        # The reports download, and hold what was submitted.
-        base = f"/api/campaigns/{campaign}/reports"
-        judgments = api.get(f"{base}/judgments.csv")
-        assert judgments.status == 200, judgments.text
-        rows = list(csv.DictReader(io.StringIO(judgments.text)))
-        # Direct assessment: one output and one criterion per judgment, so one row each.
-        assert len(rows) == submitted, judgments.text[:2000]
-        assert len({r["annotator"] for r in rows}) == len(annotators)
-        # The system's own translations, shown once or repeated (not damaged, not references).
-        system_rows = [r for r in rows if r["item_type"] in ("SYSTEM", "REPEAT")]
-        assert {r["system"] for r in system_rows} == set(SYSTEMS)
-        wrong = [r for r in system_rows if float(r["raw"]) - SCORES[r["system"]] not in (0, 1, 2)]
-        assert not wrong, wrong[:3]
-        systems_csv = api.get(f"{base}/systems.csv")
-        assert systems_csv.status == 200, systems_csv.text
-        ranked = sorted(
-            (r for r in csv.DictReader(io.StringIO(systems_csv.text)) if r["system"] in SYSTEMS),
-            key=lambda r: float(r["mean_raw"]),
-            reverse=True,
-        )
-        assert [r["system"] for r in ranked] == ["alpha", "beta", "gamma"], systems_csv.text
-        systems_json = api.get(f"{base}/systems.json")
-        assert systems_json.status == 200, systems_json.text
-        assert all(name in systems_json.text for name in SYSTEMS)
-        latex = api.get(f"{base}/systems.tex")
-        assert latex.status == 200, latex.text
-        assert "\\begin{tabular}" in latex.text
-        assert all(name in latex.text for name in SYSTEMS)
-        annotators_csv = api.get(f"{base}/annotators.csv")
-        assert annotators_csv.status == 200, annotators_csv.text
-        raters = list(csv.DictReader(io.StringIO(annotators_csv.text)))
-        assert len(raters) == len(annotators), annotators_csv.text
-        assert sum(int(r["n_rows"]) for r in raters) == submitted, annotators_csv.text
-        assert all(r["included"] == "1" for r in raters), annotators_csv.text
+        _wait_for_two_web_workers(server)
+        campaign = _create_the_campaign_and_upload(api, port, server)
+        browser, config = _log_in_and_set_up_the_protocol(port, campaign)
+        _build_and_assign_the_tasks(browser, campaign, config, annotators)
+        submitted = _annotate_every_task(port, config, annotators)
+        _run_the_analysis(api, campaign)
+        _check_the_reports(api, campaign, submitted, len(annotators))
 
         # Web and worker kept nothing on their own disks: var/ (the compose volume) is only the
         # embedded default's, so neither needs a shared or backed-up folder.

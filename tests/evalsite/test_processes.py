@@ -105,102 +105,88 @@ def test_gunicorn_serves_the_app_with_the_compose_web_command(
         stop(server)
 
 
-def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: Path) -> None:
-    """`make run`'s steps on a clean environment: SQLite and a file-system broker only."""
-    env = {"PATH": os.environ["PATH"], "EVALSITE_VAR_DIR": str(tmp_path / "var")}
-
-    def manage(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def django(code: str, timeout: float, **settings: str) -> str:
-        """What a Python snippet with Django set up, run as another process, prints."""
-        done = subprocess.run(
-            [sys.executable, "-c", "import django; django.setup()\n" + code],
-            cwd=ROOT,
-            env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings", **settings},
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    manage("migrate", "--noinput")
-    assert "organizer / evalsite-demo" in manage("load_demo")
-    port = free_port()
-    log = tmp_path / "serve.log"
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"],
+def _manage(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
         cwd=ROOT,
         env=env,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
-        # A task queued by another process is picked up by serve's worker from the file queue.
-        queued = django(
-            "from metrics.tasks import ping\n"
-            "from metrics.models import WiringProbe\n"
-            "ping.delay('embedded').get(timeout=60)\n"
-            "print(WiringProbe.objects.get(token='embedded').worker_hostname)",
-            timeout=120,
-        )
-        assert queued.strip().startswith("celery@")
-        assert (tmp_path / "var" / "db.sqlite3").exists()
-        # The whole analysis pipeline (chunks as a group, final step) on the file-system broker.
-        analysed = django(
-            "import time\n"
-            "from annotation.models import Campaign\n"
-            "from metrics.models import AnalysisJob, AnalysisResult\n"
-            "from metrics.pipeline import metric_settings\n"
-            "from metrics.services import analysis_request\n"
-            "c = Campaign.objects.get()\n"
-            "ms = metric_settings(c.pk)\n"
-            "ms.metrics, ms.bootstrap_samples, ms.ar_trials = ['bleu', 'ter'], 100, 200\n"
-            "ms.save()\n"
-            "job = analysis_request(campaign=c).job\n"
-            "for _ in range(600):\n"
-            "    job.refresh_from_db()\n"
-            "    if job.status in ('done', 'failed'): break\n"
-            "    time.sleep(0.5)\n"
-            "print(job.status, job.error, sorted(job.results.values_list('kind', flat=True)))",
-            timeout=400,
-            EVALSITE_CHUNK_SEGMENTS="20",
-        )
-        assert analysed.split("\n")[-2] == "done  ['correlations', 'human', 'metrics']"
-        # A task build, as the setup page queues it, on the file-system broker and SQLite.
-        built = django(
-            "import time\n"
-            "from annotation.tasking.background import task_build_request\n"
-            "from annotation.models import Campaign, ProtocolConfig\n"
-            "c = Campaign.objects.get()\n"
-            "config = ProtocolConfig.objects.create(campaign=c, name='DA 2',\n"
-            "    protocol='direct_assessment', mode='source', outputs_per_screen=1)\n"
-            "build = task_build_request(config=config).build\n"
-            "for _ in range(240):\n"
-            "    build.refresh_from_db()\n"
-            "    if not build.active: break\n"
-            "    time.sleep(0.5)\n"
-            "print(build.status, build.error, build.tasks == config.tasks.count() > 0)",
-            timeout=180,
-        )
-        assert built.split("\n")[-2] == "done  True"
-        workers = child_pids(server.pid)
-        assert workers, "serve started no worker"
-    finally:
-        # serve gives its worker a grace period for a warm shutdown before it kills it: wait
-        # longer than that, or serve itself is killed first and its worker is orphaned.
-        stop(server, timeout=WORKER_GRACE_SECONDS + 25)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _django(env: dict[str, str], code: str, timeout: float, **settings: str) -> str:
+    """What a Python snippet with Django set up, run as another process, prints."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()\n" + code],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings", **settings},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _run_background_work_on_the_embedded_services(env: dict[str, str], tmp_path: Path) -> None:
+    # A task queued by another process is picked up by serve's worker from the file queue.
+    queued = _django(
+        env,
+        "from metrics.tasks import ping\n"
+        "from metrics.models import WiringProbe\n"
+        "ping.delay('embedded').get(timeout=60)\n"
+        "print(WiringProbe.objects.get(token='embedded').worker_hostname)",
+        timeout=120,
+    )
+    assert queued.strip().startswith("celery@")
+    assert (tmp_path / "var" / "db.sqlite3").exists()
+    # The whole analysis pipeline (chunks as a group, final step) on the file-system broker.
+    analysed = _django(
+        env,
+        "import time\n"
+        "from annotation.models import Campaign\n"
+        "from metrics.models import AnalysisJob, AnalysisResult\n"
+        "from metrics.pipeline import metric_settings\n"
+        "from metrics.services import analysis_request\n"
+        "c = Campaign.objects.get()\n"
+        "ms = metric_settings(c.pk)\n"
+        "ms.metrics, ms.bootstrap_samples, ms.ar_trials = ['bleu', 'ter'], 100, 200\n"
+        "ms.save()\n"
+        "job = analysis_request(campaign=c).job\n"
+        "for _ in range(600):\n"
+        "    job.refresh_from_db()\n"
+        "    if job.status in ('done', 'failed'): break\n"
+        "    time.sleep(0.5)\n"
+        "print(job.status, job.error, sorted(job.results.values_list('kind', flat=True)))",
+        timeout=400,
+        EVALSITE_CHUNK_SEGMENTS="20",
+    )
+    assert analysed.split("\n")[-2] == "done  ['correlations', 'human', 'metrics']"
+    # A task build, as the setup page queues it, on the file-system broker and SQLite.
+    built = _django(
+        env,
+        "import time\n"
+        "from annotation.tasking.background import task_build_request\n"
+        "from annotation.models import Campaign, ProtocolConfig\n"
+        "c = Campaign.objects.get()\n"
+        "config = ProtocolConfig.objects.create(campaign=c, name='DA 2',\n"
+        "    protocol='direct_assessment', mode='source', outputs_per_screen=1)\n"
+        "build = task_build_request(config=config).build\n"
+        "for _ in range(240):\n"
+        "    build.refresh_from_db()\n"
+        "    if not build.active: break\n"
+        "    time.sleep(0.5)\n"
+        "print(build.status, build.error, build.tasks == config.tasks.count() > 0)",
+        timeout=180,
+    )
+    assert built.split("\n")[-2] == "done  True"
+
+
+def _check_nothing_was_left_behind(workers: list[int], log: Path) -> None:
     # Stopping serve stops its worker too: no process of this run is left behind.
     deadline = time.monotonic() + 30
     while any(Path(f"/proc/{pid}").exists() for pid in workers):
@@ -214,3 +200,29 @@ def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: 
     assert "No hostname" not in output, output
     # Nothing of the embedded run landed in the working tree.
     assert not (ROOT / "control").exists()
+
+
+def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: Path) -> None:
+    """`make run`'s steps on a clean environment: SQLite and a file-system broker only."""
+    env = {"PATH": os.environ["PATH"], "EVALSITE_VAR_DIR": str(tmp_path / "var")}
+    _manage(env, "migrate", "--noinput")
+    assert "organizer / evalsite-demo" in _manage(env, "load_demo")
+    port = free_port()
+    log = tmp_path / "serve.log"
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/healthz", server)
+        _run_background_work_on_the_embedded_services(env, tmp_path)
+        workers = child_pids(server.pid)
+        assert workers, "serve started no worker"
+    finally:
+        # serve gives its worker a grace period for a warm shutdown before it kills it: wait
+        # longer than that, or serve itself is killed first and its worker is orphaned.
+        stop(server, timeout=WORKER_GRACE_SECONDS + 25)
+    _check_nothing_was_left_behind(workers, log)

@@ -20,7 +20,7 @@ from django.core.management import call_command
 from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.settings import AnalysisSettings
 from annotation.models import Campaign, Reference, System, Translation
-from evalcore.scoring import make_metric
+from evalcore.scoring import Metric, make_metric
 from evalcore.stats.correlation import correlation, pairwise_accuracy
 from evalcore.stats.multirun import compare_runs
 from evalcore.stats.resampling import (
@@ -83,6 +83,150 @@ def same_document(stored: Any, direct: Any, where: str = "") -> None:
         assert stored == direct, where
 
 
+def _check_the_metric(
+    entry: dict[str, Any],
+    job: AnalysisJob,
+    hyps: dict[int, list[str]],
+    refs: list[list[str]],
+    segment_scores: dict[tuple[int, str], np.ndarray],
+    systems: list[System],
+    baseline: str,
+) -> list[np.ndarray]:
+    """One metric's stored scores, intervals, MultEval and all pairs against the core's; returns
+    the statistics the core computes directly from the texts, per system."""
+    params = job.params
+    metric = make_metric(entry["key"], pipeline.metric_options(params))
+    run_ids = [run["id"] for system in entry["systems"] for run in system["runs"]]
+    assert {k for k in segment_scores if k[1] == entry["key"]} == {
+        (r, entry["key"]) for r in run_ids
+    }
+    if entry["key"] == "bertr":
+        # A spot check (the model is slow on a CPU): one run, scored directly.
+        run = entry["systems"][0]["runs"][0]
+        stats = metric.statistics(hyps[run["id"]], refs)
+        direct = metric.corpus_score_from_statistics(stats, n_refs=2).score
+        assert run["score"] == pytest.approx(direct, **tolerance("bertr"))
+        assert segment_scores[(run["id"], "bertr")].tolist() == pytest.approx(
+            metric.sentence_score_from_statistics(stats).tolist(), **tolerance("bertr")
+        )
+        return pipeline.metric_arrays(job, "bertr", metric, systems).arrays
+    arrays = []
+    for system in entry["systems"]:
+        stats = [metric.statistics(hyps[run["id"]], refs) for run in system["runs"]]
+        arrays.append((system["name"], np.stack(stats)))
+        for run, run_stats in zip(system["runs"], stats, strict=True):
+            direct = metric.corpus_score_from_statistics(run_stats, n_refs=2).score
+            assert run["score"] == pytest.approx(direct, abs=1e-9), run
+            # The stored segment scores are the core's sentence scores of this run.
+            sentence = metric.sentence_scores(hyps[run["id"]], refs)
+            assert segment_scores[(run["id"], entry["key"])].tolist() == pytest.approx(
+                list(sentence), abs=1e-9
+            )
+    stacked = np.concatenate([a for _, a in arrays])
+    ci = bootstrap_ci(stacked, metric.score_from_statistics, n_samples=200, rng=params["seed"])
+    flat_runs = [run for system in entry["systems"] for run in system["runs"]]
+    assert [r["ci_low"] for r in flat_runs] == pytest.approx(ci.low.tolist(), abs=1e-9)
+    assert [r["ci_high"] for r in flat_runs] == pytest.approx(ci.high.tolist(), abs=1e-9)
+    multeval = compare_runs(
+        arrays,
+        metric.score_from_statistics,
+        baseline=baseline,
+        n_bootstrap=200,
+        n_trials=1000,
+        rng=params["seed"],
+    )
+    for system, direct in zip(entry["systems"], multeval.systems, strict=True):
+        assert system["mean"] == pytest.approx(direct.mean, abs=1e-9)
+        assert system["s_sel"] == pytest.approx(direct.s_sel, abs=1e-9)
+        assert system["s_opt"] == pytest.approx(direct.s_opt, abs=1e-9)
+        assert system["p_baseline"] == direct.p_value
+    assert entry["signature"].startswith(metric.label)
+    _check_all_pairs(entry, metric, [a for _, a in arrays], params["seed"])
+    return [a for _, a in arrays]
+
+
+def _check_all_pairs(
+    entry: dict[str, Any], metric: Metric, arrays: list[np.ndarray], seed: int
+) -> None:
+    # All pairs: each system's runs pooled (segment-major), one paired bootstrap and one AR
+    # per row system from the job's seed; the same draws, so exactly the same numbers.
+    pairwise = entry["pairwise"]
+    assert pairwise["systems"] == [system["id"] for system in entry["systems"]]
+    assert pairwise["pooled_runs"] == 3
+    pooled = np.stack([a.transpose(1, 0, 2).reshape(-1, a.shape[2]) for a in arrays])
+    for i in range(len(arrays)):
+        boot = paired_bootstrap(
+            pooled[i], pooled, metric.score_from_statistics, n_samples=200, rng=seed
+        )
+        ar = paired_approximate_randomization(
+            pooled[i], pooled, metric.score_from_statistics, n_trials=1000, rng=seed
+        )
+        wins = boot.wins if metric.higher_is_better else boot.losses
+        for j in range(len(arrays)):
+            if i == j:
+                assert pairwise["bootstrap_p"][i][j] is None
+                assert pairwise["ar_p"][i][j] is None
+                continue
+            assert pairwise["bootstrap_p"][i][j] == float(boot.p_value[j])
+            assert pairwise["ar_p"][i][j] == float(ar.p_value[j])
+            assert pairwise["win_share"][i][j] == float(wins[j])
+            assert pairwise["delta"][i][j] == float(boot.observed_delta[j])
+
+
+def _check_the_correlations(
+    campaign: Campaign,
+    job: AnalysisJob,
+    keys: list[str],
+    metric_docs: list[dict[str, Any]],
+    direct_stats: dict[str, list[np.ndarray]],
+    systems: list[System],
+    direct_human: dict[str, Any],
+) -> None:
+    params = job.params
+    correlations = AnalysisResult.objects.get(job=job, kind="correlations").data
+    # The correlation document assembled in this process from the core's own statistics and
+    # sentence scores and the directly computed human analysis: the same seed, the same numbers.
+    metrics = {key: make_metric(key, pipeline.metric_options(params)) for key in keys}
+    direct_correlations = correlations_compute(
+        campaign=campaign,
+        params=params,
+        metrics=metrics,
+        metric_docs=metric_docs,
+        metric_stats=direct_stats,
+        sentence={
+            key: {
+                run.pk: metric.sentence_score_from_statistics(array[k])
+                for system, array in zip(systems, direct_stats[key], strict=True)
+                for k, run in enumerate(system.runs.all())
+            }
+            for key, metric in metrics.items()
+        },
+        systems=systems,
+        human_doc={"analysis": direct_human},
+    )
+    same_document(correlations, direct_correlations)
+    n_system_level = 0
+    for criterion in correlations["criteria"]:
+        for entry in criterion["metrics"]:
+            if "system" not in entry:
+                continue
+            n_system_level += 1
+            h = [p["human"] for p in entry["system"]["points"]]
+            m = [p["metric"] for p in entry["system"]["points"]]
+            for method in ("pearson", "spearman", "kendall"):
+                value = entry["system"][method]["value"]
+                assert value == pytest.approx(correlation(h, m, method), abs=1e-12)
+            assert entry["system"]["pairwise_accuracy"] == pairwise_accuracy(h, m)
+    assert n_system_level >= len(keys) * 3
+
+    adequacy = next(c for c in correlations["criteria"] if c["criterion"] == "adequacy")
+    bleu = next(m for m in adequacy["metrics"] if m["key"] == "bleu")
+    points = bleu["system"]["points"]
+    assert len(points) == 4
+    # The demo's systems differ clearly; humans and BLEU agree on their order.
+    assert bleu["system"]["pearson"]["value"] > 0.8
+
+
 def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
     celery_worker_process,
     settings,  # type: ignore[no-untyped-def]
@@ -118,78 +262,9 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
     # correlations below (BERTR's are the stored ones: see the spot check).
     direct_stats: dict[str, list[np.ndarray]] = {}
     for entry in doc["metrics"]:
-        metric = make_metric(entry["key"], pipeline.metric_options(params))
-        run_ids = [run["id"] for system in entry["systems"] for run in system["runs"]]
-        assert {k for k in segment_scores if k[1] == entry["key"]} == {
-            (r, entry["key"]) for r in run_ids
-        }
-        if entry["key"] == "bertr":
-            # A spot check (the model is slow on a CPU): one run, scored directly.
-            run = entry["systems"][0]["runs"][0]
-            stats = metric.statistics(hyps[run["id"]], refs)
-            direct = metric.corpus_score_from_statistics(stats, n_refs=2).score
-            assert run["score"] == pytest.approx(direct, **tolerance("bertr"))
-            assert segment_scores[(run["id"], "bertr")].tolist() == pytest.approx(
-                metric.sentence_score_from_statistics(stats).tolist(), **tolerance("bertr")
-            )
-            direct_stats["bertr"] = pipeline.metric_arrays(job, "bertr", metric, systems).arrays
-            continue
-        arrays = []
-        for system in entry["systems"]:
-            stats = [metric.statistics(hyps[run["id"]], refs) for run in system["runs"]]
-            arrays.append((system["name"], np.stack(stats)))
-            for run, run_stats in zip(system["runs"], stats, strict=True):
-                direct = metric.corpus_score_from_statistics(run_stats, n_refs=2).score
-                assert run["score"] == pytest.approx(direct, abs=1e-9), run
-                # The stored segment scores are the core's sentence scores of this run.
-                sentence = metric.sentence_scores(hyps[run["id"]], refs)
-                assert segment_scores[(run["id"], entry["key"])].tolist() == pytest.approx(
-                    list(sentence), abs=1e-9
-                )
-        direct_stats[entry["key"]] = [a for _, a in arrays]
-        stacked = np.concatenate([a for _, a in arrays])
-        ci = bootstrap_ci(stacked, metric.score_from_statistics, n_samples=200, rng=params["seed"])
-        flat_runs = [run for system in entry["systems"] for run in system["runs"]]
-        assert [r["ci_low"] for r in flat_runs] == pytest.approx(ci.low.tolist(), abs=1e-9)
-        assert [r["ci_high"] for r in flat_runs] == pytest.approx(ci.high.tolist(), abs=1e-9)
-        multeval = compare_runs(
-            arrays,
-            metric.score_from_statistics,
-            baseline=doc["baseline"]["name"],
-            n_bootstrap=200,
-            n_trials=1000,
-            rng=params["seed"],
+        direct_stats[entry["key"]] = _check_the_metric(
+            entry, job, hyps, refs, segment_scores, systems, doc["baseline"]["name"]
         )
-        for system, direct in zip(entry["systems"], multeval.systems, strict=True):
-            assert system["mean"] == pytest.approx(direct.mean, abs=1e-9)
-            assert system["s_sel"] == pytest.approx(direct.s_sel, abs=1e-9)
-            assert system["s_opt"] == pytest.approx(direct.s_opt, abs=1e-9)
-            assert system["p_baseline"] == direct.p_value
-        assert entry["signature"].startswith(metric.label)
-
-        # All pairs: each system's runs pooled (segment-major), one paired bootstrap and one AR
-        # per row system from the job's seed; the same draws, so exactly the same numbers.
-        pairwise = entry["pairwise"]
-        assert pairwise["systems"] == [system["id"] for system in entry["systems"]]
-        assert pairwise["pooled_runs"] == 3
-        pooled = np.stack([a.transpose(1, 0, 2).reshape(-1, a.shape[2]) for _, a in arrays])
-        for i in range(len(arrays)):
-            boot = paired_bootstrap(
-                pooled[i], pooled, metric.score_from_statistics, n_samples=200, rng=params["seed"]
-            )
-            ar = paired_approximate_randomization(
-                pooled[i], pooled, metric.score_from_statistics, n_trials=1000, rng=params["seed"]
-            )
-            wins = boot.wins if metric.higher_is_better else boot.losses
-            for j in range(len(arrays)):
-                if i == j:
-                    assert pairwise["bootstrap_p"][i][j] is None
-                    assert pairwise["ar_p"][i][j] is None
-                    continue
-                assert pairwise["bootstrap_p"][i][j] == float(boot.p_value[j])
-                assert pairwise["ar_p"][i][j] == float(ar.p_value[j])
-                assert pairwise["win_share"][i][j] == float(wins[j])
-                assert pairwise["delta"][i][j] == float(boot.observed_delta[j])
 
     human = AnalysisResult.objects.get(job=job, kind="human").data
     direct_human = campaign_analysis_compute(
@@ -197,49 +272,9 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
     ).as_json()
     assert human["analysis"] == direct_human
     assert human["histograms"]
-
-    correlations = AnalysisResult.objects.get(job=job, kind="correlations").data
-    # The correlation document assembled in this process from the core's own statistics and
-    # sentence scores and the directly computed human analysis: the same seed, the same numbers.
-    metrics = {key: make_metric(key, pipeline.metric_options(params)) for key in keys}
-    direct_correlations = correlations_compute(
-        campaign=campaign,
-        params=params,
-        metrics=metrics,
-        metric_docs=doc["metrics"],
-        metric_stats=direct_stats,
-        sentence={
-            key: {
-                run.pk: metric.sentence_score_from_statistics(array[k])
-                for system, array in zip(systems, direct_stats[key], strict=True)
-                for k, run in enumerate(system.runs.all())
-            }
-            for key, metric in metrics.items()
-        },
-        systems=systems,
-        human_doc={"analysis": direct_human},
+    _check_the_correlations(
+        campaign, job, keys, doc["metrics"], direct_stats, systems, direct_human
     )
-    same_document(correlations, direct_correlations)
-    n_system_level = 0
-    for criterion in correlations["criteria"]:
-        for entry in criterion["metrics"]:
-            if "system" not in entry:
-                continue
-            n_system_level += 1
-            h = [p["human"] for p in entry["system"]["points"]]
-            m = [p["metric"] for p in entry["system"]["points"]]
-            for method in ("pearson", "spearman", "kendall"):
-                value = entry["system"][method]["value"]
-                assert value == pytest.approx(correlation(h, m, method), abs=1e-12)
-            assert entry["system"]["pairwise_accuracy"] == pairwise_accuracy(h, m)
-    assert n_system_level >= len(keys) * 3
-
-    adequacy = next(c for c in correlations["criteria"] if c["criterion"] == "adequacy")
-    bleu = next(m for m in adequacy["metrics"] if m["key"] == "bleu")
-    points = bleu["system"]["points"]
-    assert len(points) == 4
-    # The demo's systems differ clearly; humans and BLEU agree on their order.
-    assert bleu["system"]["pearson"]["value"] > 0.8
 
     # Unchanged inputs: a second request reuses the finished job.
     again = analysis_request(campaign=campaign)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -458,25 +458,13 @@ def test_every_bootstrap_interval_contains_its_point_estimate(judged) -> None:  
             assert r["low"] <= r["value"] <= r["high"], (entry["key"], method, r)
 
 
-def _replayed_interval(
-    judged: Judged, crit: dict[str, Any], human: dict[str, Any], key: str
-) -> dict[str, tuple[float, float]]:
-    """The system-level bootstrap replayed with this file's own statistics: the resamples are
-    ``default_rng(seed).choice(n, size=(samples, n))`` (sacreBLEU's draw, which the core
-    documents), the human side is recomputed per resample from per-segment scores or win
-    counts, the metric side is the corpus score of the resampled statistics, averaged over
-    runs; scipy's coefficients; the percentile interval drops ⌊0.025·n⌋ from each end."""
-    params = judged.correlations["params"]
-    n_samples, seed = params["bootstrap_samples"], params["seed"]
+def _replayed_human_side(
+    judged: Judged, crit: dict[str, Any], human: dict[str, Any], systems: list[int]
+) -> Callable[[np.ndarray], list[float]]:
+    """The human score of each system under a resample's segment weights: expected wins from
+    the win counts per segment (ranking), or the mean z-score of the system's segments."""
     segments = judged.segments
     n = len(segments)
-    idx = np.random.default_rng(seed).choice(n, size=(n_samples, n), replace=True)
-    counts = np.stack([np.bincount(row, minlength=n) for row in idx]).astype(float)
-    systems = [
-        p["system_id"]
-        for p in next(e for e in crit["metrics"] if e["key"] == key)["system"]["points"]
-    ]
-
     if crit["kind"] == "ranking":
         per_segment = segment_win_counts(human, judged)
 
@@ -509,6 +497,29 @@ def _replayed_interval(
         def human_of(weights: np.ndarray) -> list[float]:
             return list((score @ weights) / (present @ weights))
 
+    return human_of
+
+
+def _replayed_interval(
+    judged: Judged, crit: dict[str, Any], human: dict[str, Any], key: str
+) -> dict[str, tuple[float, float]]:
+    """The system-level bootstrap replayed with this file's own statistics: the resamples are
+    ``default_rng(seed).choice(n, size=(samples, n))`` (sacreBLEU's draw, which the core
+    documents), the human side is recomputed per resample from per-segment scores or win
+    counts, the metric side is the corpus score of the resampled statistics, averaged over
+    runs; scipy's coefficients; the percentile interval drops ⌊0.025·n⌋ from each end."""
+    params = judged.correlations["params"]
+    n_samples, seed = params["bootstrap_samples"], params["seed"]
+    segments = judged.segments
+    n = len(segments)
+    idx = np.random.default_rng(seed).choice(n, size=(n_samples, n), replace=True)
+    counts = np.stack([np.bincount(row, minlength=n) for row in idx]).astype(float)
+    systems = [
+        p["system_id"]
+        for p in next(e for e in crit["metrics"] if e["key"] == key)["system"]["points"]
+    ]
+
+    human_of = _replayed_human_side(judged, crit, human, systems)
     metric = make_metric(key)
     orient = -1.0 if key == "ter" else 1.0
     stats = {

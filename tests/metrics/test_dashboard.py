@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from html import unescape
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import AbstractBaseUser
@@ -168,11 +169,7 @@ def test_the_campaign_page_links_to_the_dashboard(judged) -> None:  # type: igno
 # Panels
 
 
-def test_every_panel_shows_the_stored_results(judged) -> None:  # type: ignore[no-untyped-def]
-    html = page_html(judged)
-    results = {r.kind: r.data for r in AnalysisResult.objects.filter(job=judged.job)}
-    metrics, human, correlations = results["metrics"], results["human"], results["correlations"]
-
+def _check_job_progress_and_qc(html: str, campaign: Campaign, human: dict[str, Any]) -> None:
     # Job: done, 100 %, up to date.
     job = section(html, "job")
     assert "Done" in job
@@ -182,7 +179,7 @@ def test_every_panel_shows_the_stored_results(judged) -> None:  # type: ignore[n
 
     # Progress: one row per protocol, one per rater.
     progress = texts(section(html, "progress"))
-    for config in ProtocolConfig.objects.filter(campaign=judged.campaign):
+    for config in ProtocolConfig.objects.filter(campaign=campaign):
         assert config.name in progress
     for rater in ("rater-a", "rater-b", "rater-c", "rater-careless"):
         assert rater in progress
@@ -200,6 +197,10 @@ def test_every_panel_shows_the_stored_results(judged) -> None:  # type: ignore[n
     assert "qc-failed" in qc
     assert "qc-passed" in qc
 
+
+def _check_rankings_and_metric_tables(
+    html: str, human: dict[str, Any], metrics: dict[str, Any]
+) -> None:
     # Human rankings: every ranked system, positions and clusters, the interval bars.
     ranking = section(html, "human")
     assert ranking.count("<table") == len(human["analysis"]["criteria"])
@@ -231,6 +232,10 @@ def test_every_panel_shows_the_stored_results(judged) -> None:  # type: ignore[n
         multeval
     )
 
+
+def _check_correlations_and_plots(
+    html: str, human: dict[str, Any], correlations: dict[str, Any]
+) -> None:
     # Correlations: one table per human criterion, one row per metric, with intervals.
     panel = section(html, "correlations")
     assert panel.count('class="data correlation-table"') == len(correlations["criteria"])
@@ -253,6 +258,8 @@ def test_every_panel_shows_the_stored_results(judged) -> None:  # type: ignore[n
     assert 'data-plot="heatmap"' in html
     assert 'id="scatter-grid"' in html
 
+
+def _check_downloads(html: str, judged: Judged) -> None:
     # Downloads: every report and the stored documents.
     downloads = section(html, "downloads")
     campaign = judged.campaign
@@ -273,6 +280,16 @@ def test_every_panel_shows_the_stored_results(judged) -> None:  # type: ignore[n
     for metric in AnalysisResult.objects.get(job=judged.job, kind="metrics").data["metrics"]:
         assert f'href="{segments}?metric={metric["key"]}&amp;output=csv"' in downloads
     assert "/static/plotly/plotly.min.js" in html
+
+
+def test_every_panel_shows_the_stored_results(judged) -> None:  # type: ignore[no-untyped-def]
+    html = page_html(judged)
+    results = {r.kind: r.data for r in AnalysisResult.objects.filter(job=judged.job)}
+    metrics, human, correlations = results["metrics"], results["human"], results["correlations"]
+    _check_job_progress_and_qc(html, judged.campaign, human)
+    _check_rankings_and_metric_tables(html, human, metrics)
+    _check_correlations_and_plots(html, human, correlations)
+    _check_downloads(html, judged)
 
 
 def test_the_heatmap_says_which_system_wins_each_pair(judged) -> None:  # type: ignore[no-untyped-def]
