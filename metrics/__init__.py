@@ -1,2 +1,3 @@
-"""Automatic metrics, significance and correlations (a Django-free core in ``scoring`` and
-``stats``), plus the background tasks that run them for campaigns."""
+"""The background analysis of a campaign (automatic metrics, significance, the human analysis
+and metric–human correlations, computed by the numerical core in ``evalcore``) and the campaign
+dashboard that shows it."""

@@ -1,7 +1,7 @@
 """Planning annotation tasks: balanced screens, quality-control items and their placement.
 
 Pure Python and numpy (no Django), deterministic from a seed. The service that stores tasks
-(``annotation.campaigns.services.tasks_build``) turns these plans into rows.
+(``annotation.tasking.build.tasks_build``) turns these plans into rows.
 
 - **Balanced screens**: every system is shown for every segment; with ``k`` outputs per screen the
   screens of a segment are filled from a per-segment rotation of the systems. When the systems
