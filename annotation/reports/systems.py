@@ -8,6 +8,7 @@ from typing import Any
 
 from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis, SystemResult
 from annotation.reports.text import csv_text
+from evalcore.latex import latex_escape
 
 SYSTEM_FORMATS = ("csv", "json", "tex")
 
@@ -47,23 +48,6 @@ SYSTEM_COLUMNS = (
     "seed",
     "version",
 )
-
-LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    # Under pdfLaTeX's default OT1 font encoding these print as ¡, ¿ and a dash.
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-}
 
 
 def _score_space(criterion: CriterionAnalysis) -> str:
@@ -126,11 +110,6 @@ def system_report_json(analysis: CampaignAnalysis) -> dict[str, Any]:
     for criterion in data["criteria"]:
         criterion.pop("annotators")
     return data
-
-
-def latex_escape(text: str) -> str:
-    """Text safe inside a LaTeX table cell (system names come from uploads)."""
-    return "".join(LATEX_SPECIAL.get(c, c) for c in " ".join(text.splitlines()))
 
 
 def _fixed(value: float | None, digits: int = 3) -> str:

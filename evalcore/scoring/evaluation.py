@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from evalcore.latex import latex_escape
+
 from ..stats.multirun import MultiRunComparison, compare_runs
 from . import METRIC_NAMES, MetricOptions, make_metric
 from .base import References, count_references
@@ -187,25 +189,6 @@ def format_multeval_table(report: EvaluationReport) -> str:
     width = max(23, *(len(c) + 1 for r in rows for c in r[1:]))
     lines = [f"{r[0]:<{first}}" + "".join(f"{c:<{width}}" for c in r[1:]) for r in rows]
     return "\n".join(line.rstrip() for line in lines) + "\n"
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    """Escape LaTeX's special characters in a system or metric name."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
 def format_latex_table(report: EvaluationReport) -> str:

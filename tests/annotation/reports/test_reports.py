@@ -38,12 +38,12 @@ from annotation.reports.judgments import JUDGMENT_COLUMNS, annotator_labels, flo
 from annotation.reports.stream import judgment_report_stream
 from annotation.reports.systems import (
     SYSTEM_COLUMNS,
-    latex_escape,
     system_report_csv,
     system_report_json,
     system_report_latex,
 )
 from evalcore.human import Judgments, synthetic_scores
+from evalcore.latex import latex_escape
 from tests.analysis_factories import START, build_judged_campaign
 from tests.factories import PASSWORD, make_user
 

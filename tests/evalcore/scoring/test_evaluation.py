@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from evalcore.latex import latex_escape
 from evalcore.scoring.evaluation import (
     evaluate_outputs,
     format_latex_table,
     format_multeval_table,
-    latex_escape,
     multeval_round,
     report_json,
 )
@@ -109,3 +109,10 @@ def test_unknown_metric_and_baseline_are_refused():
         evaluate_outputs([("a", [["x"]])], [["r"]], metrics=["meteor"], baseline="a")
     with pytest.raises(ValueError, match="baseline 'z'"):
         evaluate_outputs([("a", [["x"]])], [["r"]], metrics=["bleu"], baseline="z")
+
+
+def test_the_latex_table_escapes_what_pdflatex_would_misprint_in_names() -> None:
+    """System names come from uploads: the MultEval-style table escapes them as the human
+    system report does (``<``, ``>`` and ``|`` print as ¡, ¿ and a dash under OT1; a line
+    break would end the table row)."""
+    assert latex_escape("sys<1>|b\nrun") == r"sys\textless{}1\textgreater{}\textbar{}b run"
