@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -69,9 +69,28 @@ def library_versions() -> dict[str, str]:
     import numpy
     import sacrebleu
     import scipy
+    import trueskill
 
     return {
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
         "sacrebleu": sacrebleu.__version__,
+        "trueskill": trueskill.__version__,
     }
+
+
+def code_stamp(version: str | None = None, libraries: Mapping[str, str] | None = None) -> str:
+    """The one way a result, a report or a message names the code behind it: EvalSite's version
+    and the libraries', e.g. ``evalsite 0.1.0+src.3f9a0c21b7de; numpy 2.4.6; sacrebleu 2.6.0;
+    scipy 1.17.1; trueskill 0.4.5``. Defaults: this process's (:func:`evalsite_version`,
+    :func:`library_versions`); a stored job's versions give the code that requested it."""
+    libraries = library_versions() if libraries is None else libraries
+    named = [f"evalsite {version or evalsite_version()}"]
+    named += [f"{name} {number}" for name, number in sorted(libraries.items())]
+    return "; ".join(named)
+
+
+def signature_version() -> str:
+    """The same code in the field syntax of a sacreBLEU signature (``version:…``), for the
+    metrics that are ours: ``evalsite-0.1.0+src.3f9a0c21b7de+sacrebleu-2.6.0``."""
+    return f"evalsite-{evalsite_version()}+sacrebleu-{library_versions()['sacrebleu']}"

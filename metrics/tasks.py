@@ -25,7 +25,7 @@ from celery.signals import worker_init, worker_ready
 from django.utils import timezone
 
 from annotation.models import Campaign, Run
-from evalcore.version import evalsite_version, library_versions
+from evalcore.version import code_stamp
 from evalsite.jobs import RETRY, TRANSIENT, failure_record
 from metrics import pipeline
 from metrics.models import AnalysisJob, WiringProbe
@@ -64,8 +64,8 @@ def _job(job_id: str) -> AnalysisJob | None:
         return None
     if "version" not in job.params:  # a job of a test, or of a release before versions
         return job
-    running = code_named(evalsite_version(), library_versions())
-    requested = code_named(job.params["version"], job.params.get("libraries", library_versions()))
+    running = code_stamp()
+    requested = code_stamp(job.params["version"], job.params.get("libraries"))
     if requested != running:
         # Web and worker processes run different code, as during an upgrade: results this
         # worker computed would be filed under the requester's versions and pass for its own.
@@ -78,12 +78,6 @@ def _job(job_id: str) -> AnalysisJob | None:
             logger.warning("analysis %s: %s", job.pk, message)
         return None
     return job
-
-
-def code_named(version: str, libraries: dict[str, str]) -> str:
-    """EvalSite's version and the libraries' in words, e.g. ``EvalSite 0.1.0+src.…; numpy
-    2.4.6; sacrebleu 2.6.0; scipy 1.17.1``."""
-    return "; ".join([f"EvalSite {version}", *(f"{k} {v}" for k, v in sorted(libraries.items()))])
 
 
 @shared_task(name=ANALYSIS_REQUEST, **RETRY)

@@ -13,7 +13,6 @@ from annotation.analysis.results import (
     CriterionAnalysis,
     SystemResult,
     by_rank,
-    code_version,
     kappa_result,
     significance_matrix,
 )
@@ -31,6 +30,7 @@ from evalcore.human import (
     analyse_rankings,
 )
 from evalcore.numbers import finite_or_none
+from evalcore.version import code_stamp
 
 
 def ranking_analysis(
@@ -91,7 +91,7 @@ def ranking_analysis(
             "trueskill_bootstrap": settings.ranking_bootstrap,
             "trueskill_environment": list(result.trueskill.environment),
             "seed": result.seed,
-            "version": code_version(),
+            "version": code_stamp(),
         },
     )
 

@@ -8,8 +8,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-import scipy
-import trueskill
 
 from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.tables import (
@@ -19,7 +17,6 @@ from annotation.analysis.tables import (
     system_name,
 )
 from evalcore.numbers import finite_or_none
-from evalcore.version import evalsite_version
 
 QC_PASSED = "passed"
 
@@ -242,14 +239,4 @@ def significance_matrix(
         systems=[system_name(table, c, names) for c in order],
         p=[[finite_or_none(significance.p_value[a, b]) for b in order] for a in order],
         n=[[int(significance.n[a, b]) for b in order] for a in order],
-    )
-
-
-def code_version() -> str:
-    """The versions that produced a result (STYLE habit 7), e.g.
-    ``evalsite 0.1.0+src.3f9a0c21b7de; numpy 2.1.0; scipy 1.17.1; trueskill 0.4.5`` (the
-    digest of the running source: :mod:`evalcore.version`)."""
-    return (
-        f"evalsite {evalsite_version()}; numpy {np.__version__}; scipy {scipy.__version__}; "
-        f"trueskill {trueskill.__version__}"
     )

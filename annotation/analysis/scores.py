@@ -12,7 +12,6 @@ from annotation.analysis.results import (
     SystemResult,
     alpha_result,
     by_rank,
-    code_version,
     significance_matrix,
 )
 from annotation.analysis.settings import AnalysisSettings
@@ -29,6 +28,7 @@ from evalcore.human import (
     analyse_scores,
 )
 from evalcore.numbers import finite_or_none
+from evalcore.version import code_stamp
 
 
 def score_analysis(
@@ -92,7 +92,7 @@ def score_analysis(
             "confidence": settings.confidence,
             "n_bootstrap": settings.n_bootstrap,
             "seed": result.seed,
-            "version": code_version(),
+            "version": code_stamp(),
         },
     )
 

@@ -33,7 +33,6 @@ from annotation.analysis.ranking import ranking_analysis
 from annotation.analysis.results import (
     CampaignAnalysis,
     CriterionAnalysis,
-    code_version,
 )
 from annotation.analysis.scores import score_analysis
 from annotation.analysis.settings import AnalysisSettings
@@ -51,6 +50,7 @@ from annotation.models import (
     ProtocolConfig,
     System,
 )
+from evalcore.version import code_stamp
 
 # --------------------------------------------------------------------------------------------
 # Loading: the database into Judgments tables
@@ -135,7 +135,7 @@ def analysis_cache_key(*, campaign: Campaign, settings: AnalysisSettings) -> str
     state = {
         "campaign": str(campaign.pk),
         "settings": asdict(settings),
-        "code": code_version(),
+        "code": code_stamp(),
         "configs": list(ProtocolConfig.objects.filter(campaign=campaign).order_by("pk").values()),
         **campaign_inputs_stamp(campaign=campaign),
         "systems": list(
@@ -172,7 +172,7 @@ def campaign_analysis_compute(
     return CampaignAnalysis(
         campaign_id=str(campaign.pk),
         settings=settings,
-        version=code_version(),
+        version=code_stamp(),
         criteria=[criterion_analyse(table=t, settings=settings, names=names) for t in tables],
     )
 

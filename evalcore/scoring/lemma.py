@@ -29,7 +29,9 @@ import numpy as np
 import simplemma
 import stopwordsiso
 
-from .base import Metric, References, check_corpus, our_version
+from evalcore.version import signature_version
+
+from .base import Metric, References, check_corpus
 
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*", re.UNICODE)
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
@@ -124,5 +126,5 @@ class LemmaOverlap(Metric):
             "lang": self.lang,
             "lemmas": f"simplemma-{version('simplemma')}",
             "stop": f"stopwordsiso-{version('stopwordsiso')}",
-            "version": our_version(),
+            "version": signature_version(),
         }

@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 from sacrebleu.metrics.bleu import _get_tokenizer
 
-from .base import Metric, References, check_corpus, our_version
+from evalcore.version import signature_version
+
+from .base import Metric, References, check_corpus
 
 
 def word_edit_distance(hypothesis: Sequence[str], reference: Sequence[str]) -> int:
@@ -101,7 +103,7 @@ class TokenizedMetric(Metric):
             "nrefs": n_refs,
             "case": "lc" if self.lowercase else "mixed",
             "tok": self._tokenizer_signature(),
-            "version": our_version(),
+            "version": signature_version(),
         }
 
     def _tokenizer_signature(self) -> str:

@@ -18,7 +18,9 @@ from sacrebleu.metrics.bleu import BLEU as SacreBLEU  # noqa: N811
 from sacrebleu.metrics.chrf import CHRF as SacreCHRF  # noqa: N811
 from sacrebleu.metrics.ter import TER as SacreTER  # noqa: N811
 
-from .base import Metric, References, check_corpus, our_version
+from evalcore.version import signature_version
+
+from .base import Metric, References, check_corpus
 
 # sacreBLEU's floor for log(0) (``sacrebleu.utils.my_log``).
 _LOG_ZERO = -9999999999.0
@@ -266,7 +268,7 @@ class Length(SacreBackedMetric):
             "nrefs": info["nrefs"],
             "case": info["case"],
             "tok": info["tok"],
-            "version": our_version(),
+            "version": signature_version(),
         }
 
 

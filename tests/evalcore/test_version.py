@@ -14,13 +14,19 @@ import numpy as np
 import pytest
 import sacrebleu
 import scipy
+import trueskill
 
-from annotation.analysis.results import code_version
-from evalcore.scoring.base import our_version
-from evalcore.version import CODE_PACKAGES, code_folders, evalsite_version, source_digest
+from evalcore.version import (
+    CODE_PACKAGES,
+    code_folders,
+    code_stamp,
+    evalsite_version,
+    signature_version,
+    source_digest,
+)
 from metrics import pipeline
 from metrics.models import AnalysisJob, StatsChunk
-from metrics.tasks import _job, analysis_chunk, analysis_start, code_named
+from metrics.tasks import _job, analysis_chunk, analysis_start
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -141,6 +147,7 @@ def test_an_analysis_is_fingerprinted_with_the_code_and_library_versions(campaig
         "numpy": np.__version__,
         "scipy": scipy.__version__,
         "sacrebleu": sacrebleu.__version__,
+        "trueskill": trueskill.__version__,
     }
     fingerprint = pipeline.campaign_fingerprint(campaign=campaign, params=params)
     assert pipeline.campaign_fingerprint(campaign=campaign, params=dict(params)) == fingerprint
@@ -150,9 +157,16 @@ def test_an_analysis_is_fingerprinted_with_the_code_and_library_versions(campaig
     ):
         assert pipeline.campaign_fingerprint(campaign=campaign, params=other) != fingerprint
 
-    # Reports of the human analysis and our metrics' signatures name the same code.
-    assert code_version().startswith(f"evalsite {evalsite_version()}; numpy ")
-    assert our_version() == f"evalsite-{evalsite_version()}+sacrebleu-{sacrebleu.__version__}"
+    # Results of the human analysis, jobs and our metrics' signatures name the same code, in one
+    # wording (and the signature's field syntax).
+    assert code_stamp() == (
+        f"evalsite {evalsite_version()}; numpy {np.__version__}; sacrebleu "
+        f"{sacrebleu.__version__}; scipy {scipy.__version__}; trueskill {trueskill.__version__}"
+    )
+    assert code_stamp(params["version"], params["libraries"]) == code_stamp()
+    assert signature_version() == (
+        f"evalsite-{evalsite_version()}+sacrebleu-{sacrebleu.__version__}"
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -164,10 +178,10 @@ def test_a_worker_running_other_code_fails_the_job_instead_of_computing_it(campa
     assert _job(str(mine.pk)) == mine
 
     running = (
-        f"EvalSite {evalsite_version()}; numpy {np.__version__}; sacrebleu "
-        f"{sacrebleu.__version__}; scipy {scipy.__version__}"
+        f"evalsite {evalsite_version()}; numpy {np.__version__}; sacrebleu "
+        f"{sacrebleu.__version__}; scipy {scipy.__version__}; trueskill {trueskill.__version__}"
     )
-    assert code_named(params["version"], params["libraries"]) == running
+    assert code_stamp(params["version"], params["libraries"]) == running
     requested = "0.1.0+src.000000000000"
     other = {**params, "version": requested}
     queued = AnalysisJob.objects.create(campaign=campaign, fingerprint="b" * 64, params=other)
