@@ -3,17 +3,32 @@ active language's number format."""
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
+
 from django.utils.formats import get_format
 from django.utils.translation import gettext as _
 
 
 def number_text(value: float | None, digits: int) -> str:
-    """A number with ``digits`` decimals and the active language's decimal separator, as the
-    template filter ``floatformat`` shows it; "—" when missing. The dashboard has thousands of
-    numbers and ``floatformat`` (through ``Decimal``) was the largest cost of rendering it."""
+    """A number with ``digits`` decimals and the active language's decimal separator, rounded
+    as the template filter ``floatformat`` rounds it (half away from zero on the shortest
+    decimal that reads back as the value: 4.125 shows as 4.13); "—" when missing. Every page
+    and report writes numbers through this function (templates by ``{% load numbers %}``),
+    so that one value shows the same digits everywhere.
+
+    The dashboard has thousands of numbers and ``floatformat`` (through ``Decimal``) was the
+    largest cost of rendering it: only a value whose shortest decimal ends in a 5 just past
+    ``digits`` (a tie, where binary rounding may go down) takes the ``Decimal`` path."""
     if value is None:
         return "—"
     text = f"{value:.{digits}f}"
+    shortest = repr(float(value))
+    point = shortest.find(".")
+    tie = point >= 0 and "e" not in shortest and len(shortest) - point - 1 == digits + 1
+    if tie and shortest[-1] == "5":
+        text = str(Decimal(shortest).quantize(Decimal(1).scaleb(-digits), ROUND_HALF_UP))
+    if text.startswith("-") and not text.strip("-0."):
+        text = text[1:]  # -0.02 shows as 0.0, not -0.0
     separator = get_format("DECIMAL_SEPARATOR")
     return text if separator == "." else text.replace(".", separator)
 

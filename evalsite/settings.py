@@ -105,6 +105,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
             ],
+            # ``{% load numbers %}``: the one number formatter of pages (evalsite/formatting.py).
+            "libraries": {"numbers": "evalsite.template_numbers"},
         },
     },
 ]

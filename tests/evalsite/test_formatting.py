@@ -1,0 +1,36 @@
+"""The one number formatter: every page writes a value with the digits Django's ``floatformat``
+gives it (the reference here), whichever page or presenter writes it."""
+
+from __future__ import annotations
+
+import random
+
+from django.template import Context, Template
+from django.template.defaultfilters import floatformat
+from django.utils import translation
+
+from evalsite.formatting import number_text
+
+
+def test_numbers_round_as_floatformat_does_ties_included() -> None:
+    rng = random.Random(7)
+    values = [round(rng.uniform(-500, 500), rng.randint(0, 6)) for _ in range(20_000)]
+    values += [4.125, -4.125, 2.675, 0.125, 0.5, 1.5, 2.5, -2.5, -0.02, -0.0, 1e-7, 123456.5]
+    for value in values:
+        for digits in range(5):
+            assert number_text(value, digits) == floatformat(value, digits), (value, digits)
+
+
+def test_a_mean_of_4_125_shows_as_4_13_not_binary_rounding_s_4_12() -> None:
+    assert f"{4.125:.2f}" == "4.12"  # what formatting the binary value alone gives
+    assert number_text(4.125, 2) == "4.13"
+    assert number_text(None, 2) == "—"
+
+
+def test_templates_use_the_same_formatter_in_the_active_language() -> None:
+    template = Template("{% load numbers %}{{ a|number:2 }} {{ b|number:3 }} {{ c|number:1 }}")
+    context = Context({"a": 4.125, "b": None, "c": -0.02})
+    assert template.render(context) == "4.13 — 0.0"
+    with translation.override("de"):
+        assert template.render(context) == "4,13 — 0,0"
+        assert number_text(4.125, 2) == floatformat(4.125, 2) == "4,13"
