@@ -1,4 +1,5 @@
-"""The registry of annotation protocols: what a screen shows and what an answer must contain.
+"""What every protocol kind is made of: criteria, modes, and the protocol itself (its screen,
+its answers and their validation); each kind is one module of this package.
 
 One generic task / item / judgment model serves every protocol; a protocol is data here (criteria,
 scales with their labels, how many outputs a screen shows) plus one validation function. Views,
@@ -12,10 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
-
-ADEQUACY_FLUENCY = "adequacy_fluency"
-RANKING = "ranking"
-DIRECT_ASSESSMENT = "direct_assessment"
 
 
 @dataclass(frozen=True)
@@ -42,41 +39,7 @@ class Criterion:
         }
 
 
-ADEQUACY = Criterion(
-    "adequacy",
-    _("Adequacy"),
-    1,
-    5,
-    {
-        5: _("All meaning"),
-        4: _("Most meaning"),
-        3: _("Much meaning"),
-        2: _("Little meaning"),
-        1: _("None"),
-    },
-)
-FLUENCY = Criterion(
-    "fluency",
-    _("Fluency"),
-    1,
-    5,
-    {
-        5: _("Flawless"),
-        4: _("Good"),
-        3: _("Non-native"),
-        2: _("Disfluent"),
-        1: _("Incomprehensible"),
-    },
-    needs_source=False,
-)
 RANK = Criterion("rank", _("Rank"), 1, 5, {1: _("Best"), 5: _("Worst")}, higher_is_better=False)
-DA_SCORE = Criterion(
-    "score",
-    _("Score"),
-    0,
-    100,
-    {0: _("Not at all"), 100: _("Perfectly")},
-)
 
 
 @dataclass(frozen=True)
@@ -180,44 +143,3 @@ class Protocol:
                     continue
                 values[(int(output_id), criterion.key)] = float(raw)
         return values, errors
-
-
-PROTOCOLS: dict[str, Protocol] = {
-    ADEQUACY_FLUENCY: Protocol(
-        ADEQUACY_FLUENCY,
-        _("Adequacy and fluency"),
-        (ADEQUACY, FLUENCY),
-        (BILINGUAL, MONOLINGUAL),
-        instructions=_(
-            "Rate every translation twice. Adequacy: how much of the meaning of the source (or "
-            "reference) is expressed in the translation. Fluency: how good the translation is as "
-            "a text in the target language, whatever it means."
-        ),
-    ),
-    RANKING: Protocol(
-        RANKING,
-        _("Ranking"),
-        (RANK,),
-        (BILINGUAL, MONOLINGUAL),
-        ranks=True,
-        max_outputs=9,
-        instructions=_(
-            "Rank the translations from best (1) to worst. Give two translations the same rank "
-            "when they are equally good."
-        ),
-    ),
-    DIRECT_ASSESSMENT: Protocol(
-        DIRECT_ASSESSMENT,
-        _("Direct assessment"),
-        (DA_SCORE,),
-        (SOURCE_BASED, REFERENCE_BASED),
-        single_output=True,
-        instructions=_(
-            "Move the slider to say how well the translation expresses the meaning of the "
-            "source (or reference): 0 means not at all, 100 perfectly."
-        ),
-    ),
-}
-
-PROTOCOL_CHOICES = [(p.key, p.name) for p in PROTOCOLS.values()]
-MODE_CHOICES = [(m.key, m.label) for m in (BILINGUAL, MONOLINGUAL, SOURCE_BASED, REFERENCE_BASED)]

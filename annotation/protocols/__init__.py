@@ -1,0 +1,52 @@
+"""Protocol kinds: what a screen shows and what an answer must contain.
+
+One generic task / item / judgment model serves every kind; a kind is one module of this package
+(criteria, scales with their labels, modes, how many outputs a screen shows, validation), and the
+registry lists them. Views, templates and the JavaScript read these definitions instead of being
+copied per protocol.
+"""
+
+from annotation.protocols import adequacy_fluency, direct_assessment, ranking
+from annotation.protocols.adequacy_fluency import ADEQUACY, ADEQUACY_FLUENCY, FLUENCY
+from annotation.protocols.base import (
+    BILINGUAL,
+    MONOLINGUAL,
+    RANK,
+    REFERENCE_BASED,
+    SOURCE_BASED,
+    Criterion,
+    Mode,
+    Protocol,
+)
+from annotation.protocols.direct_assessment import DA_SCORE, DIRECT_ASSESSMENT
+from annotation.protocols.ranking import RANKING
+from annotation.protocols.registry import PROTOCOLS, register
+
+# The kinds, in the order forms and pages list them.
+KINDS = (adequacy_fluency, ranking, direct_assessment)
+for _kind in KINDS:
+    register(_kind.PROTOCOL)
+PROTOCOL_CHOICES = [(p.key, p.name) for p in PROTOCOLS.values()]
+MODE_CHOICES = [(m.key, m.label) for m in (BILINGUAL, MONOLINGUAL, SOURCE_BASED, REFERENCE_BASED)]
+
+__all__ = [
+    "ADEQUACY",
+    "ADEQUACY_FLUENCY",
+    "BILINGUAL",
+    "DA_SCORE",
+    "DIRECT_ASSESSMENT",
+    "FLUENCY",
+    "KINDS",
+    "MODE_CHOICES",
+    "MONOLINGUAL",
+    "PROTOCOLS",
+    "PROTOCOL_CHOICES",
+    "RANK",
+    "RANKING",
+    "REFERENCE_BASED",
+    "SOURCE_BASED",
+    "Criterion",
+    "Mode",
+    "Protocol",
+    "register",
+]
