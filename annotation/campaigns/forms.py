@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from annotation.campaigns.uploads import UploadFile, upload_file_read
 from annotation.models import Campaign, ProtocolConfig
 from annotation.permissions import user_is_organizer
-from annotation.protocols import ADEQUACY_FLUENCY, PROTOCOLS
+from annotation.protocols import PROTOCOLS
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -185,7 +185,7 @@ class ProtocolConfigForm(forms.ModelForm):
                 )
                 % {"protocol": protocol.name, "max": protocol.max_outputs},
             )
-        if cleaned.get("fluency_first") and protocol and protocol.key != ADEQUACY_FLUENCY:
+        if cleaned.get("fluency_first") and protocol and not protocol.fluency_first_allowed:
             self.add_error("fluency_first", _("Only adequacy and fluency has this option."))
         qc = sum(cleaned.get(f) or 0 for f in ("qc_bad_reference", "qc_repeat", "qc_reference"))
         if qc > 60:

@@ -41,6 +41,7 @@ PROTOCOL = Protocol(
     _("Adequacy and fluency"),
     (ADEQUACY, FLUENCY),
     (BILINGUAL, MONOLINGUAL),
+    fluency_first_allowed=True,
     instructions=_(
         "Rate every translation twice. Adequacy: how much of the meaning of the source (or "
         "reference) is expressed in the translation. Fluency: how good the translation is as "

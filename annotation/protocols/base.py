@@ -67,6 +67,8 @@ class Protocol:
     # The most outputs a screen may show: a rank is typed as one digit on the annotation page.
     max_outputs: int | None = None
     instructions: Any = ""
+    # The screen may ask for fluency first, without the source, then show it (a config option).
+    fluency_first_allowed: bool = False
 
     def mode(self, key: str) -> Mode:
         for mode in self.modes:
