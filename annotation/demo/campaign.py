@@ -179,25 +179,13 @@ def _quality(output: ItemOutput) -> float:
 def _simulated_answer(
     outputs: list[ItemOutput], protocol: Protocol, rng: np.random.Generator, *, careless: bool
 ) -> dict[str, dict[str, float]]:
-    criteria = protocol.criteria_for(len(outputs))
+    """How the output looks to the rater (its system's quality, or anything when careless),
+    then the protocol kind's answer for it."""
     noisy = [
         float(rng.random()) if careless else _quality(o) + float(rng.normal(0, 0.08))
         for o in outputs
     ]
-    if protocol.ranks:
-        order = np.argsort(-np.array(noisy), kind="stable")
-        ranks = np.empty(len(outputs), dtype=int)
-        ranks[order] = np.arange(1, len(outputs) + 1)
-        return {str(o.pk): {criteria[0].key: float(r)} for o, r in zip(outputs, ranks, strict=True)}
-    answer: dict[str, dict[str, float]] = {}
-    for output, q in zip(outputs, noisy, strict=True):
-        scores = {}
-        for c in criteria:
-            value = q + (0 if careless else float(rng.normal(0, 0.05)))
-            scaled = c.minimum + min(max(value, 0.0), 1.0) * (c.maximum - c.minimum)
-            scores[c.key] = float(round(scaled))
-        answer[str(output.pk)] = scores
-    return answer
+    return protocol.simulated_answer([o.pk for o in outputs], noisy, rng, careless=careless)
 
 
 def demo_simulate_judgments(*, campaign: Campaign, seed: int = 2026) -> int:

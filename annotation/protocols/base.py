@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from django.utils.translation import gettext_lazy as _
 
 
@@ -80,19 +81,31 @@ class Protocol:
         return 1 if self.single_output else k
 
     def criteria_for(self, n_outputs: int) -> tuple[Criterion, ...]:
-        """The criteria with their scales fitted to the screen (ranks go 1..n_outputs)."""
-        if not self.ranks:
-            return self.criteria
-        return (
-            Criterion(
-                RANK.key,
-                RANK.label,
-                1,
-                n_outputs,
-                {1: _("Best"), n_outputs: _("Worst")},
-                higher_is_better=False,
-            ),
-        )
+        """The criteria with their scales fitted to a screen of ``n_outputs`` outputs (a kind
+        whose scale depends on the screen, as ranks do, overrides this)."""
+        return self.criteria
+
+    def simulated_answer(
+        self,
+        output_ids: Sequence[int],
+        qualities: Sequence[float],
+        rng: np.random.Generator,
+        *,
+        careless: bool,
+    ) -> dict[str, dict[str, float]]:
+        """What a simulated rater (the demo's) answers for outputs it perceives at
+        ``qualities`` (0 worst, 1 best): every criterion on its scale, with a little noise per
+        criterion unless the rater is careless."""
+        answer: dict[str, dict[str, float]] = {}
+        criteria = self.criteria_for(len(output_ids))
+        for output_id, quality in zip(output_ids, qualities, strict=True):
+            scores = {}
+            for c in criteria:
+                value = quality + (0 if careless else float(rng.normal(0, 0.05)))
+                scaled = c.minimum + min(max(value, 0.0), 1.0) * (c.maximum - c.minimum)
+                scores[c.key] = float(round(scaled))
+            answer[str(output_id)] = scores
+        return answer
 
     def validate(
         self, answer: Mapping[str, Any], output_ids: Sequence[int]
