@@ -118,15 +118,18 @@ def metric_systems(systems: list[Any], quality: np.ndarray, rng: np.random.Gener
 def synthetic_correlations(
     human: dict[str, Any], metrics: dict[str, Any], params: dict[str, Any], rng: np.random.Generator
 ) -> Any:
-    """A ``correlations`` document with the keys :mod:`metrics.correlations` writes."""
+    """A ``correlations`` document with the keys :mod:`metrics.correlations` writes, from the
+    stored ``human`` document (read through its class, as the pipeline reads it)."""
+    from annotation.analysis.results import HumanDocument
+
     out = []
     keys = [m["key"] for m in metrics["metrics"]]
-    for crit in human["analysis"]["criteria"]:
-        ranking = crit["kind"] == "ranking"
+    for crit in HumanDocument.from_json(human).analysis.criteria:
+        ranking = crit.kind == "ranking"
         point = {
-            s["system_id"]: s["expected_wins"] if ranking else s["score"]
-            for s in crit["systems"]
-            if s["position"] > 0
+            s.system_id: s.expected_wins if ranking else s.score
+            for s in crit.systems
+            if s.position > 0
         }
         entries = [
             correlation_entry(doc, point, ranking=ranking, rng=rng) for doc in metrics["metrics"]
@@ -135,11 +138,11 @@ def synthetic_correlations(
         np.fill_diagonal(p, np.nan)
         out.append(
             {
-                "config_id": crit["config_id"],
-                "config_name": crit["config_name"],
-                "criterion": crit["criterion"],
-                "label": crit["criterion_label"],
-                "kind": crit["kind"],
+                "config_id": crit.config_id,
+                "config_name": crit.config_name,
+                "criterion": crit.criterion,
+                "label": crit.criterion_label,
+                "kind": crit.kind,
                 "human_score": "Expected Wins" if ranking else "mean z",
                 "metrics": entries,
                 "williams": {"metrics": keys, "p": _matrix(p)},

@@ -26,13 +26,14 @@ list of judgment ids is sent to the database).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from annotation.analysis.results import CriterionAnalysis, HumanDocument
 from annotation.analysis.tables import (
     CriterionTable,
     criterion_table_load,
@@ -97,7 +98,7 @@ def _row_runs(table: CriterionTable) -> IntArray:
 
 def _criterion_inputs(
     config: ProtocolConfig,
-    crit: dict[str, Any],
+    crit: CriterionAnalysis,
     chosen: list[System],
     segment_index: dict[int, int],
 ) -> _CriterionInputs | None:
@@ -109,12 +110,12 @@ def _criterion_inputs(
       :func:`evalcore.human.systems.system_scores`), normalised on the analysis' basis;
     * rankings: Expected Wins of the REAL pairwise comparisons of included annotators.
     """
-    table = criterion_table_load(config=config, criterion=crit["criterion"])
+    table = criterion_table_load(config=config, criterion=crit.criterion)
     j = table.judgments
     if len(j.score) == 0:
         return None
     n_segments = len(segment_index)
-    included_ids = [a["annotator_id"] for a in crit["annotators"] if a["included"]]
+    included_ids = [a.annotator_id for a in crit.annotators if a.included]
     include = np.isin(table.annotator_ids, np.asarray(included_ids, dtype=np.int64))
     seg_pos = np.array([segment_index.get(int(s), -1) for s in table.segment_ids], np.int64)
     run = _row_runs(table)
@@ -153,10 +154,9 @@ def _criterion_inputs(
             z=None,
         )
 
-    method = crit.get("method", {})
-    normalised = normalise(j, basis=method.get("basis", "real_and_repeat"))
+    normalised = normalise(j, basis=crit.basis)
     rows = scored_rows(j, include=include, include_repeats=True)
-    scores = segment_scores(j, normalised.values(method.get("space", "z")), rows)
+    scores = segment_scores(j, normalised.values(crit.space or "z"), rows)
     human = np.zeros((len(chosen), n_segments, 2))
     known = seg_pos >= 0
     mean = scores.mean[np.maximum(chosen_codes, 0)][:, known]  # (chosen, table segments)
@@ -255,9 +255,10 @@ def correlations_compute(
     metric_stats: dict[str, list[np.ndarray]],
     sentence: dict[str, dict[int, np.ndarray]],
     systems: list[System],
-    human_doc: dict[str, Any],
+    human_doc: HumanDocument | Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The correlation document; see the module docstring."""
+    """The correlation document; see the module docstring. ``human_doc`` is the ``human``
+    document (:class:`HumanDocument` or its stored JSON)."""
     segments = list(
         Segment.objects.filter(campaign=campaign).order_by("position").values_list("pk", flat=True)
     )
@@ -266,8 +267,8 @@ def correlations_compute(
     n_boot = params["bootstrap_samples"]
     configs = {c.pk: c for c in ProtocolConfig.objects.filter(campaign=campaign)}
     out_criteria = []
-    for crit in human_doc["analysis"]["criteria"]:
-        config = configs.get(crit["config_id"])
+    for crit in HumanDocument.read(human_doc).analysis.criteria:
+        config = configs.get(crit.config_id)
         if config is None:
             continue
         criterion = _criterion_correlations(
@@ -297,7 +298,7 @@ def correlations_compute(
 
 def _criterion_correlations(
     config: ProtocolConfig,
-    crit: dict[str, Any],
+    crit: CriterionAnalysis,
     *,
     metrics: dict[str, Any],
     metric_docs: list[dict[str, Any]],
@@ -310,17 +311,17 @@ def _criterion_correlations(
 ) -> dict[str, Any] | None:
     """One criterion's entry: every metric at system and segment level, and the Williams tests
     between them; None when the criterion has no judgments."""
-    is_ranking = crit["kind"] == "ranking"
+    is_ranking = crit.kind == "ranking"
     point = {
-        s["system_id"]: (s["expected_wins"] if is_ranking else s["score"])
-        for s in crit["systems"]
-        if s["position"] > 0
+        s.system_id: (s.expected_wins if is_ranking else s.score)
+        for s in crit.systems
+        if s.position > 0
     }
     chosen = [i for i, s in enumerate(systems) if finite_or_none(point.get(s.pk)) is not None]
     inputs = _criterion_inputs(config, crit, [systems[i] for i in chosen], segment_index)
     if inputs is None:
         return None
-    slider = crit["scale"][1] - crit["scale"][0] > 10
+    slider = crit.scale[1] - crit.scale[0] > 10
     metrics_out = []
     oriented_points: dict[str, np.ndarray] = {}
     human_point = [point[systems[i].pk] for i in chosen]
@@ -343,14 +344,12 @@ def _criterion_correlations(
         entry["segment"] = _segment_level(inputs, sentence[key], sign, slider)
         metrics_out.append(entry)
     return {
-        "config_id": crit["config_id"],
-        "config_name": crit["config_name"],
-        "criterion": crit["criterion"],
-        "label": crit["criterion_label"],
-        "kind": crit["kind"],
-        "human_score": "Expected Wins"
-        if is_ranking
-        else f"mean {crit.get('method', {}).get('space', 'z')}",
+        "config_id": crit.config_id,
+        "config_name": crit.config_name,
+        "criterion": crit.criterion,
+        "label": crit.criterion_label,
+        "kind": crit.kind,
+        "human_score": "Expected Wins" if is_ranking else f"mean {crit.space or 'z'}",
         "metrics": metrics_out,
         "williams": _williams(human_point, oriented_points, len(chosen)),
     }

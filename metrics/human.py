@@ -3,10 +3,12 @@ and the per-annotator histograms of raw scores (Koehn Fig. 8.3), as one JSON doc
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.db.models import Count
 
+from annotation.analysis.results import Histogram, HistogramAnnotator, HumanDocument
 from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.services import annotator_pseudonyms_ensure
 from annotation.analysis.settings import AnalysisSettings
@@ -18,7 +20,7 @@ from annotation.reports.judgments import annotator_labels
 SLIDER_BIN = 10
 
 
-def histograms(*, campaign: Any) -> list[dict[str, Any]]:
+def histograms(*, campaign: Any) -> list[Histogram]:
     """Raw-score counts per protocol config, criterion and annotator (real items only)."""
     rows = (
         JudgmentValue.objects.filter(
@@ -36,7 +38,8 @@ def histograms(*, campaign: Any) -> list[dict[str, Any]]:
         .annotate(n=Count("pk"))
         .order_by()
     )
-    out: dict[tuple[int, str], dict[str, Any]] = {}
+    out: dict[tuple[int, str], Histogram] = {}
+    counts: dict[tuple[int, str], dict[int, HistogramAnnotator]] = {}
     for row in rows:
         protocol = PROTOCOLS[row["judgment__item__task__config__protocol"]]
         criterion = next((c for c in protocol.criteria if c.key == row["criterion"]), None)
@@ -48,21 +51,25 @@ def histograms(*, campaign: Any) -> list[dict[str, Any]]:
             bins = list(range(criterion.minimum, criterion.maximum, SLIDER_BIN))
         else:
             bins = list(range(criterion.minimum, criterion.maximum + 1))
-        doc = out.setdefault(
+        out.setdefault(
             key,
-            {
-                "config_id": key[0],
-                "config_name": row["judgment__item__task__config__name"],
-                "criterion": row["criterion"],
-                "label": str(criterion.label),
-                "bins": bins,
-                "bin_width": SLIDER_BIN if slider else 1,
-                "annotators": {},
-            },
+            Histogram(
+                config_id=key[0],
+                config_name=row["judgment__item__task__config__name"],
+                criterion=row["criterion"],
+                label=str(criterion.label),
+                bins=bins,
+                bin_width=SLIDER_BIN if slider else 1,
+                annotators=[],
+            ),
         )
-        annotator = doc["annotators"].setdefault(
+        annotator = counts.setdefault(key, {}).setdefault(
             row["judgment__annotator_id"],
-            {"username": row["judgment__annotator__username"], "counts": [0] * len(bins)},
+            HistogramAnnotator(
+                id=row["judgment__annotator_id"],
+                username=row["judgment__annotator__username"],
+                counts=[0] * len(bins),
+            ),
         )
         value = int(row["value"])
         index = (
@@ -70,59 +77,69 @@ def histograms(*, campaign: Any) -> list[dict[str, Any]]:
             if slider
             else value - criterion.minimum
         )
-        annotator["counts"][index] += row["n"]
-    docs = []
-    for doc in out.values():
-        doc["annotators"] = [
-            {"id": annotator_id, **data} for annotator_id, data in sorted(doc["annotators"].items())
-        ]
-        docs.append(doc)
-    return docs
+        annotator.counts[index] += row["n"]
+    return [
+        replace(histogram, annotators=[a for _, a in sorted(counts[key].items())])
+        for key, histogram in out.items()
+    ]
 
 
 def human_compute(*, campaign: Any, seed: int) -> dict[str, Any]:
-    """The campaign's human-judgment analysis with the analysis page's default settings and the
-    campaign's seed, plus histograms."""
+    """The stored ``human`` document (:class:`HumanDocument`): the campaign's human-judgment
+    analysis with the analysis page's default settings and the campaign's seed, plus
+    histograms."""
     analysis = campaign_analysis_compute(campaign=campaign, settings=AnalysisSettings(seed=seed))
-    return {"analysis": analysis.as_json(), "histograms": histograms(campaign=campaign)}
+    return HumanDocument(analysis=analysis, histograms=histograms(campaign=campaign)).to_json()
 
 
 def human_document_named(
     *, campaign: Any, data: dict[str, Any], real_names: bool
 ) -> dict[str, Any]:
     """A stored human document as downloads give it, by the rule of every report: annotators
-    by pseudonym (A001, …), their usernames (as they are now) only with ``real_names``. The
-    stored document keeps the usernames the dashboard page shows its organizers."""
+    by pseudonym (A001, …), their usernames (as they are now) only with ``real_names``, after
+    their other keys. The stored document keeps the usernames the dashboard page shows its
+    organizers."""
     codes = {
         annotator: pseudonym_code(number)
         for annotator, number in annotator_pseudonyms_ensure(campaign=campaign).items()
     }
     names = annotator_labels(campaign=campaign, real_names=True) if real_names else {}
+    document = HumanDocument.from_json(data)
 
-    def named(annotator: dict[str, Any], annotator_id: int) -> dict[str, Any]:
-        out = {k: v for k, v in annotator.items() if k != "username"}
-        out["pseudonym"] = codes.get(annotator_id, annotator.get("pseudonym", ""))
-        if real_names:
-            out["username"] = names.get(annotator_id, annotator.get("username", ""))
-        return out
+    def username(annotator_id: int, stored: str) -> str:
+        return names.get(annotator_id, stored) if real_names else stored
 
-    analysis = data.get("analysis", {})
-    return {
-        **data,
-        "analysis": {
-            **analysis,
-            "criteria": [
-                {
-                    **criterion,
-                    "annotators": [
-                        named(a, a["annotator_id"]) for a in criterion.get("annotators", [])
-                    ],
-                }
-                for criterion in analysis.get("criteria", [])
-            ],
-        },
-        "histograms": [
-            {**doc, "annotators": [named(a, a["id"]) for a in doc.get("annotators", [])]}
-            for doc in data.get("histograms", [])
+    analysis = replace(
+        document.analysis,
+        criteria=[
+            replace(
+                criterion,
+                annotators=[
+                    replace(
+                        a,
+                        pseudonym=codes.get(a.annotator_id, a.pseudonym),
+                        username=username(a.annotator_id, a.username),
+                    )
+                    for a in criterion.annotators
+                ],
+            )
+            for criterion in document.analysis.criteria
         ],
-    }
+    )
+    histograms = [
+        replace(
+            h,
+            annotators=[
+                replace(
+                    a,
+                    pseudonym=codes.get(a.id, a.pseudonym or ""),
+                    username=username(a.id, a.username),
+                )
+                for a in h.annotators
+            ],
+        )
+        for h in document.histograms
+    ]
+    return HumanDocument(analysis=analysis, histograms=histograms).to_json(
+        usernames="last" if real_names else "omitted"
+    )

@@ -2,7 +2,9 @@
 
 The dashboard reads **stored results only**: the latest :class:`~metrics.models.AnalysisResult`
 of each kind (``metrics``, ``human``, ``correlations``, written by
-:func:`metrics.pipeline.finalize`) and the latest :class:`~metrics.models.AnalysisJob`. Nothing
+:func:`metrics.pipeline.finalize`; the ``human`` one read through
+:meth:`annotation.analysis.results.HumanDocument.from_json`) and the latest
+:class:`~metrics.models.AnalysisJob`. Nothing
 here computes a statistic; the functions below pick, order and shape the stored numbers for the
 template and the plots. Beside them come a few cheap live aggregates (judgments per protocol and
 annotator, time spent, what remains) and the "stale" flag, each a fixed number of aggregate
@@ -14,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotation.analysis.results import HumanDocument
 from annotation.models import Campaign
 from metrics.models import AnalysisResult
 from metrics.presenters.correlations import CorrelationCriterion, correlation_panel, scatter_plots
@@ -77,7 +80,8 @@ def dashboard_data(*, campaign: Campaign) -> Dashboard:
     """
     state = analysis_state(campaign=campaign)
     metrics_doc = result_data(state, AnalysisResult.Kind.METRICS)
-    human_doc = result_data(state, AnalysisResult.Kind.HUMAN)
+    human_data = result_data(state, AnalysisResult.Kind.HUMAN)
+    human_doc = HumanDocument.from_json(human_data) if human_data else None
     correlations_doc = result_data(state, AnalysisResult.Kind.CORRELATIONS)
     return Dashboard(
         state=state,
@@ -85,7 +89,7 @@ def dashboard_data(*, campaign: Campaign) -> Dashboard:
         metrics=metrics_panel(metrics_doc) if metrics_doc else None,
         human=human_panel(human_doc) if human_doc else [],
         correlations=correlation_panel(correlations_doc) if correlations_doc else [],
-        human_version=str(((human_doc or {}).get("analysis") or {}).get("version", "")),
+        human_version=human_doc.analysis.version if human_doc else "",
         correlation_params=(correlations_doc or {}).get("params", {}),
         plots={
             "heatmaps": significance_heatmaps(metrics_doc) if metrics_doc else [],

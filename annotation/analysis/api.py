@@ -166,12 +166,10 @@ class AnalysisView(CampaignAPIView):
     def get(self, request: Request, campaign_id: Any) -> Response:
         campaign = self.campaign(request, campaign_id)
         serializer = self.read_settings(request)
-        data = self.analysis(campaign, serializer.settings()).as_json()
-        if not serializer.real_names:
-            for criterion in data["criteria"]:
-                for annotator in criterion["annotators"]:
-                    annotator.pop("username")
-        return Response(data)
+        analysis = self.analysis(campaign, serializer.settings())
+        return Response(
+            analysis.to_json(usernames="in_place" if serializer.real_names else "omitted")
+        )
 
 
 class JudgmentReportView(CampaignAPIView):

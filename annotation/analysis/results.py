@@ -1,11 +1,20 @@
 """The human-analysis result: small dataclasses for templates, reports and JSON, one per annotator,
-system, agreement figure, significance matrix, criterion and campaign."""
+system, agreement figure, significance matrix, criterion and campaign, plus the stored human
+document of the dashboard (:class:`HumanDocument`: the analysis and the score histograms).
+
+This module is the one contract of the stored result: :meth:`HumanDocument.to_json` and
+:meth:`CampaignAnalysis.to_json` write it (with ``"schema":`` :data:`SCHEMA_VERSION`), and every
+reader rebuilds the classes with ``from_json``, which refuses a missing or unknown key, or a
+newer schema, with a :class:`ValueError` that names it. A document without ``"schema"`` was
+stored before the key existed and reads as schema 1.
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from collections.abc import Mapping
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any, Literal, Self, cast
 
 import numpy as np
 
@@ -16,7 +25,16 @@ from annotation.analysis.tables import (
     system_codes,
     system_name,
 )
+from evalcore.human.normalisation import Basis, Space
 from evalcore.numbers import finite_or_none
+
+SCHEMA_VERSION = 1
+"""The version of the JSON layout that :meth:`CampaignAnalysis.to_json` and
+:meth:`HumanDocument.to_json` write; raise it when a key changes meaning or disappears."""
+
+Usernames = Literal["in_place", "omitted", "last"]
+"""Where ``to_json`` puts annotators' usernames: where the stored document has them, nowhere
+(downloads by pseudonym) or after every other key (downloads with usernames)."""
 
 QC_PASSED = "passed"
 
@@ -25,8 +43,23 @@ QC_FAILED = "failed"
 QC_UNTESTED = "untested"
 
 
+class _JsonRecord:
+    """``to_json`` and ``from_json`` of a flat result dataclass (no nested result classes)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON types; NaN and infinities become None."""
+        out: dict[str, Any] = _json_safe(asdict(self))  # type: ignore[call-overload]
+        return out
+
+    @classmethod
+    def from_json(cls, doc: Any, path: str = "") -> Self:
+        """The record a :meth:`to_json` document describes; a ValueError names a missing or
+        unknown key."""
+        return cls(**_known_keys(cls, doc, path or cls.__name__))
+
+
 @dataclass(frozen=True)
-class AnnotatorResult:
+class AnnotatorResult(_JsonRecord):
     """QC, normalisation, agreement with oneself and time of one annotator on one criterion."""
 
     annotator_id: int
@@ -58,9 +91,13 @@ class AnnotatorResult:
     qc_uninformative: int = 0
     repeats_kendall_tau: float | None = None
 
+    def to_json(self, *, usernames: Usernames = "in_place") -> dict[str, Any]:
+        """Plain JSON types, the username where ``usernames`` puts it."""
+        return _usernames_placed(super().to_json(), usernames)
+
 
 @dataclass(frozen=True)
-class SystemResult:
+class SystemResult(_JsonRecord):
     """One system's human scores, ranks and cluster on one criterion.
 
     ``position`` is the place in the ranking (1 = best); systems without a score have
@@ -97,7 +134,7 @@ class SystemResult:
 
 
 @dataclass(frozen=True)
-class AgreementResult:
+class AgreementResult(_JsonRecord):
     """One agreement coefficient with the counts behind it."""
 
     name: str  # e.g. "inter-annotator α (interval)"
@@ -108,7 +145,7 @@ class AgreementResult:
 
 
 @dataclass(frozen=True)
-class SignificanceMatrix:
+class SignificanceMatrix(_JsonRecord):
     """Pairwise one-sided p-values in ranking order: ``p[i][j]`` = p of "i better than j"."""
 
     test: str
@@ -152,6 +189,55 @@ class CriterionAnalysis:
         """The intervals' confidence level as a percentage for labels: "95", "97.5"."""
         return percent_label(float(self.method["confidence"]))
 
+    @property
+    def space(self) -> Space | Literal[""]:
+        """The score space of the system scores ("" on ranking criteria)."""
+        return cast(Space, str(self.method.get("space", "")))
+
+    @property
+    def basis(self) -> Basis:
+        """The rows annotator means and SDs come from (score criteria)."""
+        return cast(Basis, str(self.method.get("basis", "real_and_repeat")))
+
+    @property
+    def significance_test(self) -> str:
+        """The pairwise test between systems that the clusters come from."""
+        return str(self.method.get("significance_test", ""))
+
+    def to_json(self, *, usernames: Usernames = "in_place") -> dict[str, Any]:
+        """Plain JSON types; NaN and infinities become None; ``scale`` becomes a list."""
+        out: dict[str, Any] = _json_safe(asdict(self))
+        out["annotators"] = [_usernames_placed(a, usernames) for a in out["annotators"]]
+        return out
+
+    @classmethod
+    def from_json(cls, doc: Any, path: str = "criterion") -> CriterionAnalysis:
+        """The criterion a :meth:`to_json` document describes, every nested class rebuilt."""
+        values = _known_keys(cls, doc, path)
+        scale = values["scale"]
+        if not isinstance(scale, list | tuple) or len(scale) != 2:
+            raise ValueError(f"{path}.scale: expected [minimum, maximum], not {scale!r}")
+        values["scale"] = (scale[0], scale[1])
+        values["annotators"] = [
+            AnnotatorResult.from_json(a, f"{path}.annotators[{i}]")
+            for i, a in enumerate(_listed(values["annotators"], f"{path}.annotators"))
+        ]
+        values["systems"] = [
+            SystemResult.from_json(s, f"{path}.systems[{i}]")
+            for i, s in enumerate(_listed(values["systems"], f"{path}.systems"))
+        ]
+        values["agreement"] = [
+            AgreementResult.from_json(a, f"{path}.agreement[{i}]")
+            for i, a in enumerate(_listed(values["agreement"], f"{path}.agreement"))
+        ]
+        values["significance"] = SignificanceMatrix.from_json(
+            values["significance"], f"{path}.significance"
+        )
+        if not isinstance(values["method"], Mapping):
+            raise ValueError(f"{path}.method: expected a JSON object")
+        values["method"] = dict(values["method"])
+        return cls(**values)
+
 
 def percent_label(share: float) -> str:
     """``share`` (0.975) as a percentage without float noise ("97.5")."""
@@ -167,9 +253,163 @@ class CampaignAnalysis:
     version: str
     criteria: list[CriterionAnalysis] = field(default_factory=list)
 
-    def as_json(self) -> dict[str, Any]:
-        """Plain JSON types; NaN and infinities become None."""
-        return _json_safe(asdict(self))
+    def to_json(self, *, usernames: Usernames = "in_place") -> dict[str, Any]:
+        """Plain JSON types with ``"schema"``; NaN and infinities become None."""
+        return {
+            "schema": SCHEMA_VERSION,
+            "campaign_id": self.campaign_id,
+            "settings": _json_safe(asdict(self.settings)),
+            "version": self.version,
+            "criteria": [c.to_json(usernames=usernames) for c in self.criteria],
+        }
+
+    @classmethod
+    def from_json(cls, doc: Any, path: str = "analysis") -> CampaignAnalysis:
+        """The analysis a :meth:`to_json` document describes (schema 1 when it has none)."""
+        schema_check(doc, path)
+        values = _known_keys(cls, doc, path, extra=("schema",))
+        values["settings"] = AnalysisSettings(
+            **_known_keys(AnalysisSettings, values["settings"], f"{path}.settings")
+        )
+        values["criteria"] = [
+            CriterionAnalysis.from_json(c, f"{path}.criteria[{i}]")
+            for i, c in enumerate(_listed(values.get("criteria", []), f"{path}.criteria"))
+        ]
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class HistogramAnnotator(_JsonRecord):
+    """One annotator's counts of raw scores in the bins of a :class:`Histogram`. Only downloads
+    carry a ``pseudonym``; the stored document has none."""
+
+    id: int
+    username: str
+    counts: list[int]
+    pseudonym: str | None = None
+
+    def to_json(self, *, usernames: Usernames = "in_place") -> dict[str, Any]:
+        """Plain JSON types, without ``pseudonym`` when there is none."""
+        out = super().to_json()
+        if out["pseudonym"] is None:
+            del out["pseudonym"]
+        return _usernames_placed(out, usernames)
+
+
+@dataclass(frozen=True)
+class Histogram(_JsonRecord):
+    """Per-annotator counts of the raw scores of one score criterion of one protocol config
+    (real items only): ``bins`` are the lower bounds, ``bin_width`` their width."""
+
+    config_id: int
+    config_name: str
+    criterion: str
+    label: str
+    bins: list[int]
+    bin_width: int
+    annotators: list[HistogramAnnotator]
+
+    def to_json(self, *, usernames: Usernames = "in_place") -> dict[str, Any]:
+        """Plain JSON types."""
+        out = super().to_json()
+        out["annotators"] = [a.to_json(usernames=usernames) for a in self.annotators]
+        return out
+
+    @classmethod
+    def from_json(cls, doc: Any, path: str = "histogram") -> Self:
+        """The histogram a :meth:`to_json` document describes."""
+        values = _known_keys(cls, doc, path)
+        values["annotators"] = [
+            HistogramAnnotator.from_json(a, f"{path}.annotators[{i}]")
+            for i, a in enumerate(_listed(values["annotators"], f"{path}.annotators"))
+        ]
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class HumanDocument:
+    """The stored ``human`` result of the dashboard: the campaign's analysis with the default
+    settings and the campaign's seed, and the histograms of its score criteria."""
+
+    analysis: CampaignAnalysis
+    histograms: list[Histogram] = field(default_factory=list)
+
+    def to_json(self, *, usernames: Usernames = "in_place") -> dict[str, Any]:
+        """Plain JSON types with ``"schema"``, as stored and downloaded."""
+        return {
+            "schema": SCHEMA_VERSION,
+            "analysis": self.analysis.to_json(usernames=usernames),
+            "histograms": [h.to_json(usernames=usernames) for h in self.histograms],
+        }
+
+    @classmethod
+    def from_json(cls, doc: Any, path: str = "human") -> HumanDocument:
+        """The document a :meth:`to_json` document describes (schema 1 when it has none)."""
+        schema_check(doc, path)
+        values = _known_keys(cls, doc, path, extra=("schema",))
+        return cls(
+            analysis=CampaignAnalysis.from_json(values["analysis"], f"{path}.analysis"),
+            histograms=[
+                Histogram.from_json(h, f"{path}.histograms[{i}]")
+                for i, h in enumerate(_listed(values.get("histograms", []), f"{path}.histograms"))
+            ],
+        )
+
+    @classmethod
+    def read(cls, doc: HumanDocument | Mapping[str, Any]) -> HumanDocument:
+        """``doc`` when it is read already, else :meth:`from_json` of it."""
+        return doc if isinstance(doc, HumanDocument) else cls.from_json(doc)
+
+
+def schema_check(doc: Any, path: str) -> int:
+    """The schema of a stored document (1 when it has none, as before the key existed); a
+    ValueError when it is not a JSON object or its schema is unknown or newer than this code."""
+    if not isinstance(doc, Mapping):
+        raise ValueError(f"{path}: expected a JSON object, not {type(doc).__name__}")
+    schema = doc.get("schema", 1)
+    if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
+        raise ValueError(f"{path}: unknown 'schema' {schema!r}")
+    if schema > SCHEMA_VERSION:
+        raise ValueError(
+            f"{path}: 'schema' {schema} is newer than this code reads ({SCHEMA_VERSION}); "
+            "update EvalSite or recompute the analysis"
+        )
+    return schema
+
+
+def _known_keys(cls: type[Any], doc: Any, path: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``doc``'s values of the fields of the dataclass ``cls``. A ValueError names every missing
+    required key and every key ``cls`` does not know (a misspelt key is both); keys of fields
+    with a default may be missing."""
+    if not isinstance(doc, Mapping):
+        raise ValueError(f"{path}: expected a JSON object, not {type(doc).__name__}")
+    known = {f.name: f for f in fields(cls)}
+    missing = [
+        name
+        for name, f in known.items()
+        if name not in doc and f.default is MISSING and f.default_factory is MISSING
+    ]
+    unknown = [str(key) for key in doc if key not in known and key not in extra]
+    if missing or unknown:
+        problems = [f"missing key {k!r}" for k in missing] + [f"unknown key {k!r}" for k in unknown]
+        raise ValueError(f"{path}: {'; '.join(problems)}")
+    return {name: doc[name] for name in known if name in doc}
+
+
+def _listed(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, list | tuple):
+        raise ValueError(f"{path}: expected a list, not {type(value).__name__}")
+    return list(value)
+
+
+def _usernames_placed(doc: dict[str, Any], usernames: Usernames) -> dict[str, Any]:
+    """An annotator's JSON with its username kept in place, left out or moved last."""
+    if usernames == "in_place":
+        return doc
+    username = doc.pop("username")
+    if usernames == "last":
+        doc["username"] = username
+    return doc
 
 
 def _json_safe(value: Any) -> Any:

@@ -106,7 +106,7 @@ def system_report_csv(analysis: CampaignAnalysis) -> str:
 def system_report_json(analysis: CampaignAnalysis) -> dict[str, Any]:
     """Systems, clusters, significance matrix, agreement and method per criterion (no
     per-annotator data: that is the annotator report)."""
-    data = analysis.as_json()
+    data = analysis.to_json()
     for criterion in data["criteria"]:
         criterion.pop("annotators")
     return data

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
 
+from annotation.analysis.results import (
+    AgreementResult,
+    AnnotatorResult,
+    CriterionAnalysis,
+    HumanDocument,
+    SystemResult,
+)
 from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
 
@@ -116,7 +124,7 @@ class HumanCriterion:
     axis_high: float | None
     systems: list[HumanSystemRow]
     annotators: list[QCRow]
-    agreement: list[dict[str, Any]]
+    agreement: list[AgreementResult]
     method: dict[str, Any]
 
 
@@ -124,17 +132,17 @@ def criterion_slug(config_id: Any, criterion: str) -> str:
     return f"c{config_id}-{criterion}"
 
 
-def _bar_axis(systems: list[dict[str, Any]], ranking: bool) -> tuple[float, float] | None:
+def _bar_axis(systems: list[SystemResult], ranking: bool) -> tuple[float, float] | None:
     if ranking:
         return (0.0, 1.0)  # Expected Wins is a share
     values = [
         v
         for s in systems
-        if s.get("position", 0) > 0
+        if s.position > 0
         for v in (
-            finite_or_none(s.get("boot_low")),
-            finite_or_none(s.get("boot_high")),
-            finite_or_none(s.get("score")),
+            finite_or_none(s.boot_low),
+            finite_or_none(s.boot_high),
+            finite_or_none(s.score),
         )
         if v is not None
     ]
@@ -151,111 +159,106 @@ def _position(value: float | None, axis: tuple[float, float] | None) -> float | 
     return round(100 * (value - axis[0]) / (axis[1] - axis[0]), 2)
 
 
-def human_panel(doc: dict[str, Any]) -> list[HumanCriterion]:
+def human_panel(doc: HumanDocument | Mapping[str, Any]) -> list[HumanCriterion]:
     """Rankings with intervals and clusters, and the annotator QC table, per criterion of a
-    ``human`` document (the stored :class:`annotation.analysis.results.CampaignAnalysis`)."""
-    return [_human_criterion(crit) for crit in (doc.get("analysis") or {}).get("criteria", [])]
+    ``human`` document (:class:`annotation.analysis.results.HumanDocument`, or its stored
+    JSON)."""
+    return [_human_criterion(crit) for crit in HumanDocument.read(doc).analysis.criteria]
 
 
-def _human_criterion(crit: dict[str, Any]) -> HumanCriterion:
+def _human_criterion(crit: CriterionAnalysis) -> HumanCriterion:
     """One criterion of the panel: its system rows on a shared bar axis and its QC rows."""
-    ranking = crit.get("kind") == "ranking"
-    ranked = [s for s in crit.get("systems", []) if s.get("position", 0) > 0]
-    axis = _bar_axis(ranked, ranking)
-    method = crit.get("method") or {}
-    scale = crit.get("scale") or (0, 0)
+    ranking = crit.kind == "ranking"
+    axis = _bar_axis(crit.ranked_systems, ranking)
     return HumanCriterion(
-        slug=criterion_slug(crit.get("config_id"), crit.get("criterion", "")),
-        title=f"{crit.get('config_name', '')} · {crit.get('criterion_label', '')}",
-        protocol=crit.get("protocol", ""),
-        kind=crit.get("kind", ""),
-        scale=(int(scale[0]), int(scale[1])),
-        space=str(method.get("space", "")),
-        test=str(method.get("significance_test", "")),
-        n_rows=crit.get("n_rows", 0),
-        n_annotators=crit.get("n_annotators", 0),
-        n_segments=crit.get("n_segments", 0),
+        slug=criterion_slug(crit.config_id, crit.criterion),
+        title=f"{crit.config_name} · {crit.criterion_label}",
+        protocol=crit.protocol,
+        kind=crit.kind,
+        scale=(int(crit.scale[0]), int(crit.scale[1])),
+        space=crit.space,
+        test=crit.significance_test,
+        n_rows=crit.n_rows,
+        n_annotators=crit.n_annotators,
+        n_segments=crit.n_segments,
         axis_low=axis[0] if axis else None,
         axis_high=axis[1] if axis else None,
-        systems=_system_rows(crit.get("systems", []), ranking, axis),
-        annotators=[_qc_row(a) for a in crit.get("annotators", [])],
-        agreement=crit.get("agreement", []),
-        method=method,
+        systems=_system_rows(crit.systems, ranking, axis),
+        annotators=[_qc_row(a) for a in crit.annotators],
+        agreement=crit.agreement,
+        method=crit.method,
     )
 
 
 def _system_rows(
-    systems: list[dict[str, Any]], ranking: bool, axis: tuple[float, float] | None
+    systems: list[SystemResult], ranking: bool, axis: tuple[float, float] | None
 ) -> list[HumanSystemRow]:
     """The system rows in document order; a row starts a cluster when its cluster differs
     from the previous row's."""
     rows = []
     previous_cluster = None
     for s in systems:
-        low = finite_or_none(s.get("boot_low"))
-        high = finite_or_none(s.get("boot_high"))
+        low = finite_or_none(s.boot_low)
+        high = finite_or_none(s.boot_high)
         left = _position(low, axis)
         right = _position(high, axis)
-        score = finite_or_none(s.get("expected_wins") if ranking else s.get("score"))
+        score = finite_or_none(s.expected_wins if ranking else s.score)
         rows.append(
             HumanSystemRow(
-                position=s.get("position", 0),
-                rank_low=s.get("rank_low", 0),
-                rank_high=s.get("rank_high", 0),
-                cluster=s.get("cluster", 0),
-                name=s.get("name", ""),
+                position=s.position,
+                rank_low=s.rank_low,
+                rank_high=s.rank_high,
+                cluster=s.cluster,
+                name=s.name,
                 score=score,
-                t_low=finite_or_none(s.get("t_low")),
-                t_high=finite_or_none(s.get("t_high")),
+                t_low=finite_or_none(s.t_low),
+                t_high=finite_or_none(s.t_high),
                 boot_low=low,
                 boot_high=high,
-                mean_raw=finite_or_none(s.get("mean_raw")),
-                expected_wins=finite_or_none(s.get("expected_wins")),
-                trueskill_rank_low=s.get("trueskill_rank_low"),
-                trueskill_rank_high=s.get("trueskill_rank_high"),
-                n_judgments=s.get("n_judgments", 0),
-                n_segments=s.get("n_segments", 0),
+                mean_raw=finite_or_none(s.mean_raw),
+                expected_wins=finite_or_none(s.expected_wins),
+                trueskill_rank_low=s.trueskill_rank_low,
+                trueskill_rank_high=s.trueskill_rank_high,
+                n_judgments=s.n_judgments,
+                n_segments=s.n_segments,
                 bar_left=left,
                 bar_width=None if left is None or right is None else round(right - left, 2),
-                dot=_position(score, axis) if s.get("position", 0) > 0 else None,
-                cluster_start=previous_cluster is not None and s.get("cluster") != previous_cluster,
+                dot=_position(score, axis) if s.position > 0 else None,
+                cluster_start=previous_cluster is not None and s.cluster != previous_cluster,
             )
         )
-        previous_cluster = s.get("cluster")
+        previous_cluster = s.cluster
     return rows
 
 
-def _qc_row(a: dict[str, Any]) -> QCRow:
+def _qc_row(a: AnnotatorResult) -> QCRow:
     """One annotator's row of the QC table."""
     return QCRow(
-        annotator_id=a["annotator_id"],
-        username=a.get("username", ""),
-        n_rows=a.get("n_rows", 0),
-        qc_status=a.get("qc_status", ""),
-        qc_n=a.get("qc_n", 0),
-        qc_p=finite_or_none(a.get("qc_p")),
-        qc_mean_difference=finite_or_none(a.get("qc_mean_difference")),
-        repeats_n=a.get("repeats_n", 0),
-        repeats_share_within=finite_or_none(a.get("repeats_share_within")),
-        references_mean=finite_or_none(a.get("references_mean")),
-        minutes=(a.get("time_seconds") or 0.0) / 60,
-        included=bool(a.get("included")),
-        by_decision=a.get("decision") is not None,
+        annotator_id=a.annotator_id,
+        username=a.username,
+        n_rows=a.n_rows,
+        qc_status=a.qc_status,
+        qc_n=a.qc_n,
+        qc_p=finite_or_none(a.qc_p),
+        qc_mean_difference=finite_or_none(a.qc_mean_difference),
+        repeats_n=a.repeats_n,
+        repeats_share_within=finite_or_none(a.repeats_share_within),
+        references_mean=finite_or_none(a.references_mean),
+        minutes=(a.time_seconds or 0.0) / 60,
+        included=bool(a.included),
+        by_decision=a.decision is not None,
     )
 
 
-def histogram_plots(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def histogram_plots(doc: HumanDocument | Mapping[str, Any]) -> list[dict[str, Any]]:
     """Per-annotator counts of raw scores (Koehn Fig. 8.3) per criterion, for the plots."""
     return [
         {
-            "id": criterion_slug(h.get("config_id"), h.get("criterion", "")),
-            "title": f"{h.get('config_name', '')} · {h.get('label', '')}",
-            "bins": h.get("bins", []),
-            "bin_width": h.get("bin_width", 1),
-            "annotators": [
-                {"username": a.get("username", ""), "counts": a.get("counts", [])}
-                for a in h.get("annotators", [])
-            ],
+            "id": criterion_slug(h.config_id, h.criterion),
+            "title": f"{h.config_name} · {h.label}",
+            "bins": h.bins,
+            "bin_width": h.bin_width,
+            "annotators": [{"username": a.username, "counts": a.counts} for a in h.annotators],
         }
-        for h in doc.get("histograms", [])
+        for h in HumanDocument.read(doc).histograms
     ]

@@ -269,7 +269,7 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
     human = AnalysisResult.objects.get(job=job, kind="human").data
     direct_human = campaign_analysis_compute(
         campaign=campaign, settings=AnalysisSettings(seed=params["seed"])
-    ).as_json()
+    ).to_json()
     assert human["analysis"] == direct_human
     assert human["histograms"]
     _check_the_correlations(

@@ -180,8 +180,8 @@ def test_failed_annotators_can_be_kept_and_untested_ones_left_out(scored) -> Non
 
 def test_the_default_seed_is_the_protocols_and_results_repeat(scored) -> None:  # type: ignore[no-untyped-def]
     _, built = scored
-    first = campaign_analysis_compute(campaign=built.campaign).as_json()
-    second = campaign_analysis_compute(campaign=built.campaign).as_json()
+    first = campaign_analysis_compute(campaign=built.campaign).to_json()
+    second = campaign_analysis_compute(campaign=built.campaign).to_json()
     assert first == second
     assert first["criteria"][0]["method"]["seed"] == built.config.seed
 

@@ -39,7 +39,7 @@ def analysed(campaign: Any, settings: AnalysisSettings) -> tuple[dict[str, Any],
     """The analysis as the API shows it, and how many queries it took."""
     with CaptureQueriesContext(connection) as queries:
         analysis = campaign_analysis_cached(campaign=campaign, settings=settings)
-    return analysis.as_json(), len(queries)
+    return analysis.to_json(), len(queries)
 
 
 def test_unchanged_inputs_are_analysed_once_and_changes_compute_afresh(judged, owner) -> None:  # type: ignore[no-untyped-def]

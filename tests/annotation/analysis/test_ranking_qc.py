@@ -180,7 +180,7 @@ def test_the_analysis_page_and_the_dashboard_table_show_the_ranking_test(ranked,
     assert table.count("qc-passed") == 5
     assert "Ref. rank" in table
     analysis = campaign_analysis_compute(campaign=built.campaign, settings=SETTINGS)
-    [panel] = human_panel({"analysis": analysis.as_json()})
+    [panel] = human_panel({"analysis": analysis.to_json()})
     careless = next(a for a in panel.annotators if a.username == f"judge{CARELESS:02d}")
     assert careless.qc_status == "failed"
     assert careless.qc_n == 9
