@@ -130,7 +130,7 @@ def campaign_criteria(*, campaign: Campaign) -> list[tuple[ProtocolConfig, str]]
         definition = PROTOCOLS.get(config.protocol)
         if definition is None:
             continue
-        keys = [RANK.key] if definition.ranks else [c.key for c in definition.criteria]
+        keys = [c.key for c in definition.criteria]
         found.extend(
             (config, key) for key in keys if criterion_values(config=config, criterion=key).exists()
         )
@@ -213,8 +213,6 @@ def criterion_definition(protocol: str, key: str) -> Criterion:
     """The protocol registry's criterion (scale, label); an unknown key gets a 0–100 scale."""
     definition = PROTOCOLS.get(protocol)
     if definition is not None:
-        if definition.ranks and key == RANK.key:
-            return RANK
         for criterion in definition.criteria:
             if criterion.key == key:
                 return criterion
