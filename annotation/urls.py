@@ -7,6 +7,7 @@ from annotation.judging import views as annotate_views
 from annotation.tasking import views as setup_views
 
 urlpatterns = [
+    path("", views.home, name="home"),
     path("campaigns/", views.campaign_list, name="campaign_list"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
     path("campaigns/<uuid:campaign_id>/", views.campaign_detail, name="campaign_detail"),

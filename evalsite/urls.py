@@ -13,7 +13,6 @@ from evalsite import ratelimit, views
 admin.site.login_form = ratelimit.RateLimitedAdminAuthenticationForm
 
 urlpatterns = [
-    path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("login/", ratelimit.login, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

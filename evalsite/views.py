@@ -1,26 +1,13 @@
-"""Project-level pages: the landing redirect, a health check, and the error answers of
-addresses no view handles (JSON under ``/api/``, a page elsewhere)."""
+"""Project-level pages: a health check, and the error answers of addresses no view handles
+(JSON under ``/api/``, a page elsewhere)."""
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.decorators.http import require_safe
-
-from annotation.permissions import user_is_organizer
-
-
-@login_required
-@require_safe
-def home(request: HttpRequest) -> HttpResponse:
-    """Organizers land on their campaigns, annotators on their tasks."""
-    if user_is_organizer(request.user):
-        return redirect("campaign_list")
-    return redirect("my_tasks")
 
 
 @require_safe

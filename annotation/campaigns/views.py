@@ -1,4 +1,5 @@
-"""Organizer pages: campaign list, create/edit, upload, and the campaign page."""
+"""Organizer pages: campaign list, create/edit, upload, and the campaign page; and the landing
+redirect of every user."""
 
 from __future__ import annotations
 
@@ -39,6 +40,15 @@ def organizer_required(view: View) -> View:
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+@login_required
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    """Organizers land on their campaigns, annotators on their tasks."""
+    if user_is_organizer(request.user):
+        return redirect("campaign_list")
+    return redirect("my_tasks")
 
 
 @organizer_required
