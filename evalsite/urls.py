@@ -26,6 +26,7 @@ urlpatterns = [
     path("", include("metrics.settings_urls")),
     path("", include("annotation.urls")),
     path("", include("annotation.analysis.urls")),
+    path("", include("annotation.reports.urls")),
     path("", include("metrics.urls")),
 ]
 

@@ -3,18 +3,14 @@ import (multipart) and include/exclude decisions. Owner and co-organizers only."
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
-from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
-from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -43,8 +39,6 @@ from annotation.judgment_import.services import judgments_import
 from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
 from annotation.permissions import campaign_for_organizer, user_is_organizer
 from annotation.protocols import PROTOCOLS
-from annotation.reports import annotators, judgments, stream, systems
-from annotation.reports import text as report_text
 
 DEFAULTS = AnalysisSettings()
 
@@ -54,22 +48,6 @@ class IsCampaignOrganizer(permissions.BasePermission):
 
     def has_permission(self, request: Request, view: Any) -> bool:
         return user_is_organizer(request.user)
-
-
-class DownloadRenderer(BaseRenderer):
-    """Lets any Accept header through to views that answer with a file of their own."""
-
-    media_type = "*/*"
-    format = "download"
-
-    def render(
-        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
-    ) -> bytes:
-        # Only error responses reach a renderer (files are HttpResponses): send them as JSON,
-        # and say so (DRF would name this renderer's "*/*").
-        if renderer_context is not None and "response" in renderer_context:
-            renderer_context["response"]["Content-Type"] = "application/json"
-        return json.dumps(data).encode()
 
 
 # How reports and downloads name annotators (``names``): pseudonyms, or usernames.
@@ -123,21 +101,6 @@ SETTINGS_PARAMETERS = [
 ]
 
 
-def _format_parameter(formats: tuple[str, ...]) -> OpenApiParameter:
-    return OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(formats))
-
-
-def _file_responses(formats: tuple[str, ...]) -> dict[Any, Any]:
-    """A report file in each of its formats' media types (without charset, as OpenAPI keys)."""
-    types = {report_text.CONTENT_TYPES[f].split(";")[0] for f in formats}
-    return {
-        (200, media_type): OpenApiTypes.OBJECT
-        if media_type == "application/json"
-        else OpenApiTypes.BINARY
-        for media_type in sorted(types)
-    }
-
-
 class CampaignAPIView(APIView):
     permission_classes = [permissions.IsAuthenticated, IsCampaignOrganizer]
 
@@ -170,84 +133,6 @@ class AnalysisView(CampaignAPIView):
         return Response(
             analysis.to_json(usernames="in_place" if serializer.real_names else "omitted")
         )
-
-
-class JudgmentReportView(CampaignAPIView):
-    renderer_classes = [DownloadRenderer, JSONRenderer]
-
-    @extend_schema(
-        parameters=[*SETTINGS_PARAMETERS, _format_parameter(stream.JUDGMENT_FORMATS)],
-        responses=_file_responses(stream.JUDGMENT_FORMATS),
-        description="The normalised judgment report, streamed: fmt is csv, tsv or jsonl.",
-    )
-    def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
-        campaign = self.campaign(request, campaign_id)
-        if fmt not in stream.JUDGMENT_FORMATS:
-            raise NotFound("Unknown format: use csv, tsv or jsonl.")
-        serializer = self.read_settings(request)
-        annotator_pseudonyms_ensure(campaign=campaign)
-        response = StreamingHttpResponse(
-            stream.judgment_report_stream(
-                campaign=campaign,
-                file_format=fmt,
-                settings=serializer.settings(),
-                real_names=serializer.real_names,
-            ),
-            content_type=report_text.CONTENT_TYPES[fmt],
-        )
-        response["Content-Disposition"] = report_text.download_disposition(
-            campaign.name, "judgments", fmt
-        )
-        return response
-
-
-class SystemReportView(CampaignAPIView):
-    renderer_classes = [DownloadRenderer, JSONRenderer]
-
-    @extend_schema(
-        parameters=[*SETTINGS_PARAMETERS, _format_parameter(systems.SYSTEM_FORMATS)],
-        responses=_file_responses(systems.SYSTEM_FORMATS),
-        description="The system report: fmt is csv, json or tex (LaTeX tables).",
-    )
-    def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
-        campaign = self.campaign(request, campaign_id)
-        if fmt not in systems.SYSTEM_FORMATS:
-            raise NotFound("Unknown format: use csv, json or tex.")
-        analysis = self.analysis(campaign, self.read_settings(request).settings())
-        if fmt == "csv":
-            body = systems.system_report_csv(analysis)
-        elif fmt == "json":
-            body = json.dumps(systems.system_report_json(analysis), indent=2, ensure_ascii=False)
-        else:
-            body = systems.system_report_latex(analysis)
-        response = HttpResponse(body, content_type=report_text.CONTENT_TYPES[fmt])
-        response["Content-Disposition"] = report_text.download_disposition(
-            campaign.name, "systems", fmt
-        )
-        return response
-
-
-class AnnotatorReportView(CampaignAPIView):
-    renderer_classes = [DownloadRenderer, JSONRenderer]
-
-    @extend_schema(
-        parameters=SETTINGS_PARAMETERS,
-        responses={(200, "text/csv"): OpenApiTypes.BINARY},
-        description="The annotator report (QC, repeats, time on task) as CSV.",
-    )
-    def get(self, request: Request, campaign_id: Any) -> HttpResponse:
-        campaign = self.campaign(request, campaign_id)
-        serializer = self.read_settings(request)
-        analysis = self.analysis(campaign, serializer.settings())
-        labels = judgments.annotator_labels(campaign=campaign, real_names=serializer.real_names)
-        response = HttpResponse(
-            annotators.annotator_report_csv(analysis, labels),
-            content_type=report_text.CONTENT_TYPES["csv"],
-        )
-        response["Content-Disposition"] = report_text.download_disposition(
-            campaign.name, "annotators", "csv"
-        )
-        return response
 
 
 class ImportRequestSerializer(serializers.Serializer):

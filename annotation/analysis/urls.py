@@ -24,39 +24,9 @@ urlpatterns = [
         name="campaign_judgment_import",
     ),
     path(
-        "campaigns/<uuid:campaign_id>/analysis/reports/judgments.<str:fmt>",
-        analysis_views.campaign_report_judgments,
-        name="campaign_report_judgments",
-    ),
-    path(
-        "campaigns/<uuid:campaign_id>/analysis/reports/systems.<str:fmt>",
-        analysis_views.campaign_report_systems,
-        name="campaign_report_systems",
-    ),
-    path(
-        "campaigns/<uuid:campaign_id>/analysis/reports/annotators.csv",
-        analysis_views.campaign_report_annotators,
-        name="campaign_report_annotators",
-    ),
-    path(
         "api/campaigns/<uuid:campaign_id>/human-analysis/",
         analysis_api.AnalysisView.as_view(),
         name="api-campaign-analysis",
-    ),
-    path(
-        "api/campaigns/<uuid:campaign_id>/reports/judgments.<str:fmt>",
-        analysis_api.JudgmentReportView.as_view(),
-        name="api-campaign-report-judgments",
-    ),
-    path(
-        "api/campaigns/<uuid:campaign_id>/reports/systems.<str:fmt>",
-        analysis_api.SystemReportView.as_view(),
-        name="api-campaign-report-systems",
-    ),
-    path(
-        "api/campaigns/<uuid:campaign_id>/reports/annotators.csv",
-        analysis_api.AnnotatorReportView.as_view(),
-        name="api-campaign-report-annotators",
     ),
     path(
         "api/campaigns/<uuid:campaign_id>/judgment-imports/",

@@ -3,13 +3,12 @@ decisions, the judgment import and the report downloads. Owner and co-organizers
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from django.conf import settings as django_settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -29,11 +28,9 @@ from annotation.campaigns.views import organizer_required
 from annotation.judgment_import.services import judgments_import
 from annotation.models import Campaign, JudgmentImport
 from annotation.permissions import campaign_for_organizer
-from annotation.reports import annotators, judgments, stream, systems
-from annotation.reports import text as report_text
 
 
-def _settings(request: HttpRequest) -> tuple[AnalysisSettingsForm, AnalysisSettings, bool]:
+def settings_from(request: HttpRequest) -> tuple[AnalysisSettingsForm, AnalysisSettings, bool]:
     """The settings of the query string; an invalid field falls back to the defaults (the form
     shows its error)."""
     form = AnalysisSettingsForm(request.GET or None)
@@ -42,7 +39,7 @@ def _settings(request: HttpRequest) -> tuple[AnalysisSettingsForm, AnalysisSetti
     return form, AnalysisSettings(), False
 
 
-def _analysis(campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
+def analysis_for(campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
     annotator_pseudonyms_ensure(campaign=campaign)
     return campaign_analysis_cached(campaign=campaign, settings=settings)
 
@@ -53,8 +50,8 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
     """Annotator QC with include/exclude, system rankings with intervals and clusters,
     agreement with counts, and the report downloads."""
     campaign = campaign_for_organizer(request.user, campaign_id)
-    form, settings, _real = _settings(request)
-    analysis = _analysis(campaign, settings)
+    form, settings, _real = settings_from(request)
+    analysis = analysis_for(campaign, settings)
     query = request.GET.urlencode()
     return render(
         request,
@@ -148,62 +145,3 @@ def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
         {"campaign": campaign, "form": form, "problems": problems},
         status=status,
     )
-
-
-def _download(response: HttpResponse, disposition: str) -> HttpResponse:
-    response["Content-Disposition"] = disposition
-    return response
-
-
-@organizer_required
-@require_safe
-def campaign_report_judgments(
-    request: HttpRequest, campaign_id: uuid.UUID, fmt: str
-) -> HttpResponse:
-    """The normalised judgment report (CSV, TSV or JSONL), streamed."""
-    campaign = campaign_for_organizer(request.user, campaign_id)
-    if fmt not in stream.JUDGMENT_FORMATS:
-        return HttpResponse(_("Unknown format."), status=404)
-    _form, settings, real_names = _settings(request)
-    annotator_pseudonyms_ensure(campaign=campaign)
-    response = StreamingHttpResponse(
-        stream.judgment_report_stream(
-            campaign=campaign, file_format=fmt, settings=settings, real_names=real_names
-        ),
-        content_type=report_text.CONTENT_TYPES[fmt],
-    )
-    return _download(response, report_text.download_disposition(campaign.name, "judgments", fmt))
-
-
-@organizer_required
-@require_safe
-def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: str) -> HttpResponse:
-    """The system report (CSV, JSON or LaTeX)."""
-    campaign = campaign_for_organizer(request.user, campaign_id)
-    if fmt not in systems.SYSTEM_FORMATS:
-        return HttpResponse(_("Unknown format."), status=404)
-    _form, settings, _real = _settings(request)
-    analysis = _analysis(campaign, settings)
-    if fmt == "csv":
-        body = systems.system_report_csv(analysis)
-    elif fmt == "json":
-        body = json.dumps(systems.system_report_json(analysis), indent=2, ensure_ascii=False)
-    else:
-        body = systems.system_report_latex(analysis)
-    response = HttpResponse(body, content_type=report_text.CONTENT_TYPES[fmt])
-    return _download(response, report_text.download_disposition(campaign.name, "systems", fmt))
-
-
-@organizer_required
-@require_safe
-def campaign_report_annotators(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
-    """The annotator report (CSV)."""
-    campaign = campaign_for_organizer(request.user, campaign_id)
-    _form, settings, real_names = _settings(request)
-    analysis = _analysis(campaign, settings)
-    labels = judgments.annotator_labels(campaign=campaign, real_names=real_names)
-    response = HttpResponse(
-        annotators.annotator_report_csv(analysis, labels),
-        content_type=report_text.CONTENT_TYPES["csv"],
-    )
-    return _download(response, report_text.download_disposition(campaign.name, "annotators", "csv"))

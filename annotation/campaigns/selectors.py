@@ -7,10 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.cache import cache
-from django.db.models import Count, Max, OuterRef, Prefetch, QuerySet, Subquery, Sum
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.db.models import Count, Max, Prefetch, QuerySet, Sum
 
 from annotation.models import (
     AnnotatorDecision,
@@ -21,11 +18,9 @@ from annotation.models import (
     Run,
     Segment,
     System,
-    TaskBuild,
     Translation,
     Upload,
 )
-from evalsite.jobs import BROKER_ERRORS
 
 
 @dataclass(frozen=True)
@@ -138,75 +133,3 @@ def campaign_inputs_stamp(*, campaign: Campaign) -> dict[str, Any]:
 def content_hash(state: dict[str, Any]) -> str:
     """The SHA-256 (hex) of ``state`` as canonical JSON."""
     return hashlib.sha256(json.dumps(state, default=str, sort_keys=True).encode()).hexdigest()
-
-
-BUILD_STAGES = {
-    "removing": gettext_lazy("Removing the old tasks"),
-    "reading": gettext_lazy("Reading the campaign's data"),
-    "planning": gettext_lazy("Planning screens, tasks and QC items"),
-    "writing": gettext_lazy("Writing items"),
-}
-
-
-def task_builds_latest(*, campaign: Campaign) -> dict[int, dict[str, Any]]:
-    """The newest build of every protocol config of the campaign that has one, by config id,
-    as the setup page and its polls show it: status, stage, rows written and a message.
-
-    Progress of a running build comes from the cache (its transaction hides it from the
-    database, ``annotation.tasking.background``); a cache that cannot be read only hides the
-    numbers."""
-    from annotation.tasking.background import progress_key
-
-    newest = TaskBuild.objects.filter(config=OuterRef("config")).order_by("-created")
-    builds = list(
-        TaskBuild.objects.filter(config__campaign=campaign, pk=Subquery(newest.values("pk")[:1]))
-    )
-    running = [b for b in builds if b.status == TaskBuild.Status.RUNNING]
-    progress: dict[str, Any] = {}
-    if running:
-        try:
-            progress = cache.get_many([progress_key(b.pk) for b in running])
-        except BROKER_ERRORS:
-            progress = {}
-    return {b.config_id: _build_state(b, progress.get(progress_key(b.pk))) for b in builds}
-
-
-def _build_state(build: TaskBuild, progress: dict[str, Any] | None) -> dict[str, Any]:
-    stage, done, total = "", 0, 0
-    if build.status == TaskBuild.Status.RUNNING and progress:
-        stage, done, total = progress["stage"], progress["done"], progress["total"]
-    percent = round(100 * done / total) if total else 0
-    if build.status == TaskBuild.Status.DONE:
-        message = _("Built %(tasks)d tasks with %(items)d items.") % {
-            "tasks": build.tasks,
-            "items": build.items,
-        }
-    elif build.status == TaskBuild.Status.FAILED:
-        message = build.error
-    elif build.status == TaskBuild.Status.QUEUED:
-        message = _("Waiting for a worker.")
-    elif stage == "writing":
-        message = _("%(stage)s: %(done)s of %(total)s rows (%(percent)d%%).") % {
-            "stage": BUILD_STAGES[stage],
-            "done": f"{done:,}",
-            "total": f"{total:,}",
-            "percent": percent,
-        }
-    else:
-        message = f"{BUILD_STAGES.get(stage, _('Starting'))}…"
-    return {
-        "id": str(build.pk),
-        "config": build.config_id,
-        "status": build.status,
-        "status_label": str(build.get_status_display()),
-        "active": build.active,
-        "stage": stage,
-        "done": done,
-        "total": total,
-        "percent": percent,
-        "message": message,
-        "tasks": build.tasks,
-        "items": build.items,
-        "created": build.created.isoformat(),
-        "finished": build.finished.isoformat() if build.finished else None,
-    }

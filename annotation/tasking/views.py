@@ -16,13 +16,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.campaigns.forms import InviteForm, ProtocolConfigForm, PushAssignForm
-from annotation.campaigns.selectors import task_builds_latest
 from annotation.campaigns.views import organizer_required
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
 from annotation.permissions import campaign_for_organizer
 from annotation.tasking.background import task_build_request
 from annotation.tasking.build import TaskError
 from annotation.tasking.invites import invite_create, invite_token
+from annotation.tasking.selectors import task_builds_latest
 from annotation.tasking.services import task_assign
 
 # The setup page lists the newest invite links, this many at most (it says so when there are more).

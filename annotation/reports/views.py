@@ -1,0 +1,79 @@
+"""Organizer downloads of the reports: judgments, systems and annotators, with the analysis page's
+settings."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
+
+from annotation.analysis.services import (
+    annotator_pseudonyms_ensure,
+)
+from annotation.analysis.views import analysis_for, settings_from
+from annotation.campaigns.views import organizer_required
+from annotation.permissions import campaign_for_organizer
+from annotation.reports import annotators, judgments, stream, systems
+from annotation.reports import text as report_text
+
+
+def _download(response: HttpResponse, disposition: str) -> HttpResponse:
+    response["Content-Disposition"] = disposition
+    return response
+
+
+@organizer_required
+@require_safe
+def campaign_report_judgments(
+    request: HttpRequest, campaign_id: uuid.UUID, fmt: str
+) -> HttpResponse:
+    """The normalised judgment report (CSV, TSV or JSONL), streamed."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    if fmt not in stream.JUDGMENT_FORMATS:
+        return HttpResponse(_("Unknown format."), status=404)
+    _form, settings, real_names = settings_from(request)
+    annotator_pseudonyms_ensure(campaign=campaign)
+    response = StreamingHttpResponse(
+        stream.judgment_report_stream(
+            campaign=campaign, file_format=fmt, settings=settings, real_names=real_names
+        ),
+        content_type=report_text.CONTENT_TYPES[fmt],
+    )
+    return _download(response, report_text.download_disposition(campaign.name, "judgments", fmt))
+
+
+@organizer_required
+@require_safe
+def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: str) -> HttpResponse:
+    """The system report (CSV, JSON or LaTeX)."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    if fmt not in systems.SYSTEM_FORMATS:
+        return HttpResponse(_("Unknown format."), status=404)
+    _form, settings, _real = settings_from(request)
+    analysis = analysis_for(campaign, settings)
+    if fmt == "csv":
+        body = systems.system_report_csv(analysis)
+    elif fmt == "json":
+        body = json.dumps(systems.system_report_json(analysis), indent=2, ensure_ascii=False)
+    else:
+        body = systems.system_report_latex(analysis)
+    response = HttpResponse(body, content_type=report_text.CONTENT_TYPES[fmt])
+    return _download(response, report_text.download_disposition(campaign.name, "systems", fmt))
+
+
+@organizer_required
+@require_safe
+def campaign_report_annotators(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    """The annotator report (CSV)."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    _form, settings, real_names = settings_from(request)
+    analysis = analysis_for(campaign, settings)
+    labels = judgments.annotator_labels(campaign=campaign, real_names=real_names)
+    response = HttpResponse(
+        annotators.annotator_report_csv(analysis, labels),
+        content_type=report_text.CONTENT_TYPES["csv"],
+    )
+    return _download(response, report_text.download_disposition(campaign.name, "annotators", "csv"))
