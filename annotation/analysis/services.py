@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotation.models import AnnotatorDecision, AnnotatorPseudonym, Campaign, Judgment
+from annotation.signals import campaign_data_changed
 
 
 def annotator_decision_record(
@@ -29,12 +30,17 @@ def annotator_decision_record(
         annotator=annotator,
         defaults={"included": included, "reason": reason, "decided_by": decided_by},
     )
+    # The campaign's results include or leave out this annotator now: recompute them, as after
+    # new judgments (the decisions are part of the results' fingerprint).
+    campaign_data_changed.send(sender=AnnotatorDecision, campaign_id=campaign.pk)
     return decision
 
 
 def annotator_decision_clear(*, campaign: Campaign, annotator: AbstractBaseUser) -> None:
     """Remove the organizer's decision: the QC verdict applies again."""
-    AnnotatorDecision.objects.filter(campaign=campaign, annotator=annotator).delete()
+    deleted, _ = AnnotatorDecision.objects.filter(campaign=campaign, annotator=annotator).delete()
+    if deleted:
+        campaign_data_changed.send(sender=AnnotatorDecision, campaign_id=campaign.pk)
 
 
 def annotator_pseudonyms_ensure(

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
+from annotation.analysis.services import annotator_decision_record
 from annotation.campaigns.uploads import UploadFile
 from annotation.judging.screens import annotation_screen
 from annotation.judging.services import judgment_record
@@ -124,6 +125,17 @@ def test_submits_and_imports_schedule_one_debounced_recomputation_per_window(
     assert fourth.status == AnalysisJob.Status.DONE, fourth.error
     assert dashboard_status(campaign=campaign)["stale"] is False
     assert requests_received(log) == 3
+
+    # An organizer's include/exclude decision changes the results too: it schedules as well.
+    time.sleep(WINDOW + 1)
+    annotator_decision_record(
+        campaign=campaign, annotator=annotator, included=False, reason="test", decided_by=owner
+    )
+    assert dashboard_status(campaign=campaign)["stale"] is True
+    wait_for_requests(log, 4)
+    fifth = next_job(campaign, [first, second, third, fourth])
+    assert fifth.status == AnalysisJob.Status.DONE, fifth.error
+    assert dashboard_status(campaign=campaign)["stale"] is False
 
 
 def test_a_process_that_saw_the_debounce_key_skips_the_cache_until_shortly_before_it_expires(
