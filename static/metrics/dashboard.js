@@ -6,7 +6,7 @@
 
   const root = document.getElementById("dashboard");
   if (!root) return;
-  const plots = JSON.parse(document.getElementById("dashboard-plots").textContent);
+  let plots = JSON.parse(document.getElementById("dashboard-plots").textContent);
   const t = (key) => root.dataset["t" + key.charAt(0).toUpperCase() + key.slice(1)] || key;
   const PLOT_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"] };
   const FONT = { family: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", size: 12 };
@@ -162,8 +162,36 @@
 
   // Live status: the latest job and the annotation progress, polled every 2 s while a job is
   // queued or running, every 15 s otherwise.
-  const resultsJob = root.dataset.resultsJob;
+  let resultsJob = root.dataset.resultsJob;
   let failures = 0;
+
+  // When a job has stored new results, the result panels come from a fresh copy of the page:
+  // the organizer sees them without reloading, where they were reading. Should the copy not
+  // fit this page, the "New results are ready" flag offers a reload instead.
+  const RESULT_PANELS = ["results-line", "qc", "histograms", "human", "metrics", "multeval", "correlations", "heatmaps", "downloads"];
+  let swapping = false;
+
+  function showNewResults() {
+    if (swapping) return;
+    swapping = true;
+    fetch(window.location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+      .then((response) => { if (!response.ok) throw new Error(response.status); return response.text(); })
+      .then((html) => {
+        const fresh = new DOMParser().parseFromString(html, "text/html");
+        const freshRoot = fresh.getElementById("dashboard");
+        const ids = RESULT_PANELS.filter((id) => document.getElementById(id));
+        if (!freshRoot || ids.some((id) => !fresh.getElementById(id))) throw new Error("layout");
+        if (window.Plotly) document.querySelectorAll(".js-plotly-plot").forEach((el) => Plotly.purge(el));
+        ids.forEach((id) => document.getElementById(id).replaceWith(document.importNode(fresh.getElementById(id), true)));
+        plots = JSON.parse(fresh.getElementById("dashboard-plots").textContent);
+        resultsJob = freshRoot.dataset.resultsJob;
+        root.dataset.resultsJob = resultsJob;
+        document.getElementById("reload-flag").hidden = true;
+        if (window.Plotly) drawAll();
+      })
+      .catch(() => { document.getElementById("reload-flag").hidden = false; })
+      .finally(() => { swapping = false; });
+  }
 
   function setText(selector, value) {
     document.querySelectorAll(selector).forEach((el) => { el.textContent = value; });
@@ -185,7 +213,7 @@
     document.getElementById("stale-flag").hidden = !status.stale;
     document.getElementById("stale-recomputing").hidden = !status.recomputing;
     document.getElementById("fresh-flag").hidden = status.stale || !status.has_results || (status.results_job_id !== resultsJob && !!resultsJob);
-    document.getElementById("reload-flag").hidden = !(status.has_results && status.results_job_id && status.results_job_id !== resultsJob);
+    if (status.has_results && status.results_job_id && status.results_job_id !== resultsJob) showNewResults();
     const p = status.progress;
     ["judged", "needed", "percent", "remaining", "seconds_display", "remaining_display"].forEach((key) => setText('[data-live="' + key + '"]', p[key]));
     const overall = document.querySelector('[data-live-bar="overall"]');

@@ -97,7 +97,7 @@ def _choose_a_scatter_criterion(page: Any, shots: Path) -> None:
 
 def _watch_a_recomputation(page: Any, shots: Path, campaign: Campaign) -> None:
     # Recompute now: queued, the page polls, the job runs (here, as a worker would), and the
-    # page offers the new results without a reload.
+    # page shows the new results without a reload.
     page.click("#recompute")
     page.wait_for_selector(".messages")
     assert "Recomputation queued" in page.inner_text(".messages")
@@ -111,12 +111,20 @@ def _watch_a_recomputation(page: Any, shots: Path, campaign: Campaign) -> None:
     page.wait_for_function("() => document.getElementById('job-percent').textContent === '25%'")
     assert page.inner_text("#job-status") == "Running"
     page.screenshot(path=shots / "dashboard-running.png")
+    # Marks that a reload would lose: the panels must be new nodes in the same document.
+    page.evaluate(
+        "() => { window.sameDocument = true; document.getElementById('human').dataset.old = '1'; }"
+    )
     analysis_job_run_sync(job)
-    page.wait_for_selector("#reload-flag:not([hidden])")
-    assert page.inner_text("#job-status") == "Done"
-    page.click("#reload-flag a")
+    page.wait_for_function(
+        f"() => document.getElementById('dashboard').dataset.resultsJob === '{job.pk}'"
+    )
     page.wait_for_selector("#heatmaps .js-plotly-plot svg.main-svg")
+    assert page.inner_text("#job-status") == "Done"
+    assert page.evaluate("() => window.sameDocument === true")
+    assert page.evaluate("() => document.getElementById('human').dataset.old === undefined")
     assert page.is_hidden("#reload-flag")
+    page.screenshot(path=shots / "dashboard-refreshed.png", full_page=True)
 
 
 def test_an_organizer_reads_every_panel_and_watches_a_recomputation(
