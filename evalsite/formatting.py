@@ -9,18 +9,15 @@ from django.utils.formats import get_format
 from django.utils.translation import gettext as _
 
 
-def number_text(value: float | None, digits: int) -> str:
-    """A number with ``digits`` decimals and the active language's decimal separator, rounded
-    as the template filter ``floatformat`` rounds it (half away from zero on the shortest
-    decimal that reads back as the value: 4.125 shows as 4.13); "—" when missing. Every page
-    and report writes numbers through this function (templates by ``{% load numbers %}``),
-    so that one value shows the same digits everywhere.
+def fixed_text(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals and a decimal point, rounded as the template filter
+    ``floatformat`` rounds (half away from zero on the shortest decimal that reads back as the
+    value: 4.125 gives 4.13, where formatting the binary value gives 4.12); for files such as
+    the LaTeX report, and under :func:`number_text` for pages.
 
-    The dashboard has thousands of numbers and ``floatformat`` (through ``Decimal``) was the
-    largest cost of rendering it: only a value whose shortest decimal ends in a 5 just past
-    ``digits`` (a tie, where binary rounding may go down) takes the ``Decimal`` path."""
-    if value is None:
-        return "—"
+    Pages have thousands of numbers and ``Decimal`` was the largest cost of rendering the
+    dashboard: only a value whose shortest decimal ends in a 5 just past ``digits`` (a tie,
+    where binary rounding may go down) takes the ``Decimal`` path."""
     text = f"{value:.{digits}f}"
     shortest = repr(float(value))
     point = shortest.find(".")
@@ -29,6 +26,16 @@ def number_text(value: float | None, digits: int) -> str:
         text = str(Decimal(shortest).quantize(Decimal(1).scaleb(-digits), ROUND_HALF_UP))
     if text.startswith("-") and not text.strip("-0."):
         text = text[1:]  # -0.02 shows as 0.0, not -0.0
+    return text
+
+
+def number_text(value: float | None, digits: int) -> str:
+    """A number with ``digits`` decimals (:func:`fixed_text`) and the active language's decimal
+    separator; "—" when missing. Every page writes numbers through this function (templates by
+    ``{% load numbers %}``), so that one value shows the same digits everywhere."""
+    if value is None:
+        return "—"
+    text = fixed_text(value, digits)
     separator = get_format("DECIMAL_SEPARATOR")
     return text if separator == "." else text.replace(".", separator)
 

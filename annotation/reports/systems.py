@@ -9,6 +9,7 @@ from typing import Any
 from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis, SystemResult
 from annotation.reports.text import csv_text
 from evalcore.latex import latex_escape
+from evalsite.formatting import fixed_text
 
 SYSTEM_FORMATS = ("csv", "json", "tex")
 
@@ -112,8 +113,9 @@ def system_report_json(analysis: CampaignAnalysis) -> dict[str, Any]:
     return data
 
 
-def _fixed(value: float | None, digits: int = 3) -> str:
-    return "--" if value is None else f"{value:.{digits}f}"
+def latex_fixed(value: float | None, digits: int = 3) -> str:
+    """A cell of the LaTeX table: rounded as the pages round (``fixed_text``), "--" if missing."""
+    return "--" if value is None else fixed_text(value, digits)
 
 
 def system_report_latex(analysis: CampaignAnalysis) -> str:
@@ -204,9 +206,9 @@ def _latex_ranking_cells(system: SystemResult) -> list[str]:
         str(system.position),
         _latex_rank_range(system),
         latex_escape(system.name),
-        _fixed(system.expected_wins),
-        _fixed(system.no_worse_share),
-        _fixed(system.trueskill_mu, 2),
+        latex_fixed(system.expected_wins),
+        latex_fixed(system.no_worse_share),
+        latex_fixed(system.trueskill_mu, 2),
         skill_range,
         str(system.n_judgments),
     ]
@@ -217,15 +219,15 @@ def _latex_score_cells(system: SystemResult) -> list[str]:
     interval = (
         "--"
         if system.t_low is None or system.t_high is None
-        else f"[{_fixed(system.t_low)}, {_fixed(system.t_high)}]"
+        else f"[{latex_fixed(system.t_low)}, {latex_fixed(system.t_high)}]"
     )
     return [
         str(system.position),
         _latex_rank_range(system),
         latex_escape(system.name),
-        _fixed(system.score),
+        latex_fixed(system.score),
         interval,
-        _fixed(system.mean_raw, 1),
+        latex_fixed(system.mean_raw, 1),
         str(system.n_judgments),
         str(system.n_segments),
     ]

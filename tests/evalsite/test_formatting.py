@@ -9,6 +9,7 @@ from django.template import Context, Template
 from django.template.defaultfilters import floatformat
 from django.utils import translation
 
+from annotation.reports.systems import latex_fixed
 from evalsite.formatting import number_text
 
 
@@ -34,3 +35,9 @@ def test_templates_use_the_same_formatter_in_the_active_language() -> None:
     with translation.override("de"):
         assert template.render(context) == "4,13 — 0,0"
         assert number_text(4.125, 2) == floatformat(4.125, 2) == "4,13"
+
+
+def test_the_latex_system_report_rounds_as_the_pages_do() -> None:
+    assert latex_fixed(4.125, 2) == number_text(4.125, 2) == "4.13"
+    assert latex_fixed(-0.0004, 3) == "0.000"
+    assert latex_fixed(None) == "--"
