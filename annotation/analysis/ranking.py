@@ -12,6 +12,7 @@ from annotation.analysis.results import (
     AnnotatorResult,
     CriterionAnalysis,
     SystemResult,
+    annotator_common_fields,
     by_rank,
     kappa_result,
     significance_matrix,
@@ -107,21 +108,11 @@ def _ranking_annotators(
     rows = np.bincount(judgments.annotator, minlength=judgments.n_annotators)
     annotators = []
     for code, annotator_id in enumerate(table.annotator_ids.tolist()):
-        decision = names.decisions.get(annotator_id)
         annotators.append(
             AnnotatorResult(
-                annotator_id=annotator_id,
-                username=names.usernames.get(annotator_id, ""),
-                pseudonym=names.pseudonyms.get(annotator_id, ""),
-                n_rows=int(rows[code]),
-                qc_status=statuses[code],
-                qc_n=int(bad.n[code]),
-                qc_statistic=finite_or_none(bad.statistic[code]),
-                qc_p=finite_or_none(bad.p_value[code]),
-                qc_mean_difference=finite_or_none(bad.mean_difference[code]),
-                decision=None if decision is None else decision.included,
-                decision_reason="" if decision is None else decision.reason,
-                included=bool(result.included[code]),
+                **annotator_common_fields(
+                    names, annotator_id, code, int(rows[code]), statuses[code], bad, result.included
+                ),
                 # Rankings: repeated screens, and the share ranked in exactly the same order.
                 repeats_n=int(repeats.n_screens[code]),
                 repeats_share_within=finite_or_none(repeats.share_identical[code]),

@@ -96,6 +96,36 @@ class AnnotatorResult(_JsonRecord):
         return _usernames_placed(super().to_json(), usernames)
 
 
+def annotator_common_fields(
+    names: Names,
+    annotator_id: int,
+    code: int,
+    n_rows: int,
+    status: str,
+    bad: Any,
+    included: Any,
+) -> dict[str, Any]:
+    """The fields of an :class:`AnnotatorResult` that every analysis family fills alike: who
+    the annotator is, their rows, the bad-reference test (``bad``: the core's result with
+    ``n``, ``statistic``, ``p_value`` and ``mean_difference`` per annotator code) and the
+    organizer's decision."""
+    decision = names.decisions.get(annotator_id)
+    return {
+        "annotator_id": annotator_id,
+        "username": names.usernames.get(annotator_id, ""),
+        "pseudonym": names.pseudonyms.get(annotator_id, ""),
+        "n_rows": n_rows,
+        "qc_status": status,
+        "qc_n": int(bad.n[code]),
+        "qc_statistic": finite_or_none(bad.statistic[code]),
+        "qc_p": finite_or_none(bad.p_value[code]),
+        "qc_mean_difference": finite_or_none(bad.mean_difference[code]),
+        "decision": None if decision is None else decision.included,
+        "decision_reason": "" if decision is None else decision.reason,
+        "included": bool(included[code]),
+    }
+
+
 @dataclass(frozen=True)
 class SystemResult(_JsonRecord):
     """One system's human scores, ranks and cluster on one criterion.

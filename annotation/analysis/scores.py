@@ -11,6 +11,7 @@ from annotation.analysis.results import (
     CriterionAnalysis,
     SystemResult,
     alpha_result,
+    annotator_common_fields,
     by_rank,
     significance_matrix,
 )
@@ -106,21 +107,11 @@ def _score_annotators(
     rows = np.bincount(table.judgments.annotator, minlength=table.judgments.n_annotators)
     annotators = []
     for code, annotator_id in enumerate(table.annotator_ids.tolist()):
-        decision = names.decisions.get(annotator_id)
         annotators.append(
             AnnotatorResult(
-                annotator_id=annotator_id,
-                username=names.usernames.get(annotator_id, ""),
-                pseudonym=names.pseudonyms.get(annotator_id, ""),
-                n_rows=int(rows[code]),
-                qc_status=statuses[code],
-                qc_n=int(bad.n[code]),
-                qc_statistic=finite_or_none(bad.statistic[code]),
-                qc_p=finite_or_none(bad.p_value[code]),
-                qc_mean_difference=finite_or_none(bad.mean_difference[code]),
-                decision=None if decision is None else decision.included,
-                decision_reason="" if decision is None else decision.reason,
-                included=bool(result.included[code]),
+                **annotator_common_fields(
+                    names, annotator_id, code, int(rows[code]), statuses[code], bad, result.included
+                ),
                 repeats_n=int(qc.repeats.n[code]),
                 repeats_share_within=finite_or_none(qc.repeats.share_within[code]),
                 repeats_pearson=finite_or_none(qc.repeats.pearson[code]),
