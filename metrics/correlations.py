@@ -123,7 +123,7 @@ def _criterion_inputs(
     code_of = {int(pk): code for code, pk in enumerate(table.system_ids.tolist())}
     chosen_codes = np.array([code_of.get(s.pk, -1) for s in chosen], dtype=np.int64)
 
-    if table.is_ranking:
+    if table.is_pairwise:
         comparisons = pairwise_comparisons(j)
         c = comparisons.select(
             (comparisons.item_type == ItemType.REAL)

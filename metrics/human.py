@@ -42,9 +42,11 @@ def histograms(*, campaign: Any) -> list[Histogram]:
     counts: dict[tuple[int, str], dict[int, HistogramAnnotator]] = {}
     for row in rows:
         protocol = PROTOCOLS[row["judgment__item__task__config__protocol"]]
-        criterion = next((c for c in protocol.criteria if c.key == row["criterion"]), None)
-        if criterion is None or protocol.ranks:
-            continue  # ranks depend on the screen; their histogram says little
+        criterion = next(
+            (c for c in protocol.histogram_criteria() if c.key == row["criterion"]), None
+        )
+        if criterion is None:
+            continue  # not a criterion whose histogram says something (a rank, by the kind)
         key = (row["judgment__item__task__config_id"], row["criterion"])
         slider = criterion.maximum - criterion.minimum > 10
         if slider:

@@ -73,7 +73,7 @@ def criterion_qc(
     judgments = table.judgments
     qc: AnnotatorQC | RankingQC
     normalised: Normalised | None
-    if table.is_ranking:
+    if table.is_pairwise:
         qc = ranking_qc(
             judgments,
             comparisons=pairwise_comparisons(judgments),

@@ -28,7 +28,7 @@ from annotation.models import (
     System,
     pseudonym_code,
 )
-from annotation.protocols import PROTOCOLS, RANK, Criterion
+from annotation.protocols import PAIRWISE, PROTOCOLS, Criterion
 from evalcore.human import (
     TOLERANCE_0_TO_100,
     TOLERANCE_1_TO_5,
@@ -115,8 +115,10 @@ class CriterionTable:
         return criterion_definition(self.config.protocol, self.criterion)
 
     @property
-    def is_ranking(self) -> bool:
-        return self.criterion == RANK.key or PROTOCOLS[self.config.protocol].ranks
+    def is_pairwise(self) -> bool:
+        """Whether the kind's judgments are analysed as comparisons between the outputs of a
+        screen (ranks) rather than as one score per output."""
+        return PROTOCOLS[self.config.protocol].analysis == PAIRWISE
 
 
 def campaign_criteria(*, campaign: Campaign) -> list[tuple[ProtocolConfig, str]]:

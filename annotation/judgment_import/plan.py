@@ -29,7 +29,7 @@ from annotation.judgment_import.formats import (
 from annotation.models import (
     ItemKind,
 )
-from annotation.protocols import DIRECT_ASSESSMENT, PROTOCOLS, RANK, Criterion
+from annotation.protocols import DIRECT_ASSESSMENT, PROTOCOLS, Criterion, Protocol
 
 logger = logging.getLogger(__name__)
 
@@ -137,10 +137,7 @@ class ImportPlan:
 
 
 def _criterion(options: ImportOptions) -> dict[str, Criterion]:
-    protocol = PROTOCOLS[options.protocol]
-    if protocol.ranks:
-        return {RANK.key: RANK}
-    return {c.key: c for c in protocol.criteria}
+    return {c.key: c for c in PROTOCOLS[options.protocol].import_criteria()}
 
 
 def import_plan(
@@ -163,9 +160,8 @@ def import_plan(
     placeholders = _plan_qc_rows(problems, resolved, tasks, judgments, seen, default_criterion)
     problems.raise_if_any()
 
-    if protocol.ranks:
-        _check_ranks(problems, judgments, tasks)
-        problems.raise_if_any()
+    _check_screen_values(problems, protocol, judgments, tasks)
+    problems.raise_if_any()
     _spread_hit_seconds(judgments, parsed)
     annotators = list(dict.fromkeys(row.annotator for row in parsed.rows))
     criteria_used = sorted({c for j in judgments.values() for (_, c) in j.values})
@@ -194,7 +190,7 @@ def _default_criterion(
             ]
         )
     unscreened = next((r.line for r in parsed.rows if not r.item), None)
-    if protocol.ranks and unscreened is not None:
+    if protocol.imports_need_screens and unscreened is not None:
         raise UploadError(
             [
                 UploadProblem(
@@ -232,20 +228,14 @@ def _resolved_rows(
             )
             continue
         scale = criteria[criterion]
-        if not protocol.ranks and not scale.minimum <= row.score <= scale.maximum:
-            hint = (
-                " (a *-good-stnd* file holds z-scores; import the raw scores: ad-good-raw.csv)"
-                if parsed.file_format == FORMAT_WMT
-                else ""
-            )
-            problems.add(
-                row.line,
-                f"score {row.score:g} is outside the {criterion} scale "
-                f"{scale.minimum}–{scale.maximum}{hint}",
-            )
-            continue
-        if protocol.ranks and (row.score < 1 or row.score != int(row.score)):
-            problems.add(row.line, f"rank {row.score:g} is not a whole number from 1")
+        hint = (
+            " (a *-good-stnd* file holds z-scores; import the raw scores: ad-good-raw.csv)"
+            if parsed.file_format == FORMAT_WMT
+            else ""
+        )
+        problem = protocol.import_value_problem(scale, row.score, scale_hint=hint)
+        if problem is not None:
+            problems.add(row.line, problem)
             continue
         shown = _shown_output(problems, row, segment_id, context)
         if shown is None:
@@ -495,18 +485,22 @@ def _judge(
     judgment.values[(slot, criterion)] = row.score
 
 
-def _check_ranks(
+def _check_screen_values(
     problems: Problems,
+    protocol: Protocol,
     judgments: dict[tuple[str, str, Any], _PlannedJudgment],
     tasks: dict[str, dict[Any, _PlannedItem]],
 ) -> None:
+    """Every value checked against its screen, as the kind sees it (a rank no larger than the
+    number of outputs shown); the first problem is reported."""
     for judgment in judgments.values():
         n = len(tasks[judgment.task][judgment.item].outputs)
-        for rank in judgment.values.values():
-            if rank > n:
+        for (_, criterion), value in judgment.values.items():
+            problem = protocol.screen_value_problem(criterion, value, n)
+            if problem is not None:
                 problems.add(
                     None,
-                    f"annotator {judgment.annotator} gave rank {rank:g} on item {judgment.item} "
+                    f"annotator {judgment.annotator} gave {problem} on item {judgment.item} "
                     f"of HIT {judgment.task}, which shows {n} outputs",
                 )
                 return

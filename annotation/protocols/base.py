@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from django.utils.translation import gettext_lazy as _
@@ -40,6 +40,8 @@ class Criterion:
         }
 
 
+SET_FOCUSED_SCORE = _("set the focused score")
+
 RANK = Criterion("rank", _("Rank"), 1, 5, {1: _("Best"), 5: _("Worst")}, higher_is_better=False)
 
 
@@ -57,19 +59,41 @@ SOURCE_BASED = Mode("source", _("Source-based"), True, False)
 REFERENCE_BASED = Mode("reference", _("Reference-based"), False, True)
 
 
+# How a kind's judgments become analysis tables: one score per shown output and criterion, or
+# comparisons between the outputs of one screen (from their ranks).
+AnalysisFamily = Literal["scores", "pairwise"]
+SCORES: AnalysisFamily = "scores"
+PAIRWISE: AnalysisFamily = "pairwise"
+
+
 @dataclass(frozen=True)
 class Protocol:
+    """A protocol kind: its criteria and modes, its screen (a template part that renders the
+    shown outputs with their questions, and the JavaScript module that makes those questions
+    answerable), how an answer is validated, what its QC items degrade, how imported judgments
+    are checked, and which analysis family turns its judgments into tables. Everything outside
+    ``annotation/protocols`` asks the kind through these attributes and methods; none of it
+    names a kind."""
+
     key: str
     name: Any
     criteria: tuple[Criterion, ...]
     modes: tuple[Mode, ...]
-    ranks: bool = False  # answers are ranks 1..k of the shown outputs (ties allowed)
     single_output: bool = False  # one output per screen whatever k says
     # The most outputs a screen may show: a rank is typed as one digit on the annotation page.
     max_outputs: int | None = None
     instructions: Any = ""
     # The screen may ask for fluency first, without the source, then show it (a config option).
     fluency_first_allowed: bool = False
+    analysis: AnalysisFamily = SCORES
+    # The screen: the template part that renders the shown outputs and their questions, the
+    # part that lists its keyboard shortcuts, the script (a static path) that registers the
+    # widgets its questions use, and what the digits do on it. A template part may be a name
+    # or a compiled template.
+    screen_template: Any = "annotation/screens/scales.html"
+    keys_template: Any = "annotation/screens/scales_keys.html"
+    screen_script: str = "annotation/screens/scales.js"
+    digit_hint: Any = SET_FOCUSED_SCORE
 
     def mode(self, key: str) -> Mode:
         for mode in self.modes:
@@ -84,6 +108,45 @@ class Protocol:
         """The criteria with their scales fitted to a screen of ``n_outputs`` outputs (a kind
         whose scale depends on the screen, as ranks do, overrides this)."""
         return self.criteria
+
+    def histogram_criteria(self) -> tuple[Criterion, ...]:
+        """The criteria whose answers are comparable across screens, so that a histogram of
+        them says something (the dashboard's answer distributions)."""
+        return self.criteria
+
+    def degraded_positions(self, n_outputs: int, rng: np.random.Generator) -> list[int]:
+        """Which of a screen's ``n_outputs`` outputs a bad-reference QC copy degrades (the
+        others are repeated as they were). Outputs judged one by one are all degraded."""
+        return list(range(n_outputs))
+
+    # Imported judgments (annotation.judgment_import) are checked through these two.
+    def import_criteria(self) -> tuple[Criterion, ...]:
+        """The criteria an imported row may name, with the widest scale a screen gives."""
+        return self.criteria_for(self.max_outputs or 1)
+
+    @property
+    def imports_need_screens(self) -> bool:
+        """Whether an imported row must say which screen it was on: answers that compare the
+        outputs of a screen mean nothing without it."""
+        return self.analysis == PAIRWISE
+
+    def import_value_problem(
+        self, criterion: Criterion, value: float, *, scale_hint: str = ""
+    ) -> str | None:
+        """What is wrong with an imported value of ``criterion`` on its own (None if nothing);
+        ``scale_hint`` follows a value outside the scale (what the file format suggests). A
+        value that depends on its screen is checked with :meth:`screen_value_problem`."""
+        if not criterion.minimum <= value <= criterion.maximum:
+            return (
+                f"score {value:g} is outside the {criterion.key} scale "
+                f"{criterion.minimum}–{criterion.maximum}{scale_hint}"
+            )
+        return None
+
+    def screen_value_problem(self, criterion: str, value: float, n_outputs: int) -> str | None:
+        """The value, named as the annotator gave it ("rank 6"), if it cannot be on a screen of
+        ``n_outputs`` outputs; None if it can."""
+        return None
 
     def simulated_answer(
         self,

@@ -8,7 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 from django.utils.translation import gettext_lazy as _
 
-from annotation.protocols.base import BILINGUAL, MONOLINGUAL, RANK, Criterion, Protocol
+from annotation.protocols.base import (
+    BILINGUAL,
+    MONOLINGUAL,
+    PAIRWISE,
+    RANK,
+    Criterion,
+    Protocol,
+)
 
 RANKING = "ranking"
 
@@ -28,6 +35,33 @@ class RankingProtocol(Protocol):
                 higher_is_better=False,
             ),
         )
+
+    def histogram_criteria(self) -> tuple[Criterion, ...]:
+        """None: a rank depends on the screen's size, so its histogram says little."""
+        return ()
+
+    def degraded_positions(self, n_outputs: int, rng: np.random.Generator) -> list[int]:
+        """One output: ranked outputs are judged against each other, so the degraded one is
+        shown among repeats of the others and can be ranked below them."""
+        if n_outputs <= 1:
+            return list(range(n_outputs))
+        return [int(rng.integers(n_outputs))]
+
+    def import_criteria(self) -> tuple[Criterion, ...]:
+        return (RANK,)
+
+    def import_value_problem(
+        self, criterion: Criterion, value: float, *, scale_hint: str = ""
+    ) -> str | None:
+        """A rank is a whole number from 1; its upper end is its screen's size."""
+        if value < 1 or value != int(value):
+            return f"rank {value:g} is not a whole number from 1"
+        return None
+
+    def screen_value_problem(self, criterion: str, value: float, n_outputs: int) -> str | None:
+        if value > n_outputs:
+            return f"rank {value:g}"
+        return None
 
     def simulated_answer(
         self,
@@ -50,8 +84,9 @@ PROTOCOL = RankingProtocol(
     _("Ranking"),
     (RANK,),
     (BILINGUAL, MONOLINGUAL),
-    ranks=True,
+    analysis=PAIRWISE,
     max_outputs=9,
+    digit_hint=_("set the rank of the focused translation"),
     instructions=_(
         "Rank the translations from best (1) to worst. Give two translations the same rank "
         "when they are equally good."

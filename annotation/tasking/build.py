@@ -26,7 +26,7 @@ from annotation.models import (
     Task,
     Translation,
 )
-from annotation.protocols import Mode
+from annotation.protocols import Mode, Protocol
 from annotation.tasking.plan import (
     BAD_REFERENCE,
     PlannedTask,
@@ -111,7 +111,7 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
     real_outputs, n_outputs = _write_real_outputs(tasks, plans, real_items, source, writer)
     copies = _write_copies(tasks, plans, real_items, writer)
     n_copy_outputs = _write_copy_outputs(
-        copies, real_outputs, source, ranks=protocol.ranks, rng=rng, writer=writer
+        copies, real_outputs, source, protocol=protocol, rng=rng, writer=writer
     )
     logger.info("built %d tasks for %s", len(tasks), config)
     return BuildResult(
@@ -360,7 +360,7 @@ def _write_copy_outputs(
     real_outputs: dict[int, list[ItemOutput]],
     source: _Source,
     *,
-    ranks: bool,
+    protocol: Protocol,
     rng: np.random.Generator,
     writer: _Writer,
 ) -> int:
@@ -369,7 +369,7 @@ def _write_copy_outputs(
     copy_outputs = []
     for copy in copies:
         copy_outputs.extend(
-            _copy_outputs(copy, real_outputs[copy.original_id], source, ranks=ranks, rng=rng)
+            _copy_outputs(copy, real_outputs[copy.original_id], source, protocol=protocol, rng=rng)
         )
     writer.write(ItemOutput, copy_outputs)
     return len(copy_outputs)
@@ -380,19 +380,17 @@ def _copy_outputs(
     originals: list[ItemOutput],
     source: _Source,
     *,
-    ranks: bool,
+    protocol: Protocol,
     rng: np.random.Generator,
 ) -> list[ItemOutput]:
     """The outputs of a QC item: its original's, repeated, degraded (a bad reference) or, in
     one slot of a reference item, replaced with a human reference."""
     reference_slot = int(rng.integers(len(originals))) if copy.kind == ItemKind.REFERENCE else -1
-    # Ranked outputs are judged against each other: a bad-reference screen of a ranking
-    # protocol degrades one output and repeats the others, so the degraded one can be ranked
-    # below them. Scored outputs are judged one by one, so every output is degraded.
-    bad_slot = (
-        int(rng.integers(len(originals)))
-        if copy.kind == ItemKind.BAD_REFERENCE and ranks and len(originals) > 1
-        else None
+    # Which outputs a bad-reference screen degrades is the kind's call (the others repeat).
+    degraded = (
+        set(protocol.degraded_positions(len(originals), rng))
+        if copy.kind == ItemKind.BAD_REFERENCE
+        else set()
     )
     shown = []
     for output in originals:
@@ -404,7 +402,7 @@ def _copy_outputs(
             "system": output.system,
             "run": output.run,
         }
-        if copy.kind == ItemKind.BAD_REFERENCE and bad_slot in (None, output.position):
+        if output.position in degraded:
             bad = make_bad_reference(
                 output.text,
                 segment=copy.segment.position,
