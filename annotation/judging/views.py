@@ -127,7 +127,6 @@ def _screen_data(screen: Screen, criteria: tuple[Criterion, ...]) -> dict[str, A
         "revision": screen.revision,
         "outputs": [o.pk for o in screen.outputs],
         "criteria": [c.as_json() for c in criteria],
-        "ranks": screen.protocol.ranks,
         "fluencyFirst": config.fluency_first,
         "answer": screen.answer,
         "currentUrl": reverse("annotate", args=[screen.assignment.pk]),
@@ -185,6 +184,7 @@ def _criteria_view(criteria: tuple[Criterion, ...]) -> list[dict[str, Any]]:
             "max": c.maximum,
             "choices": [(v, c.scale.get(v, "")) for v in range(c.minimum, c.maximum + 1)],
             "scale": sorted(c.scale.items()),
+            "needs_source": c.needs_source,
         }
         for c in criteria
     ]

@@ -1,5 +1,7 @@
 // The annotation page: keyboard-first scoring and a submit that is never silently lost.
 // Data comes from the json_script block "annotate-data"; all texts on the page are server-rendered.
+// The questions are the protocol kind's: its screen script (loaded before this one) registers
+// the widgets they use in window.EvalSiteWidgets (see annotation/screens/scales.js).
 (function () {
   "use strict";
 
@@ -13,8 +15,6 @@
   let sending = false;
   // An answer given on this item and not stored yet: leaving the page asks first.
   let unsent = false;
-  let typed = "";
-  let typedAt = 0;
   // " · EvalSite" after the item's title.
   const titleSuffix = document.title.slice(document.title.lastIndexOf(" · "));
 
@@ -29,34 +29,21 @@
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   }
 
-  function slider(group) {
-    return group.querySelector("input[type=range]");
+  function widget(group) {
+    return window.EvalSiteWidgets[group.dataset.widget];
   }
 
   function visible(group) {
-    return !(document.body.classList.contains("phase-fluency") && group.dataset.criterion !== "fluency");
+    // Fluency first: only the questions that need no source until it is shown.
+    return !(document.body.classList.contains("phase-fluency") && !("sourceFree" in group.dataset));
   }
 
   function value(group) {
-    const range = slider(group);
-    if (range) return range.classList.contains("unset") ? null : Number(range.value);
-    const checked = group.querySelector("input[type=radio]:checked");
-    return checked ? Number(checked.value) : null;
+    return widget(group).value(group);
   }
 
   function setValue(group, v) {
-    const range = slider(group);
-    if (range) {
-      range.value = String(Math.max(Number(range.min), Math.min(Number(range.max), v)));
-      range.classList.remove("unset");
-      group.querySelector(".slider-value").textContent = range.value;
-      // The focused question is the slider a screen reader announces (role="slider").
-      group.setAttribute("aria-valuenow", range.value);
-    } else {
-      const radio = group.querySelector(`input[type=radio][value="${v}"]`);
-      if (!radio) return false;
-      radio.checked = true;
-    }
+    if (!widget(group).set(group, v)) return false;
     group.classList.add("answered");
     changed();
     return true;
@@ -185,7 +172,7 @@
   }
 
   function finishFluencyPhase() {
-    const missing = groups.find((g) => g.dataset.criterion === "fluency" && value(g) === null);
+    const missing = groups.find((g) => "sourceFree" in g.dataset && value(g) === null);
     if (missing) {
       showError(data.messages.incomplete);
       focusGroup(missing);
@@ -321,17 +308,7 @@
       article.querySelectorAll("fieldset.criterion").forEach((group) => {
         group.dataset.output = id;
         group.classList.remove("answered");
-        group.querySelectorAll("input[type=radio]").forEach((radio) => {
-          radio.name = `o${id}-${group.dataset.criterion}`;
-          radio.checked = false;
-        });
-        const range = slider(group);
-        if (range) {
-          range.value = range.min;
-          range.classList.add("unset");
-          group.querySelector(".slider-value").textContent = "—";
-          group.removeAttribute("aria-valuenow");
-        }
+        widget(group).reset(group);
       });
     });
 
@@ -358,11 +335,16 @@
 
     submissionId = newId();
     unsent = false;
-    typed = "";
     errorBox.hidden = true;
     window.scrollTo(0, 0);
     focusGroup(nextUnanswered(groups[groups.length - 1]) || groups[0]);
   }
+
+  // What a widget may do to the page (see annotation/screens/scales.js).
+  const page = {
+    setValue,
+    advance: (group) => focusGroup(nextUnanswered(group) || group),
+  };
 
   function onKey(event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
@@ -375,27 +357,9 @@
       return;
     }
     if (!group) return;
-    const range = slider(group);
-    if (/^[0-9]$/.test(key)) {
+    // The question's own keys first (digits, a slider's arrows), then moving between questions.
+    if (widget(group).key(group, event, page)) {
       event.preventDefault();
-      if (range) {
-        // Digits typed in quick succession form one number: 7 then 5 → 75.
-        const now = Date.now();
-        typed = now - typedAt < 900 ? typed + key : key;
-        typedAt = now;
-        setValue(group, Math.min(Number(range.max), Number(typed)));
-        return;
-      }
-      if (setValue(group, Number(key))) focusGroup(nextUnanswered(group) || group);
-      return;
-    }
-    if (range && ["ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End"].includes(key)) {
-      event.preventDefault();
-      const base = range.classList.contains("unset") ? 50 : Number(range.value);
-      const delta = { ArrowLeft: -1, ArrowRight: 1, PageUp: 10, PageDown: -10 }[key];
-      if (key === "Home") setValue(group, Number(range.min));
-      else if (key === "End") setValue(group, Number(range.max));
-      else setValue(group, base + delta);
       return;
     }
     const moves = {
@@ -417,13 +381,7 @@
       group.classList.add("answered");
       changed();
     });
-    const range = slider(group);
-    if (range) {
-      // An unset slider rests at its minimum with the thumb hidden, so a click or tap on the
-      // minimum changes nothing and fires no "input": take the value on release and click too.
-      const take = () => setValue(group, Number(range.value));
-      ["input", "change", "pointerup", "click"].forEach((type) => range.addEventListener(type, take));
-    }
+    widget(group).init(group, page);
   });
   // The highlight follows the focus: it goes when the focus leaves the questions.
   document.addEventListener("focusin", (event) => {
