@@ -6,12 +6,14 @@ kinds' interface (``annotation.protocols.base.Protocol``) and a ``register`` cal
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.template import Template
 from django.test import Client
 from django.urls import reverse
 
@@ -31,6 +33,21 @@ TOY = Protocol(
     single_output=True,
     instructions="Rate the translation from 1 (useless) to 7 (perfect).",
 )
+# A screen of the kind's own: a template part (here compiled in the test) in place of the
+# scales, with the widget contract annotate.js needs (annotation/screens/scales.html says it).
+TOY_SCREEN = Template(
+    "{% for output in screen.outputs %}"
+    '<article class="output card toy-screen" data-output="{{ output.pk }}">'
+    '<p class="text">{{ output.text }}</p>'
+    '<fieldset class="criterion" data-criterion="quality" data-output="{{ output.pk }}" '
+    'data-widget="choices">{% for value, label in criteria_view.0.choices %}'
+    '<label><input type="radio" name="q{{ output.pk }}" value="{{ value }}">{{ value }}</label>'
+    "{% endfor %}</fieldset></article>{% endfor %}"
+)
+TOY_KEYS = Template(
+    "<li class='toy-keys'><kbd>1</kbd>–<kbd>7</kbd> {{ screen.protocol.digit_hint }}</li>"
+)
+
 # What the annotators give each system's outputs: a clear order for the analysis to find.
 SYSTEM_SCORE = {"nmt-large": 7, "nmt-base": 5, "smt-phrase": 3, "rbmt-toy": 1}
 
@@ -42,6 +59,22 @@ def toy_kind() -> Iterator[Protocol]:
         yield TOY
     finally:
         del PROTOCOLS[TOY.key]
+
+
+@pytest.fixture
+def toy_screen_kind() -> Iterator[Protocol]:
+    kind = dataclasses.replace(
+        TOY,
+        key="toy_screen",
+        screen_template=TOY_SCREEN,
+        keys_template=TOY_KEYS,
+        digit_hint="rate the focused toy",
+    )
+    register(kind)
+    try:
+        yield kind
+    finally:
+        del PROTOCOLS[kind.key]
 
 
 def _value(output: ItemOutput) -> int:
@@ -151,3 +184,41 @@ def test_a_kind_registered_by_a_test_runs_from_build_to_reports(toy_kind: Protoc
     page = organizer.get(reverse("campaign_analysis", args=[campaign.pk]))
     assert page.status_code == 200
     assert "Overall quality" in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_annotation_page_shows_the_kinds_own_screen(
+    toy_kind: Protocol, toy_screen_kind: Protocol
+) -> None:
+    """The page draws a kind's questions with the kind's template parts and loads its script:
+    the default scales for a kind that keeps them, the kind's own part for one that brings it."""
+    owner = make_user("screen-owner", organizer=True)
+    campaign = make_rich_campaign(owner=owner)
+    annotator = make_user("screen-rater")
+    campaign.annotators.add(annotator)
+    client = Client()
+    assert client.login(username=annotator.username, password=PASSWORD)
+    pages = {}
+    for kind in (toy_kind, toy_screen_kind):
+        config = make_config(campaign, kind.key, items_per_task=4, outputs_per_screen=1)
+        taken = client.post(reverse("api-config-take", args=[config.pk]))
+        assert taken.status_code == 200
+        page = client.get(reverse("annotate", args=[taken.json()["id"]]))
+        assert page.status_code == 200
+        pages[kind.key] = page.content.decode()
+
+    scales = pages["toy_quality"]
+    # The scales part: one choices question of seven points, and the scales' script.
+    assert 'data-widget="choices"' in scales
+    assert scales.count('type="radio" name="o') == 7
+    assert "set the focused score" in scales
+    assert "toy-screen" not in scales
+    own = pages["toy_screen"]
+    assert own.count("toy-screen") == 1
+    assert own.count('type="radio" name="q') == 7
+    assert "toy-keys" in own
+    assert "rate the focused toy" in own
+    assert 'name="o' not in own
+    # Whatever the screen, the page's own script follows the kind's script.
+    for html in (scales, own):
+        assert html.index("annotation/screens/scales.js") < html.index("annotation/annotate.js")
