@@ -434,7 +434,7 @@ def store_results(campaign: Any, owner: Any) -> None:
         started=timezone.now(),
         finished=timezone.now(),
     )
-    human = human_compute(campaign=campaign, seed=params["seed"])
+    human = human_compute(campaign=campaign)
     emit(f"  human analysis (real code): {time.perf_counter() - started:.1f} s")
     systems = list(System.objects.filter(campaign=campaign).prefetch_related("runs"))
     rng = np.random.default_rng(SEED + 1)

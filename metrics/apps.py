@@ -21,11 +21,15 @@ class MetricsConfig(AppConfig):
     def ready(self) -> None:
         # Register the app's Celery tasks in every process: services send them by name.
         import metrics.tasks  # noqa: F401
+        from annotation.analysis.stored import stored_reader_register
         from annotation.signals import campaign_data_changed
         from evalcore.version import evalsite_version, library_versions
+        from metrics.stored import human_analysis_stored
 
         # The code and libraries this process loaded, read now (web and worker processes alike;
         # a worker's pool processes inherit them): files changed on disk later are not its code.
         evalsite_version()
         library_versions()
         campaign_data_changed.connect(_schedule_after_commit, dispatch_uid="metrics-schedule")
+        # The analysis pages show the human analysis this app's background jobs store.
+        stored_reader_register(human_analysis_stored)

@@ -9,9 +9,8 @@ from typing import Any
 from django.db.models import Count
 
 from annotation.analysis.results import Histogram, HistogramAnnotator, HumanDocument
-from annotation.analysis.selectors import campaign_analysis_compute
+from annotation.analysis.selectors import campaign_analysis_compute, campaign_analysis_settings
 from annotation.analysis.services import annotator_pseudonyms_ensure
-from annotation.analysis.settings import AnalysisSettings
 from annotation.models import JudgmentValue, pseudonym_code
 from annotation.protocols import PROTOCOLS
 from annotation.reports.judgments import annotator_labels
@@ -86,11 +85,12 @@ def histograms(*, campaign: Any) -> list[Histogram]:
     ]
 
 
-def human_compute(*, campaign: Any, seed: int) -> dict[str, Any]:
+def human_compute(*, campaign: Any) -> dict[str, Any]:
     """The stored ``human`` document (:class:`HumanDocument`): the campaign's human-judgment
-    analysis with the analysis page's default settings and the campaign's seed, plus
-    histograms."""
-    analysis = campaign_analysis_compute(campaign=campaign, settings=AnalysisSettings(seed=seed))
+    analysis with the campaign's analysis setting (as the analysis page, the reports and the
+    API use it), plus histograms."""
+    settings = campaign_analysis_settings(campaign=campaign)
+    analysis = campaign_analysis_compute(campaign=campaign, settings=settings)
     return HumanDocument(analysis=analysis, histograms=histograms(campaign=campaign)).to_json()
 
 

@@ -394,7 +394,7 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
         "unavailable": unavailable,
         "metrics": scored.docs,
     }
-    human_doc = human_compute(campaign=campaign, seed=params["seed"])
+    human_doc = human_compute(campaign=campaign)
     if progress:
         progress(1)
     correlations_doc = correlations_compute(

@@ -3,6 +3,7 @@ import (multipart) and include/exclude decisions. Owner and co-organizers only."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -10,6 +11,7 @@ from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
+from rest_framework.fields import empty
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,14 +19,16 @@ from rest_framework.views import APIView
 
 from annotation.analysis.forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
 from annotation.analysis.results import CampaignAnalysis
-from annotation.analysis.selectors import campaign_analysis_cached
+from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.analysis.services import (
     annotator_decision_clear,
     annotator_decision_record,
     annotator_pseudonyms_ensure,
+    campaign_analysis_settings_save,
 )
 from annotation.analysis.settings import (
     BASES,
+    PRESETS,
     QC_SPACES,
     QC_TESTS,
     RANK_SPACES,
@@ -32,6 +36,7 @@ from annotation.analysis.settings import (
     SPACES,
     AnalysisSettings,
 )
+from annotation.analysis.shown import campaign_analysis_shown
 from annotation.campaigns.uploads import UploadError, upload_file_read
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS
 from annotation.judgment_import.plan import ImportOptions
@@ -39,8 +44,6 @@ from annotation.judgment_import.services import judgments_import
 from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
 from annotation.permissions import campaign_for_organizer, user_is_organizer
 from annotation.protocols import PROTOCOLS
-
-DEFAULTS = AnalysisSettings()
 
 
 class IsCampaignOrganizer(permissions.BasePermission):
@@ -64,35 +67,47 @@ class NamesSerializer(serializers.Serializer):
         return self.validated_data["names"] == "real"
 
 
-class SettingsSerializer(NamesSerializer):
-    """Analysis settings from the query string (all optional; see docs/reports.md)."""
+class OptionalBooleanField(serializers.BooleanField):
+    """A boolean that a query string may leave out (DRF reads an absent box of form data as
+    False): absent, it keeps the campaign's setting."""
 
-    qc_test = serializers.ChoiceField(choices=QC_TESTS, default=DEFAULTS.qc_test)
-    qc_space = serializers.ChoiceField(choices=QC_SPACES, default=DEFAULTS.qc_space)
-    ranking_qc_space = serializers.ChoiceField(
-        choices=RANK_SPACES, default=DEFAULTS.ranking_qc_space
-    )
-    threshold = serializers.FloatField(min_value=0.0001, max_value=0.5, default=DEFAULTS.threshold)
-    basis = serializers.ChoiceField(choices=BASES, default=DEFAULTS.basis)
-    include_failed = serializers.BooleanField(default=False)
-    exclude_untested = serializers.BooleanField(default=False)
-    space = serializers.ChoiceField(choices=SPACES, default=DEFAULTS.space)
-    test = serializers.ChoiceField(choices=SIGNIFICANCE_TESTS, default=DEFAULTS.test)
-    alpha = serializers.FloatField(min_value=0.0001, max_value=0.5, default=DEFAULTS.alpha)
-    confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=DEFAULTS.confidence)
-    n_bootstrap = serializers.IntegerField(
-        min_value=0, max_value=MAX_BOOTSTRAP, default=DEFAULTS.n_bootstrap
-    )
+    default_empty_html = empty
+
+
+class SettingsFieldsSerializer(serializers.Serializer):
+    """Analysis settings (all optional; see docs/reports.md): what is left out keeps the
+    campaign's setting; ``preset`` sets a named set of conventions over them."""
+
+    preset = serializers.ChoiceField(choices=list(PRESETS), required=False)
+    qc_test = serializers.ChoiceField(choices=QC_TESTS, required=False)
+    qc_space = serializers.ChoiceField(choices=QC_SPACES, required=False)
+    ranking_qc_space = serializers.ChoiceField(choices=RANK_SPACES, required=False)
+    threshold = serializers.FloatField(min_value=0.0001, max_value=0.5, required=False)
+    basis = serializers.ChoiceField(choices=BASES, required=False)
+    include_failed = OptionalBooleanField(required=False)
+    exclude_untested = OptionalBooleanField(required=False)
+    space = serializers.ChoiceField(choices=SPACES, required=False)
+    test = serializers.ChoiceField(choices=SIGNIFICANCE_TESTS, required=False)
+    alpha = serializers.FloatField(min_value=0.0001, max_value=0.5, required=False)
+    confidence = serializers.FloatField(min_value=0.5, max_value=0.999, required=False)
+    n_bootstrap = serializers.IntegerField(min_value=0, max_value=MAX_BOOTSTRAP, required=False)
     ranking_bootstrap = serializers.IntegerField(
-        min_value=0, max_value=MAX_RANKING_BOOTSTRAP, default=DEFAULTS.ranking_bootstrap
+        min_value=0, max_value=MAX_RANKING_BOOTSTRAP, required=False
     )
     seed = serializers.IntegerField(
         min_value=0, max_value=2**32 - 1, required=False, allow_null=True
     )
 
-    def settings(self) -> AnalysisSettings:
-        data = {k: v for k, v in self.validated_data.items() if k != "names"}
-        return AnalysisSettings(**data)
+    def settings(self, base: AnalysisSettings) -> AnalysisSettings:
+        """The settings asked for over ``base`` (the campaign's setting)."""
+        data = {k: v for k, v in self.validated_data.items() if k not in ("names", "preset")}
+        chosen = replace(base, **data)
+        preset = self.validated_data.get("preset")
+        return chosen.with_preset(preset) if preset else chosen
+
+
+class SettingsSerializer(NamesSerializer, SettingsFieldsSerializer):
+    """Analysis settings and how annotators are named, from the query string."""
 
 
 SETTINGS_PARAMETERS = [
@@ -112,9 +127,19 @@ class CampaignAPIView(APIView):
         serializer.is_valid(raise_exception=True)
         return serializer
 
+    def chosen_settings(
+        self, request: Request, campaign: Campaign
+    ) -> tuple[AnalysisSettings, SettingsSerializer]:
+        """The query's settings over the campaign's setting, and the query read."""
+        serializer = self.read_settings(request)
+        return serializer.settings(campaign_analysis_settings(campaign=campaign)), serializer
+
     def analysis(self, campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
+        """The stored analysis while it is fresh, else computed for the request."""
         annotator_pseudonyms_ensure(campaign=campaign)
-        return campaign_analysis_cached(campaign=campaign, settings=settings)
+        shown = campaign_analysis_shown(campaign=campaign, settings=settings, wait=True)
+        assert shown.analysis is not None  # with wait, always
+        return shown.analysis
 
 
 class AnalysisView(CampaignAPIView):
@@ -128,11 +153,43 @@ class AnalysisView(CampaignAPIView):
     )
     def get(self, request: Request, campaign_id: Any) -> Response:
         campaign = self.campaign(request, campaign_id)
-        serializer = self.read_settings(request)
-        analysis = self.analysis(campaign, serializer.settings())
+        settings, serializer = self.chosen_settings(request, campaign)
+        analysis = self.analysis(campaign, settings)
         return Response(
             analysis.to_json(usernames="in_place" if serializer.real_names else "omitted")
         )
+
+
+def settings_document(settings: AnalysisSettings) -> dict[str, Any]:
+    """The campaign's analysis setting as the API gives it: its fields and its preset."""
+    return {"settings": settings.as_dict(), "preset": settings.preset}
+
+
+class AnalysisSettingsView(CampaignAPIView):
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        description="The campaign's analysis setting (every field, and the preset whose "
+        "conventions it follows, if any): what the analysis, the reports and the background "
+        "results use when a request names no other.",
+    )
+    def get(self, request: Request, campaign_id: Any) -> Response:
+        campaign = self.campaign(request, campaign_id)
+        return Response(settings_document(campaign_analysis_settings(campaign=campaign)))
+
+    @extend_schema(
+        request=SettingsFieldsSerializer,
+        responses=OpenApiTypes.OBJECT,
+        description="Change the campaign's analysis setting: the fields given (and a preset's "
+        "conventions) over the current ones. A change schedules the recomputation of the "
+        "campaign's stored results.",
+    )
+    def put(self, request: Request, campaign_id: Any) -> Response:
+        campaign = self.campaign(request, campaign_id)
+        serializer = SettingsFieldsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        settings = serializer.settings(campaign_analysis_settings(campaign=campaign))
+        changed = campaign_analysis_settings_save(campaign=campaign, settings=settings)
+        return Response({**settings_document(settings), "changed": changed})
 
 
 class ImportRequestSerializer(serializers.Serializer):

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.settings import PRESETS, AnalysisSettings
 from annotation.judgment_import.formats import FORMAT_AUTO
 from annotation.judgment_import.plan import ImportOptions
 from annotation.protocols import PROTOCOL_CHOICES
 
 DEFAULTS = AnalysisSettings()
+# The name of the settings form's submit button (in the query string of what it sends).
+SUBMITTED = "analyse"
 MAX_BOOTSTRAP = 10_000
 MAX_RANKING_BOOTSTRAP = 2_000
 
@@ -33,11 +36,23 @@ BASIS_CHOICES = [
     ("real_and_repeat", _("real and repeat items")),
     ("all", _("all items (as the original DA scripts)")),
 ]
+PRESET_CHOICES = [
+    ("evalsite", _("EvalSite defaults")),
+    ("wmt", _("WMT: z over all scores, Mann–Whitney U, failed annotators kept")),
+]
+assert [key for key, _label in PRESET_CHOICES] == list(PRESETS)
 NAME_CHOICES = [("pseudonyms", _("pseudonyms (A001, …)")), ("real", _("usernames"))]
 
 
 class AnalysisSettingsForm(forms.Form):
-    """The analysis settings, read from the query string (GET), so links carry them."""
+    """The analysis settings, read from the query string (GET), so links carry them; shown
+    unbound with the campaign's setting (:meth:`for_settings`)."""
+
+    @classmethod
+    def for_settings(cls, settings: AnalysisSettings) -> AnalysisSettingsForm:
+        """An unbound form showing ``settings``."""
+        initial = {k: v for k, v in settings.as_dict().items() if v is not None}
+        return cls(initial=initial)
 
     qc_test = forms.ChoiceField(
         label=_("QC test"), choices=QC_TEST_CHOICES, initial=DEFAULTS.qc_test, required=False
@@ -114,6 +129,12 @@ class AnalysisSettingsForm(forms.Form):
         required=False,
         help_text=_("Empty: each protocol's own seed."),
     )
+    preset = forms.ChoiceField(
+        label=_("Conventions"),
+        choices=[("", _("as set below")), *PRESET_CHOICES],
+        required=False,
+        help_text=_("A preset sets the normalisation, the tests and who counts at once."),
+    )
     names = forms.ChoiceField(
         label=_("Annotators in reports"),
         choices=NAME_CHOICES,
@@ -121,14 +142,28 @@ class AnalysisSettingsForm(forms.Form):
         required=False,
     )
 
-    def settings(self) -> AnalysisSettings:
-        """The chosen settings; fields left empty keep their defaults. Call after is_valid()."""
+    def settings(self, base: AnalysisSettings | None = None) -> AnalysisSettings:
+        """The chosen settings; fields left empty keep those of ``base`` (the campaign's
+        setting; the defaults without it), and a chosen preset sets its conventions over
+        them. Call after is_valid()."""
+        # An unticked box is absent from a query string: a box counts when the settings form
+        # itself was sent (its button's name) or the box is named, so that a link carrying a
+        # few settings (?names=real) leaves the others as they are.
+        whole_form = SUBMITTED in self.data
         data = {
             key: value
             for key, value in self.cleaned_data.items()
-            if key not in ("names",) and value not in (None, "")
+            if key not in ("names", "preset")
+            and value not in (None, "")
+            and (
+                not isinstance(self.fields[key], forms.BooleanField)
+                or whole_form
+                or key in self.data
+            )
         }
-        return AnalysisSettings(**data)
+        chosen = replace(base or AnalysisSettings(), **data)
+        preset = self.cleaned_data.get("preset")
+        return chosen.with_preset(preset) if preset else chosen
 
     @property
     def real_names(self) -> bool:

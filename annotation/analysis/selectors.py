@@ -73,6 +73,12 @@ logger = logging.getLogger(__name__)
 ANALYSIS_CACHE_SECONDS = 15 * 60
 
 
+def campaign_analysis_settings(*, campaign: Campaign) -> AnalysisSettings:
+    """The campaign's analysis setting: what the analysis page, the API, the reports and the
+    background analysis use unless a request explores others."""
+    return AnalysisSettings.from_dict(campaign.analysis_settings or {})
+
+
 def campaign_analysis_cached(*, campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
     """:func:`campaign_analysis_compute` of the whole campaign, kept in the cache: the analysis
     page, its report downloads and the API compute it once for unchanged inputs (15 s for a

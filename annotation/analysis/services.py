@@ -8,8 +8,22 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 
+from annotation.analysis.settings import AnalysisSettings
 from annotation.models import AnnotatorDecision, AnnotatorPseudonym, Campaign, Judgment
 from annotation.signals import campaign_data_changed
+
+
+def campaign_analysis_settings_save(*, campaign: Campaign, settings: AnalysisSettings) -> bool:
+    """Make ``settings`` the campaign's analysis setting; whether it changed. A change
+    schedules the recomputation of the campaign's stored results, as new judgments do."""
+    data = settings.as_dict()
+    if data == AnalysisSettings.from_dict(campaign.analysis_settings or {}).as_dict():
+        return False
+    with transaction.atomic():
+        campaign.analysis_settings = data
+        campaign.save(update_fields=["analysis_settings", "updated"])
+        campaign_data_changed.send(sender=Campaign, campaign_id=campaign.pk)
+    return True
 
 
 def annotator_decision_record(

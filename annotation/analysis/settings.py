@@ -3,7 +3,7 @@ test, resampling and seed, and which annotators count."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from evalcore.human.normalisation import Basis, Space
@@ -74,3 +74,55 @@ class AnalysisSettings:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AnalysisSettings:
+        """Settings from :meth:`as_dict` (as a campaign stores them); keys that are not fields
+        (of an older or newer version) are ignored, missing ones keep their defaults."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def with_preset(self, name: str) -> AnalysisSettings:
+        """These settings with the conventions of preset ``name`` (:data:`PRESETS`)."""
+        return replace(self, **PRESETS[name].values)
+
+    @property
+    def preset(self) -> str | None:
+        """The key of the first preset whose conventions these settings follow, if any."""
+        for key, preset in PRESETS.items():
+            if all(getattr(self, k) == v for k, v in preset.values.items()):
+                return key
+        return None
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of conventions: the fields it sets (the others keep their values)."""
+
+    label: str
+    values: dict[str, Any]
+    description: str = ""
+
+
+# WMT's human evaluation by direct assessment (Graham et al. 2017; WMT findings 2017–2022):
+# each annotator's scores standardised by the mean and SD of all their scores (QC items
+# included), Mann–Whitney U (Wilcoxon rank-sum) for the annotators' bad-reference test and
+# between systems, and annotators who fail QC still counted (WMT reports them beside the
+# results rather than dropping their scores). With it, official WMT system scores and clusters
+# are one choice away.
+WMT = Preset(
+    "WMT",
+    {"basis": "all", "qc_test": "mannwhitney", "test": "mannwhitney", "include_failed": True},
+    "z over all of an annotator's scores, Mann–Whitney U, failed annotators included",
+)
+EVALSITE = Preset(
+    "EvalSite defaults",
+    {
+        "basis": AnalysisSettings.basis,
+        "qc_test": AnalysisSettings.qc_test,
+        "test": AnalysisSettings.test,
+        "include_failed": AnalysisSettings.include_failed,
+    },
+    "z over real and repeat items, paired t QC, Wilcoxon signed-rank, failed annotators out",
+)
+PRESETS: dict[str, Preset] = {"evalsite": EVALSITE, "wmt": WMT}

@@ -14,6 +14,11 @@ urlpatterns = [
         name="campaign_analysis",
     ),
     path(
+        "campaigns/<uuid:campaign_id>/analysis/settings/",
+        analysis_views.campaign_analysis_settings_save_view,
+        name="campaign_analysis_settings",
+    ),
+    path(
         "campaigns/<uuid:campaign_id>/analysis/decisions/",
         analysis_views.campaign_analysis_decision,
         name="campaign_analysis_decision",
@@ -27,6 +32,11 @@ urlpatterns = [
         "api/campaigns/<uuid:campaign_id>/human-analysis/",
         analysis_api.AnalysisView.as_view(),
         name="api-campaign-analysis",
+    ),
+    path(
+        "api/campaigns/<uuid:campaign_id>/analysis-settings/",
+        analysis_api.AnalysisSettingsView.as_view(),
+        name="api-campaign-analysis-settings",
     ),
     path(
         "api/campaigns/<uuid:campaign_id>/judgment-imports/",

@@ -16,13 +16,15 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.analysis.forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
 from annotation.analysis.results import CampaignAnalysis
-from annotation.analysis.selectors import campaign_analysis_cached
+from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.analysis.services import (
     annotator_decision_clear,
     annotator_decision_record,
     annotator_pseudonyms_ensure,
+    campaign_analysis_settings_save,
 )
 from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.shown import campaign_analysis_shown
 from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
 from annotation.campaigns.views import organizer_required
 from annotation.judgment_import.services import judgments_import
@@ -30,18 +32,26 @@ from annotation.models import Campaign, JudgmentImport
 from annotation.permissions import campaign_for_organizer
 
 
-def settings_from(request: HttpRequest) -> tuple[AnalysisSettingsForm, AnalysisSettings, bool]:
-    """The settings of the query string; an invalid field falls back to the defaults (the form
-    shows its error)."""
-    form = AnalysisSettingsForm(request.GET or None)
-    if form.is_bound and form.is_valid():
-        return form, form.settings(), form.real_names
-    return form, AnalysisSettings(), False
+def settings_from(
+    request: HttpRequest, campaign: Campaign
+) -> tuple[AnalysisSettingsForm, AnalysisSettings, bool]:
+    """The settings of the query string over the campaign's setting; without a query, or with
+    an invalid field (the form shows its error), the campaign's setting."""
+    base = campaign_analysis_settings(campaign=campaign)
+    if not request.GET:
+        return AnalysisSettingsForm.for_settings(base), base, False
+    form = AnalysisSettingsForm(request.GET)
+    if form.is_valid():
+        return form, form.settings(base), form.real_names
+    return form, base, False
 
 
 def analysis_for(campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
+    """The analysis a download uses: the stored one while it is fresh, else computed now."""
     annotator_pseudonyms_ensure(campaign=campaign)
-    return campaign_analysis_cached(campaign=campaign, settings=settings)
+    shown = campaign_analysis_shown(campaign=campaign, settings=settings, wait=True)
+    assert shown.analysis is not None  # with wait, always
+    return shown.analysis
 
 
 @organizer_required
@@ -50,8 +60,9 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
     """Annotator QC with include/exclude, system rankings with intervals and clusters,
     agreement with counts, and the report downloads."""
     campaign = campaign_for_organizer(request.user, campaign_id)
-    form, settings, _real = settings_from(request)
-    analysis = analysis_for(campaign, settings)
+    form, settings, _real = settings_from(request, campaign)
+    annotator_pseudonyms_ensure(campaign=campaign)
+    shown = campaign_analysis_shown(campaign=campaign, settings=settings)
     query = request.GET.urlencode()
     return render(
         request,
@@ -59,13 +70,41 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
         {
             "campaign": campaign,
             "form": form,
-            "analysis": analysis,
+            "analysis": shown.analysis,
+            "shown": shown,
             "query": query,
+            "exploring": not shown.campaign_setting,
             "imports": JudgmentImport.objects.filter(campaign=campaign).select_related(
                 "config", "imported_by"
             ),
         },
     )
+
+
+@organizer_required
+@require_POST
+def campaign_analysis_settings_save_view(
+    request: HttpRequest, campaign_id: uuid.UUID
+) -> HttpResponse:
+    """Make the settings the page was showing (its query string) the campaign's setting."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form, settings, _real = settings_from(request, campaign)
+    if form.errors:
+        messages.error(request, _("These settings are not valid; nothing was changed."))
+        return redirect(
+            reverse("campaign_analysis", args=[campaign.pk]) + "?" + request.GET.urlencode()
+        )
+    if campaign_analysis_settings_save(campaign=campaign, settings=settings):
+        messages.success(
+            request,
+            _(
+                "These are now the campaign's analysis setting. The dashboard, the reports and "
+                "the API use them; the campaign's results are being recomputed."
+            ),
+        )
+    else:
+        messages.info(request, _("These were the campaign's analysis setting already."))
+    return redirect("campaign_analysis", campaign_id=campaign.pk)
 
 
 @organizer_required

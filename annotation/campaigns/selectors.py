@@ -114,7 +114,8 @@ def campaign_inputs_stamp(*, campaign: Campaign) -> dict[str, Any]:
     computed from them (the background analysis's fingerprint, the human analysis's cache key),
     in a few aggregate queries: data only changes through uploads (a replaced system gets new
     rows), so the upload records stand for the texts; judgments are summarised by count, last
-    id, last submit and the sum of revisions; organizer decisions by their count and stamp."""
+    id, last submit and the sum of revisions; organizer decisions by their count and stamp; the
+    campaign's analysis setting as it is."""
     judgments = Judgment.objects.filter(item__task__config__campaign=campaign).aggregate(
         n=Count("pk"), last=Max("pk"), submitted=Max("submitted_at"), revisions=Sum("revision")
     )
@@ -127,6 +128,8 @@ def campaign_inputs_stamp(*, campaign: Campaign) -> dict[str, Any]:
         ),
         "judgments": judgments,
         "decisions": decisions,
+        # The campaign's analysis setting: a change recomputes its stored results.
+        "analysis_settings": campaign.analysis_settings,
     }
 
 

@@ -44,6 +44,9 @@ class Campaign(models.Model):
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="annotated_campaigns"
     )
+    # The campaign's human-judgment analysis setting (annotation.analysis.settings.
+    # AnalysisSettings.as_dict; empty: the defaults), read by every route that analyses it.
+    analysis_settings = models.JSONField(_("analysis settings"), default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

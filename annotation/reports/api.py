@@ -64,13 +64,13 @@ class JudgmentReportView(CampaignAPIView):
         campaign = self.campaign(request, campaign_id)
         if fmt not in stream.JUDGMENT_FORMATS:
             raise NotFound("Unknown format: use csv, tsv or jsonl.")
-        serializer = self.read_settings(request)
+        settings, serializer = self.chosen_settings(request, campaign)
         annotator_pseudonyms_ensure(campaign=campaign)
         response = StreamingHttpResponse(
             stream.judgment_report_stream(
                 campaign=campaign,
                 file_format=fmt,
-                settings=serializer.settings(),
+                settings=settings,
                 real_names=serializer.real_names,
             ),
             content_type=report_text.CONTENT_TYPES[fmt],
@@ -93,7 +93,7 @@ class SystemReportView(CampaignAPIView):
         campaign = self.campaign(request, campaign_id)
         if fmt not in systems.SYSTEM_FORMATS:
             raise NotFound("Unknown format: use csv, json or tex.")
-        analysis = self.analysis(campaign, self.read_settings(request).settings())
+        analysis = self.analysis(campaign, self.chosen_settings(request, campaign)[0])
         if fmt == "csv":
             body = systems.system_report_csv(analysis)
         elif fmt == "json":
@@ -117,8 +117,8 @@ class AnnotatorReportView(CampaignAPIView):
     )
     def get(self, request: Request, campaign_id: Any) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
-        serializer = self.read_settings(request)
-        analysis = self.analysis(campaign, serializer.settings())
+        settings, serializer = self.chosen_settings(request, campaign)
+        analysis = self.analysis(campaign, settings)
         labels = judgments.annotator_labels(campaign=campaign, real_names=serializer.real_names)
         response = HttpResponse(
             annotators.annotator_report_csv(analysis, labels),

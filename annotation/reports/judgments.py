@@ -29,6 +29,7 @@ from django.db.models import CharField, Func, TextField
 from django.db.models.functions import Cast
 
 from annotation.analysis.qc import criterion_qc
+from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.analysis.services import annotator_pseudonyms_ensure
 from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.tables import (
@@ -318,7 +319,9 @@ def report_chunks(
     with ``work_mem`` raised for it so that the stable order is sorted in memory.
     """
     with report_snapshot(
-        campaign=campaign, settings=settings or AnalysisSettings(), real_names=real_names
+        campaign=campaign,
+        settings=settings or campaign_analysis_settings(campaign=campaign),
+        real_names=real_names,
     ) as (statistics, labels):
         yield from _report_chunks_in_snapshot(
             campaign=campaign,

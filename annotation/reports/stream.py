@@ -14,6 +14,7 @@ import numpy.typing as npt
 from django.db.models import Case, F, Func, TextField, Value, When
 from django.db.models.functions import Cast, Concat
 
+from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.tables import (
     ITEM_TYPE_NAMES,
@@ -207,7 +208,9 @@ def _database_lines(
     """PostgreSQL: the text report, one chunk of lines at a time (see :func:`_line_parts`)."""
     text = _csv_quote if separator == "," else _tsv_field
     with report_snapshot(
-        campaign=campaign, settings=settings or AnalysisSettings(), real_names=real_names
+        campaign=campaign,
+        settings=settings or campaign_analysis_settings(campaign=campaign),
+        real_names=real_names,
     ) as (statistics, names):
         labels = {k: text(v) for k, v in names.items()}
         heads = {

@@ -34,7 +34,7 @@ def campaign_report_judgments(
     campaign = campaign_for_organizer(request.user, campaign_id)
     if fmt not in stream.JUDGMENT_FORMATS:
         return HttpResponse(_("Unknown format."), status=404)
-    _form, settings, real_names = settings_from(request)
+    _form, settings, real_names = settings_from(request, campaign)
     annotator_pseudonyms_ensure(campaign=campaign)
     response = StreamingHttpResponse(
         stream.judgment_report_stream(
@@ -52,7 +52,7 @@ def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: s
     campaign = campaign_for_organizer(request.user, campaign_id)
     if fmt not in systems.SYSTEM_FORMATS:
         return HttpResponse(_("Unknown format."), status=404)
-    _form, settings, _real = settings_from(request)
+    _form, settings, _real = settings_from(request, campaign)
     analysis = analysis_for(campaign, settings)
     if fmt == "csv":
         body = systems.system_report_csv(analysis)
@@ -69,7 +69,7 @@ def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: s
 def campaign_report_annotators(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
     """The annotator report (CSV)."""
     campaign = campaign_for_organizer(request.user, campaign_id)
-    _form, settings, real_names = settings_from(request)
+    _form, settings, real_names = settings_from(request, campaign)
     analysis = analysis_for(campaign, settings)
     labels = judgments.annotator_labels(campaign=campaign, real_names=real_names)
     response = HttpResponse(

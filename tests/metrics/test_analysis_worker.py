@@ -17,8 +17,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from annotation.analysis.selectors import campaign_analysis_compute
-from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.selectors import campaign_analysis_compute, campaign_analysis_settings
 from annotation.models import Campaign, Reference, System, Translation
 from evalcore.scoring import Metric, make_metric
 from evalcore.stats.correlation import correlation, pairwise_accuracy
@@ -246,7 +245,6 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
     assert StatsChunk.objects.filter(job=job).values("start").distinct().count() == 3
 
     doc = AnalysisResult.objects.get(job=job, kind="metrics").data
-    params = job.params
     hyps, refs = texts(campaign)
     keys = [m["key"] for m in doc["metrics"]]
     assert keys == list(pipeline.analysis_params(campaign=campaign)["metrics"])
@@ -267,8 +265,9 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
         )
 
     human = AnalysisResult.objects.get(job=job, kind="human").data
+    # The campaign's analysis setting, as the analysis page and the reports use it.
     direct_human = campaign_analysis_compute(
-        campaign=campaign, settings=AnalysisSettings(seed=params["seed"])
+        campaign=campaign, settings=campaign_analysis_settings(campaign=campaign)
     ).to_json()
     assert human["analysis"] == direct_human
     assert human["histograms"]
