@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import Task, shared_task
 
+from annotation.analysis.explore import TASK_EXPLORE, analysis_explore_run
 from annotation.tasking.background import TASK_BUILD, task_build_fail, task_build_run
 from evalsite.jobs import RETRY, failure_record
 
@@ -35,3 +36,10 @@ def task_build(build_id: str) -> str:
     """Build the tasks of a queued :class:`~annotation.models.TaskBuild`."""
     build = task_build_run(build_id=build_id)
     return "skipped" if build is None else build.status
+
+
+@shared_task(name=TASK_EXPLORE, **RETRY)
+def analysis_explore(campaign_id: str, settings: dict[str, Any], key: str) -> str:
+    """Analyse a campaign with settings an analyst is exploring (the result goes to the
+    cache, where the analysis page finds it)."""
+    return analysis_explore_run(campaign_id=campaign_id, settings=settings, key=key)

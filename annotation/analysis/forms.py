@@ -49,9 +49,12 @@ class AnalysisSettingsForm(forms.Form):
     unbound with the campaign's setting (:meth:`for_settings`)."""
 
     @classmethod
-    def for_settings(cls, settings: AnalysisSettings) -> AnalysisSettingsForm:
-        """An unbound form showing ``settings``."""
+    def for_settings(cls, settings: AnalysisSettings, names: str = "") -> AnalysisSettingsForm:
+        """An unbound form showing ``settings`` as they apply (a preset's conventions in
+        their fields), and how reports name annotators."""
         initial = {k: v for k, v in settings.as_dict().items() if v is not None}
+        if names:
+            initial["names"] = names
         return cls(initial=initial)
 
     qc_test = forms.ChoiceField(

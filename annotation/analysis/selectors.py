@@ -20,6 +20,7 @@ annotator's value, on the same criterion, of the output that ``ItemOutput.origin
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import asdict, replace
 
 from django.contrib.auth import get_user_model
@@ -79,7 +80,12 @@ def campaign_analysis_settings(*, campaign: Campaign) -> AnalysisSettings:
     return AnalysisSettings.from_dict(campaign.analysis_settings or {})
 
 
-def campaign_analysis_cached(*, campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
+def campaign_analysis_cached(
+    *,
+    campaign: Campaign,
+    settings: AnalysisSettings,
+    progress: Callable[[int, int], None] | None = None,
+) -> CampaignAnalysis:
     """:func:`campaign_analysis_compute` of the whole campaign, kept in the cache: the analysis
     page, its report downloads and the API compute it once for unchanged inputs (15 s for a
     million judgments, a few aggregate queries to find it again). Without a working cache it is
@@ -92,7 +98,7 @@ def campaign_analysis_cached(*, campaign: Campaign, settings: AnalysisSettings) 
         cached = None
     if isinstance(cached, CampaignAnalysis):
         return with_current_usernames(cached)
-    analysis = campaign_analysis_compute(campaign=campaign, settings=settings)
+    analysis = campaign_analysis_compute(campaign=campaign, settings=settings, progress=progress)
     try:
         django_cache.set(key, analysis, ANALYSIS_CACHE_SECONDS)
     except Exception as exc:
@@ -159,8 +165,10 @@ def campaign_analysis_compute(
     campaign: Campaign,
     settings: AnalysisSettings | None = None,
     config: ProtocolConfig | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> CampaignAnalysis:
-    """Analyse every criterion of every protocol config of ``campaign`` (or of ``config``).
+    """Analyse every criterion of every protocol config of ``campaign`` (or of ``config``);
+    ``progress(done, total)`` hears of each criterion analysed.
 
     Per criterion: annotator QC (``settings.qc_test`` in ``settings.qc_space`` at
     ``settings.threshold``), normalisation, the include mask (QC verdict, overridden by the
@@ -175,11 +183,13 @@ def campaign_analysis_compute(
     ]
     tables = [criterion_table_load(config=c, criterion=k) for c, k in criteria]
     names = campaign_names(campaign, tables)
+    results = []
+    for done, table in enumerate(tables, start=1):
+        results.append(criterion_analyse(table=table, settings=settings, names=names))
+        if progress is not None:
+            progress(done, len(tables))
     return CampaignAnalysis(
-        campaign_id=str(campaign.pk),
-        settings=settings,
-        version=code_stamp(),
-        criteria=[criterion_analyse(table=t, settings=settings, names=names) for t in tables],
+        campaign_id=str(campaign.pk), settings=settings, version=code_stamp(), criteria=results
     )
 
 

@@ -7,7 +7,8 @@ under way), a campaign small enough to analyse in well under a second — or who
 these settings is in the cache — is analysed for the request with the same function and
 settings, so the page is current; a larger one shows the stored result marked out of date, and
 the page swaps in the new one when its job ends. Other settings (an analyst exploring) are
-analysed for the request and kept in the cache.
+analysed for the request when that is as quick, and otherwise by a job whose progress the page
+shows (``annotation.analysis.explore``); either way the result is kept in the cache.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.conf import settings as django_settings
 from django.core.cache import cache as django_cache
 from django.utils import timezone
 
+from annotation.analysis.explore import ExploreState, analysis_explore_request
 from annotation.analysis.results import CampaignAnalysis
 from annotation.analysis.selectors import (
     analysis_cache_key,
@@ -27,7 +29,7 @@ from annotation.analysis.selectors import (
     with_current_usernames,
 )
 from annotation.analysis.settings import AnalysisSettings
-from annotation.analysis.stored import campaign_analysis_stored
+from annotation.analysis.stored import StoredAnalysis, campaign_analysis_stored
 from annotation.models import Campaign, JudgmentValue
 
 
@@ -44,6 +46,7 @@ class ShownAnalysis:
         recomputing: a background job is computing the campaign's result as it is now.
         campaign_setting: it was asked for with the campaign's analysis setting.
         job_id: the job of the stored result on show or superseded ("" when none).
+        explore: the job analysing these settings for the page, when it has to wait for one.
     """
 
     analysis: CampaignAnalysis | None
@@ -53,6 +56,7 @@ class ShownAnalysis:
     recomputing: bool
     campaign_setting: bool
     job_id: str
+    explore: ExploreState | None = None
 
 
 def live_affordable(*, campaign: Campaign, settings: AnalysisSettings) -> bool:
@@ -74,34 +78,24 @@ def campaign_analysis_shown(
     *, campaign: Campaign, settings: AnalysisSettings, wait: bool = False
 ) -> ShownAnalysis:
     """The analysis to show for ``settings`` (see the module's docstring); with ``wait``
-    (a download), never None: computed in the request when nothing better exists."""
+    (a download, the API), never None: computed in the request when nothing better exists."""
     own = settings == campaign_analysis_settings(campaign=campaign)
     stored = campaign_analysis_stored(campaign=campaign) if own else None
     if stored is not None and stored.analysis is not None and stored.fresh:
+        return _from_store(stored, fresh=True)
+    if not wait and not live_affordable(campaign=campaign, settings=settings):
+        if stored is not None:
+            return _from_store(stored, fresh=False)
+        # Nothing stored to show: a job analyses it, and the page follows its progress.
         return ShownAnalysis(
-            analysis=with_current_usernames(stored.analysis),
-            stored=True,
-            computed=stored.computed,
-            fresh=True,
-            recomputing=False,
-            campaign_setting=True,
-            job_id=stored.job_id,
-        )
-    if (
-        stored is not None
-        and not wait
-        and not live_affordable(campaign=campaign, settings=settings)
-    ):
-        return ShownAnalysis(
-            analysis=(
-                with_current_usernames(stored.analysis) if stored.analysis is not None else None
-            ),
-            stored=stored.analysis is not None,
-            computed=stored.computed,
+            analysis=None,
+            stored=False,
+            computed=None,
             fresh=False,
-            recomputing=stored.recomputing,
-            campaign_setting=True,
-            job_id=stored.job_id,
+            recomputing=False,
+            campaign_setting=own,
+            job_id="",
+            explore=analysis_explore_request(campaign=campaign, settings=settings),
         )
     return ShownAnalysis(
         analysis=campaign_analysis_cached(campaign=campaign, settings=settings),
@@ -111,4 +105,16 @@ def campaign_analysis_shown(
         recomputing=False,
         campaign_setting=own,
         job_id=stored.job_id if stored is not None else "",
+    )
+
+
+def _from_store(stored: StoredAnalysis, *, fresh: bool) -> ShownAnalysis:
+    return ShownAnalysis(
+        analysis=(with_current_usernames(stored.analysis) if stored.analysis is not None else None),
+        stored=stored.analysis is not None,
+        computed=stored.computed,
+        fresh=fresh,
+        recomputing=stored.recomputing,
+        campaign_setting=True,
+        job_id=stored.job_id,
     )

@@ -14,6 +14,11 @@ urlpatterns = [
         name="campaign_analysis",
     ),
     path(
+        "campaigns/<uuid:campaign_id>/analysis/explore.json",
+        analysis_views.campaign_analysis_explore,
+        name="campaign_analysis_explore",
+    ),
+    path(
         "campaigns/<uuid:campaign_id>/analysis/settings/",
         analysis_views.campaign_analysis_settings_save_view,
         name="campaign_analysis_settings",

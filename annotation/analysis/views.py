@@ -8,12 +8,13 @@ import uuid
 from django.conf import settings as django_settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from annotation.analysis.explore import analysis_explore_state
 from annotation.analysis.forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
 from annotation.analysis.results import CampaignAnalysis
 from annotation.analysis.selectors import campaign_analysis_settings
@@ -42,7 +43,10 @@ def settings_from(
         return AnalysisSettingsForm.for_settings(base), base, False
     form = AnalysisSettingsForm(request.GET)
     if form.is_valid():
-        return form, form.settings(base), form.real_names
+        settings = form.settings(base)
+        # The form shows the settings that apply, whatever the query left out or a preset set.
+        shown = AnalysisSettingsForm.for_settings(settings, form.cleaned_data.get("names") or "")
+        return shown, settings, form.real_names
     return form, base, False
 
 
@@ -79,6 +83,16 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
             ),
         },
     )
+
+
+@organizer_required
+@require_safe
+def campaign_analysis_explore(request: HttpRequest, campaign_id: uuid.UUID) -> JsonResponse:
+    """Where the background analysis of the query's settings stands (the page polls it)."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    _form, settings, _real = settings_from(request, campaign)
+    state = analysis_explore_state(campaign=campaign, settings=settings)
+    return JsonResponse(state.as_json())
 
 
 @organizer_required

@@ -5,6 +5,37 @@
 (function () {
   "use strict";
 
+  // Settings analysed by a background job (a large campaign explored with other settings):
+  // its progress, then the page again, which finds the result in the cache.
+  const explore = document.getElementById("explore-progress");
+  if (explore) {
+    const text = document.getElementById("explore-text");
+    const followExploration = () => {
+      fetch(explore.dataset.exploreUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then((response) => {
+          if (!response.ok) throw new Error(String(response.status));
+          return response.json();
+        })
+        .then((state) => {
+          if (state.ready) {
+            window.location.reload();
+            return;
+          }
+          if (state.status === "failed") {
+            const error = document.getElementById("explore-error");
+            error.textContent = state.error;
+            error.hidden = false;
+            return;
+          }
+          document.getElementById("explore-bar").value = state.percent;
+          if (state.total) text.textContent = `${state.done} / ${state.total}`;
+          setTimeout(followExploration, 1500);
+        })
+        .catch(() => setTimeout(followExploration, 5000));
+    };
+    setTimeout(followExploration, 1000);
+  }
+
   let root = document.getElementById("analysis-results");
   if (!root || !root.dataset.statusUrl) return;
   const statusUrl = root.dataset.statusUrl;

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
+from annotation.analysis.selectors import analysis_cache_key
 from annotation.analysis.services import campaign_analysis_settings_save
 from annotation.analysis.settings import AnalysisSettings
 from tests.browser.annotator_pages import log_in
@@ -64,3 +65,32 @@ def test_a_setting_change_refreshes_an_open_analysis_page(  # type: ignore[no-un
     shots = output_dir / "screenshots"
     shots.mkdir(exist_ok=True)
     page.screenshot(path=shots / "analysis-page-after-setting-change.png", full_page=False)
+
+
+def test_exploring_a_large_campaign_shows_progress_then_the_result(  # type: ignore[no-untyped-def]
+    page, live_server, celery_worker_process, settings, output_dir: Path
+) -> None:
+    organizer = make_user("eve", organizer=True)
+    campaign = make_judged_demo_campaign(owner=organizer, items_per_task=10)
+    settings.EVALSITE_ANALYSIS_LIVE_VALUES = 0
+    explored = AnalysisSettings(n_bootstrap=150).with_preset("wmt")
+    cache.delete(analysis_cache_key(campaign=campaign, settings=explored))
+
+    log_in(page, live_server, "eve", lands_on="**/campaigns/")
+    page.goto(
+        f"{live_server.url}/campaigns/{campaign.pk}/analysis/?preset=wmt&n_bootstrap=150&analyse=1"
+    )
+    # The page answers at once: no results yet, the job's progress instead.
+    assert page.locator("#explore-progress").is_visible()
+    assert page.locator("section.criterion").count() == 0
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    page.screenshot(path=shots / "analysis-exploring.png")
+
+    celery_worker_process(name="explore-page")
+    page.wait_for_selector("section.criterion", timeout=120_000)
+    assert page.locator("#explore-progress").count() == 0
+    assert "exploring other settings" in page.locator("#settings-state").inner_text()
+    texts = [t for t in page.locator(".hint.method").all_inner_texts() if "basis=" in t]
+    assert texts
+    assert all("basis=all" in t and "n_bootstrap=150" in t for t in texts)

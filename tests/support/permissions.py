@@ -168,6 +168,7 @@ MATRIX: dict[str, Rule] = {
     "campaign_analysis": organizer_page(GET),
     "campaign_analysis_decision": organizer_page({"POST": 302}),
     "campaign_analysis_settings": organizer_page({"POST": 302}),
+    "campaign_analysis_explore": organizer_page(GET),
     "campaign_judgment_import": organizer_page({"GET": 200, "POST": 400}),
     "campaign_report_judgments": organizer_page(GET),
     "campaign_report_systems": organizer_page(GET),

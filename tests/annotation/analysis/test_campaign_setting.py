@@ -252,6 +252,14 @@ def test_other_settings_are_explored_and_can_become_the_campaigns(
     page = client.get(reverse("campaign_analysis", args=[campaign.pk]) + "?" + query)
     assert page.context["exploring"] is True
     assert page.context["analysis"].settings.preset == "wmt"
+    # The form shows the settings that apply: the preset's conventions in their fields.
+    form = page.context["form"]
+    assert (form["qc_test"].value(), form["basis"].value(), form["n_bootstrap"].value()) == (
+        "mannwhitney",
+        "all",
+        100,
+    )
+    assert form["include_failed"].value() is True
     html = page.content.decode()
     assert "exploring other settings" in html
     assert "Make these the campaign" in html
