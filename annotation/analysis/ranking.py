@@ -11,6 +11,7 @@ from annotation.analysis.qc import criterion_qc
 from annotation.analysis.results import (
     AnnotatorResult,
     CriterionAnalysis,
+    Method,
     SystemResult,
     annotator_common_fields,
     by_rank,
@@ -75,25 +76,25 @@ def ranking_analysis(
         significance=significance_matrix(
             table, result.significance, result.clusters, names, settings
         ),
-        method={
-            "analysis": "evalcore.human.analyse_rankings",
-            "qc_test": settings.qc_test,
-            "qc_space": settings.ranking_qc_space,
-            "threshold": settings.threshold,
-            "idle_cap": settings.idle_cap,
-            "include_failed": settings.include_failed,
-            "exclude_untested": settings.exclude_untested,
-            "repeat_agreement": "identical order share; mean Kendall tau-b",
-            "order": "expected_wins",
-            "significance_test": "sign",
-            "alpha": settings.alpha,
-            "chance": "tie_rate",
-            "confidence": settings.confidence,
-            "trueskill_bootstrap": settings.ranking_bootstrap,
-            "trueskill_environment": list(result.trueskill.environment),
-            "seed": result.seed,
-            "version": code_stamp(),
-        },
+        method=Method(
+            analysis="evalcore.human.analyse_rankings",
+            qc_test=settings.qc_test,
+            qc_space=settings.ranking_qc_space,
+            threshold=settings.threshold,
+            idle_cap=settings.idle_cap,
+            include_failed=settings.include_failed,
+            exclude_untested=settings.exclude_untested,
+            repeat_agreement="identical order share; mean Kendall tau-b",
+            order="expected_wins",
+            significance_test="sign",
+            alpha=settings.alpha,
+            chance="tie_rate",
+            confidence=settings.confidence,
+            trueskill_bootstrap=settings.ranking_bootstrap,
+            trueskill_environment=list(result.trueskill.environment),
+            seed=result.seed,
+            version=code_stamp(),
+        ),
     )
 
 

@@ -190,6 +190,43 @@ class SignificanceMatrix(_JsonRecord):
         return list(zip(self.systems, self.p, strict=True))
 
 
+@dataclass(frozen=True, kw_only=True)
+class Method(_JsonRecord):
+    """How a criterion was analysed: the core's function, the settings it ran with, the seed it
+    used and the code version. Score and ranking analyses fill their own fields; in JSON a
+    field that does not apply is left out (as it always was)."""
+
+    analysis: str  # the core's function, e.g. "evalcore.human.analyse_scores"
+    tolerance: float | None = None  # repeats agree within ± this (scores)
+    qc_test: str
+    qc_space: str
+    threshold: float
+    basis: str | None = None  # rows of the annotator statistics (scores)
+    idle_cap: float
+    include_failed: bool
+    exclude_untested: bool
+    repeat_agreement: str | None = None  # rankings
+    order: str | None = None  # rankings: what orders the systems
+    space: str | None = None  # scores: the space of system scores
+    significance_test: str
+    alpha: float
+    chance: str | None = None  # rankings: chance agreement of κ
+    confidence: float
+    n_bootstrap: int | None = None  # scores
+    trueskill_bootstrap: int | None = None  # rankings
+    trueskill_environment: list[float] | None = None  # rankings
+    seed: int
+    version: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON types, without the fields that do not apply (None)."""
+        return {k: v for k, v in super().to_json().items() if v is not None}
+
+    def items(self) -> list[tuple[str, Any]]:
+        """(key, value) of every field that applies, in order (the page's "Method" line)."""
+        return list(self.to_json().items())
+
+
 @dataclass(frozen=True)
 class CriterionAnalysis:
     """The analysis of one criterion of one protocol config."""
@@ -208,7 +245,7 @@ class CriterionAnalysis:
     systems: list[SystemResult]
     agreement: list[AgreementResult]
     significance: SignificanceMatrix
-    method: dict[str, Any]
+    method: Method
 
     @property
     def ranked_systems(self) -> list[SystemResult]:
@@ -217,27 +254,28 @@ class CriterionAnalysis:
     @property
     def confidence_percent(self) -> str:
         """The intervals' confidence level as a percentage for labels: "95", "97.5"."""
-        return percent_label(float(self.method["confidence"]))
+        return percent_label(float(self.method.confidence))
 
     @property
     def space(self) -> Space | Literal[""]:
         """The score space of the system scores ("" on ranking criteria)."""
-        return cast(Space, str(self.method.get("space", "")))
+        return cast(Space, self.method.space or "")
 
     @property
     def basis(self) -> Basis:
         """The rows annotator means and SDs come from (score criteria)."""
-        return cast(Basis, str(self.method.get("basis", "real_and_repeat")))
+        return cast(Basis, self.method.basis or "real_and_repeat")
 
     @property
     def significance_test(self) -> str:
         """The pairwise test between systems that the clusters come from."""
-        return str(self.method.get("significance_test", ""))
+        return self.method.significance_test
 
     def to_json(self, *, usernames: Usernames = "in_place") -> dict[str, Any]:
         """Plain JSON types; NaN and infinities become None; ``scale`` becomes a list."""
         out: dict[str, Any] = _json_safe(asdict(self))
         out["annotators"] = [_usernames_placed(a, usernames) for a in out["annotators"]]
+        out["method"] = self.method.to_json()
         return out
 
     @classmethod
@@ -263,9 +301,7 @@ class CriterionAnalysis:
         values["significance"] = SignificanceMatrix.from_json(
             values["significance"], f"{path}.significance"
         )
-        if not isinstance(values["method"], Mapping):
-            raise ValueError(f"{path}.method: expected a JSON object")
-        values["method"] = dict(values["method"])
+        values["method"] = Method.from_json(values["method"], f"{path}.method")
         return cls(**values)
 
 

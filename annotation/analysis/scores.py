@@ -9,6 +9,7 @@ from annotation.analysis.qc import criterion_qc
 from annotation.analysis.results import (
     AnnotatorResult,
     CriterionAnalysis,
+    Method,
     SystemResult,
     alpha_result,
     annotator_common_fields,
@@ -82,19 +83,19 @@ def score_analysis(
         significance=significance_matrix(
             table, result.significance, result.clusters, names, settings
         ),
-        method={
-            "analysis": "evalcore.human.analyse_scores",
+        method=Method(
+            analysis="evalcore.human.analyse_scores",
             **common,
-            "include_failed": settings.include_failed,
-            "exclude_untested": settings.exclude_untested,
-            "space": settings.space,
-            "significance_test": settings.test,
-            "alpha": settings.alpha,
-            "confidence": settings.confidence,
-            "n_bootstrap": settings.n_bootstrap,
-            "seed": result.seed,
-            "version": code_stamp(),
-        },
+            include_failed=settings.include_failed,
+            exclude_untested=settings.exclude_untested,
+            space=settings.space,
+            significance_test=settings.test,
+            alpha=settings.alpha,
+            confidence=settings.confidence,
+            n_bootstrap=settings.n_bootstrap,
+            seed=result.seed,
+            version=code_stamp(),
+        ),
     )
 
 

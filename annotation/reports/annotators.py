@@ -60,9 +60,9 @@ def annotator_report_rows(
                 labels.get(a.annotator_id, a.pseudonym or str(a.annotator_id)),
                 a.n_rows,
                 a.qc_status,
-                method.get("qc_test"),
-                method.get("qc_space"),
-                method.get("threshold"),
+                method.qc_test,
+                method.qc_space,
+                method.threshold,
                 a.qc_n,
                 a.qc_statistic,
                 a.qc_p,
@@ -75,7 +75,7 @@ def annotator_report_rows(
                 a.repeats_share_within,
                 a.repeats_pearson,
                 a.repeats_kendall_tau,
-                None if ranking else method["tolerance"],
+                None if ranking else method.tolerance,
                 a.references_n,
                 a.references_mean,
                 a.mean,
@@ -86,7 +86,7 @@ def annotator_report_rows(
                 a.n_unknown_time,
                 a.n_capped,
                 analysis.settings.idle_cap,
-                method["version"],
+                method.version,
             )
 
 

@@ -52,14 +52,16 @@ SYSTEM_COLUMNS = (
 
 
 def _score_space(criterion: CriterionAnalysis) -> str:
-    return "expected_wins" if criterion.kind == "ranking" else str(criterion.method["space"])
+    return "expected_wins" if criterion.kind == "ranking" else str(criterion.method.space)
 
 
 def system_report_rows(analysis: CampaignAnalysis) -> Iterator[tuple[Any, ...]]:
     """One row per protocol config × criterion × system, ranked systems first."""
     for criterion in analysis.criteria:
         method = criterion.method
-        n_bootstrap = method.get("n_bootstrap", method.get("trueskill_bootstrap"))
+        n_bootstrap = (
+            method.n_bootstrap if method.n_bootstrap is not None else method.trueskill_bootstrap
+        )
         for system in criterion.systems:
             yield (
                 criterion.config_name,
@@ -90,12 +92,12 @@ def system_report_rows(analysis: CampaignAnalysis) -> Iterator[tuple[Any, ...]]:
                 system.trueskill_rank,
                 system.trueskill_rank_low,
                 system.trueskill_rank_high,
-                method["significance_test"],
-                method["alpha"],
-                method["confidence"],
+                method.significance_test,
+                method.alpha,
+                method.confidence,
                 n_bootstrap,
-                method["seed"],
-                method["version"],
+                method.seed,
+                method.version,
             )
 
 
@@ -178,11 +180,11 @@ def _latex_caption(criterion: CriterionAnalysis) -> str:
         + (
             "Expected Wins; clusters from the one-sided sign test"
             if criterion.kind == "ranking"
-            else f"mean {method['space']} score over segments with "
+            else f"mean {method.space} score over segments with "
             f"{criterion.confidence_percent}\\% t interval; "
-            f"clusters from the one-sided {method['significance_test']} test"
+            f"clusters from the one-sided {method.significance_test} test"
         )
-        + f" at $p < {method['alpha']}$; seed {method['seed']}."
+        + f" at $p < {method.alpha}$; seed {method.seed}."
     )
 
 

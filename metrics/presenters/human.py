@@ -13,6 +13,7 @@ from annotation.analysis.results import (
     AnnotatorResult,
     CriterionAnalysis,
     HumanDocument,
+    Method,
     SystemResult,
 )
 from evalcore.numbers import finite_or_none
@@ -125,7 +126,7 @@ class HumanCriterion:
     systems: list[HumanSystemRow]
     annotators: list[QCRow]
     agreement: list[AgreementResult]
-    method: dict[str, Any]
+    method: Method
 
 
 def criterion_slug(config_id: Any, criterion: str) -> str:

@@ -122,9 +122,9 @@ def test_the_selector_reports_exactly_what_the_core_computes_on_the_same_table(
         assert system.score == pytest.approx(core.systems.score[code])
         assert system.boot_low == pytest.approx(core.systems.boot_low[code])
         assert system.cluster == core.clusters.cluster[code]
-    assert criterion.method["seed"] == 11
-    assert criterion.method["significance_test"] == "sign"
-    assert criterion.method["version"].startswith("evalsite ")
+    assert criterion.method.seed == 11
+    assert criterion.method.significance_test == "sign"
+    assert criterion.method.version.startswith("evalsite ")
     alpha = {a.name: a for a in criterion.agreement}["inter-annotator α (interval)"]
     assert alpha.value == pytest.approx(core.inter_alpha_interval.alpha)
     assert alpha.counts == {
@@ -300,7 +300,7 @@ def test_each_criterion_of_a_protocol_is_its_own_table(owner) -> None:  # type: 
     )
     assert [c.criterion for c in analysis.criteria] == ["adequacy", "fluency"]
     adequacy, fluency = analysis.criteria
-    assert adequacy.method["tolerance"] == 1.0  # ±1 on a 1–5 scale
+    assert adequacy.method.tolerance == 1.0  # ±1 on a 1–5 scale
     assert adequacy.scale == (1, 5)
     assert fluency.n_rows == adequacy.n_rows
     assert [s.name for s in fluency.ranked_systems] == [

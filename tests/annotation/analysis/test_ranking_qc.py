@@ -78,9 +78,9 @@ def test_the_careless_ranker_fails_qc_and_expected_wins_recover_the_order(ranked
     judgments = synthetic.judgments
     used = (judgments.item_type == ItemType.REAL) & (judgments.annotator != CARELESS)
     assert sum(s.n_judgments for s in criterion.systems) == int(used.sum())
-    assert criterion.method["qc_test"] == "paired_t"
-    assert criterion.method["qc_space"] == "rank"
-    assert criterion.method["threshold"] == 0.05
+    assert criterion.method.qc_test == "paired_t"
+    assert criterion.method.qc_space == "rank"
+    assert criterion.method.threshold == 0.05
 
 
 def test_the_selector_reports_what_the_core_computes(ranked) -> None:  # type: ignore[no-untyped-def]
@@ -111,7 +111,7 @@ def test_the_selector_reports_what_the_core_computes(ranked) -> None:  # type: i
     by_name = {s.name: s for s in criterion.systems}
     for code, name in enumerate(SYSTEMS):
         assert by_name[name].expected_wins == pytest.approx(core.expected_wins.score[code])
-    assert criterion.method["qc_space"] == "normalised_rank"
+    assert criterion.method.qc_space == "normalised_rank"
 
 
 def test_an_organizer_decision_or_the_include_failed_option_keeps_the_careless_ranker(

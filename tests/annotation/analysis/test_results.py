@@ -17,6 +17,7 @@ from annotation.analysis.results import (
     SCHEMA_VERSION,
     CampaignAnalysis,
     HumanDocument,
+    Method,
     schema_check,
 )
 from annotation.analysis.selectors import campaign_analysis_compute
@@ -112,6 +113,8 @@ def test_the_human_document_round_trips_through_json(computed: Computed) -> None
         (("analysis", "criteria", 1, "annotators", 0), "qc_status", "qc_stat"),
         (("analysis", "criteria", 1, "significance"), "systems", "system"),
         (("histograms", 0, "annotators", 0), "counts", "count"),
+        (("analysis", "criteria", 0, "method"), "space", "spcae"),
+        (("analysis", "criteria", 1, "method"), "trueskill_bootstrap", "trueskil_bootstrap"),
     ],
 )
 def test_a_misspelt_key_is_refused_by_name(
@@ -164,3 +167,20 @@ def test_a_document_without_schema_reads_as_schema_1(computed: Computed) -> None
     assert schema_check(doc["analysis"], "analysis") == 1
     assert HumanDocument.from_json(doc) == computed.document
     assert CampaignAnalysis.from_json(doc["analysis"]) == computed.analysis
+
+
+def test_the_method_is_typed_and_keeps_only_what_applies_in_json(computed: Computed) -> None:
+    """A score criterion's method names its normalisation and bootstrap, a ranking's its
+    TrueSkill runs; in JSON neither carries the other's keys, as stored documents always had."""
+    scores, ranking = computed.analysis.criteria[0], computed.analysis.criteria[-1]
+    assert isinstance(scores.method, Method)
+    assert (scores.method.space, scores.method.n_bootstrap, scores.method.seed) == ("z", 50, 5)
+    assert scores.method.trueskill_bootstrap is None
+    assert (ranking.method.trueskill_bootstrap, ranking.method.significance_test) == (10, "sign")
+    score_doc, ranking_doc = scores.method.to_json(), ranking.method.to_json()
+    assert "trueskill_bootstrap" not in score_doc
+    assert "space" not in ranking_doc
+    assert "n_bootstrap" not in ranking_doc
+    assert list(score_doc)[:2] == ["analysis", "tolerance"]
+    assert scores.method.items() == list(score_doc.items())
+    assert Method.from_json(_stored(ranking_doc)) == ranking.method
