@@ -537,6 +537,35 @@ def measure(repeat: int) -> None:
             timed(lambda: analysis_results_latest(campaign=campaign), repeat),
         )
     )
+    measure_analysis_page(client, campaign, repeat)
+
+
+def measure_analysis_page(client: Any, campaign: Any, repeat: int) -> None:
+    """The analysis page as the campaign's setting shows it (the stored human result, fresh)
+    against the same page analysing in the request (another seed, the cache emptied first:
+    what every first view cost before the page read stored results)."""
+    from django.core.cache import cache
+    from django.urls import reverse
+
+    url = reverse("campaign_analysis", args=[campaign.pk])
+
+    def stored() -> None:
+        response = client.get(url)
+        assert response.status_code == 200, response.status_code
+        assert b"computed in the background at" in response.content, "no fresh stored result"
+
+    def computed() -> None:
+        cache.clear()
+        response = client.get(url + "?seed=7&analyse=1")
+        assert response.status_code == 200, response.status_code
+        assert b"Computed now with the settings above" in response.content
+
+    stored_times = timed(stored, repeat)
+    computed_times = timed(computed, max(3, repeat // 3))
+    emit(line("analysis page, stored result (GET)", stored_times))
+    emit(line("analysis page, analysed in the request", computed_times))
+    ratio = statistics.median(computed_times) / statistics.median(stored_times)
+    emit(f"  the stored result's page is {ratio:.1f}x faster (medians, same run)")
 
 
 def main() -> None:

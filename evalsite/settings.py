@@ -301,7 +301,7 @@ EVALSITE_ANALYSIS_DEBOUNCE_SECONDS = env.integer(
 # The analysis pages show the stored human analysis while it is fresh; a campaign of at most this
 # many judgment values (analysed in well under a second) is analysed in the request when it is
 # not, a larger one shows the stored result as out of date until its recomputation ends.
-EVALSITE_ANALYSIS_LIVE_VALUES = env.integer("EVALSITE_ANALYSIS_LIVE_VALUES", 200_000, minimum=0)
+EVALSITE_ANALYSIS_LIVE_VALUES = env.integer("EVALSITE_ANALYSIS_LIVE_VALUES", 30_000, minimum=0)
 # A queued or running analysis job that has not moved for this long is taken for dead (its
 # message lost, its worker gone for good): "recompute now" and automatic scheduling mark it failed
 # and start a new one. A healthy job moves at least once per task; a task ends within the hard time
