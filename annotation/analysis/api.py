@@ -18,7 +18,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.analysis.forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
-from annotation.analysis.results import CampaignAnalysis
 from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.analysis.services import (
     annotator_decision_clear,
@@ -36,7 +35,12 @@ from annotation.analysis.settings import (
     SPACES,
     AnalysisSettings,
 )
-from annotation.analysis.shown import campaign_analysis_shown
+from annotation.analysis.shown import (
+    PROVENANCE_HEADER,
+    ShownAnalysis,
+    campaign_analysis_shown,
+    provenance,
+)
 from annotation.campaigns.uploads import UploadError, upload_file_read
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS
 from annotation.judgment_import.plan import ImportOptions
@@ -134,12 +138,13 @@ class CampaignAPIView(APIView):
         serializer = self.read_settings(request)
         return serializer.settings(campaign_analysis_settings(campaign=campaign)), serializer
 
-    def analysis(self, campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
-        """The stored analysis while it is fresh, else computed for the request."""
+    def analysis(self, campaign: Campaign, settings: AnalysisSettings) -> ShownAnalysis:
+        """The stored analysis while it is fresh, else computed for the request (``analysis``
+        is never None)."""
         annotator_pseudonyms_ensure(campaign=campaign)
         shown = campaign_analysis_shown(campaign=campaign, settings=settings, wait=True)
         assert shown.analysis is not None  # with wait, always
-        return shown.analysis
+        return shown
 
 
 class AnalysisView(CampaignAPIView):
@@ -154,9 +159,11 @@ class AnalysisView(CampaignAPIView):
     def get(self, request: Request, campaign_id: Any) -> Response:
         campaign = self.campaign(request, campaign_id)
         settings, serializer = self.chosen_settings(request, campaign)
-        analysis = self.analysis(campaign, settings)
+        shown = self.analysis(campaign, settings)
+        assert shown.analysis is not None
         return Response(
-            analysis.to_json(usernames="in_place" if serializer.real_names else "omitted")
+            shown.analysis.to_json(usernames="in_place" if serializer.real_names else "omitted"),
+            headers={PROVENANCE_HEADER: provenance(shown)},
         )
 
 

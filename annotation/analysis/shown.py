@@ -118,3 +118,18 @@ def _from_store(stored: StoredAnalysis, *, fresh: bool) -> ShownAnalysis:
         campaign_setting=True,
         job_id=stored.job_id,
     )
+
+
+# The response header that says where a download's analysis comes from.
+PROVENANCE_HEADER = "X-EvalSite-Analysis"
+
+
+def provenance(shown: ShownAnalysis) -> str:
+    """Where ``shown`` comes from and how fresh it is, in one line (a download's
+    ``X-EvalSite-Analysis`` header, the LaTeX report's comment): "stored background result
+    computed 2026-11-28T03:05:00+00:00, up to date", or "computed for this request …"."""
+    when = shown.computed.isoformat(timespec="seconds") if shown.computed else "unknown"
+    if not shown.stored:
+        return f"computed for this request at {when}"
+    state = "up to date" if shown.fresh else "out of date, being recomputed"
+    return f"stored background result computed {when}, {state}"

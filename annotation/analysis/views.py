@@ -16,7 +16,6 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.analysis.explore import analysis_explore_state
 from annotation.analysis.forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
-from annotation.analysis.results import CampaignAnalysis
 from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.analysis.services import (
     annotator_decision_clear,
@@ -25,7 +24,7 @@ from annotation.analysis.services import (
     campaign_analysis_settings_save,
 )
 from annotation.analysis.settings import AnalysisSettings
-from annotation.analysis.shown import campaign_analysis_shown
+from annotation.analysis.shown import ShownAnalysis, campaign_analysis_shown
 from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
 from annotation.campaigns.views import organizer_required
 from annotation.judgment_import.services import judgments_import
@@ -50,12 +49,13 @@ def settings_from(
     return form, base, False
 
 
-def analysis_for(campaign: Campaign, settings: AnalysisSettings) -> CampaignAnalysis:
-    """The analysis a download uses: the stored one while it is fresh, else computed now."""
+def analysis_for(campaign: Campaign, settings: AnalysisSettings) -> ShownAnalysis:
+    """The analysis a download uses: the stored one while it is fresh, else computed now
+    (``analysis`` is never None)."""
     annotator_pseudonyms_ensure(campaign=campaign)
     shown = campaign_analysis_shown(campaign=campaign, settings=settings, wait=True)
     assert shown.analysis is not None  # with wait, always
-    return shown.analysis
+    return shown
 
 
 @organizer_required

@@ -17,6 +17,7 @@ from annotation.analysis.api import SETTINGS_PARAMETERS, CampaignAPIView
 from annotation.analysis.services import (
     annotator_pseudonyms_ensure,
 )
+from annotation.analysis.shown import PROVENANCE_HEADER, provenance
 from annotation.reports import annotators, judgments, stream, systems
 from annotation.reports import text as report_text
 
@@ -93,14 +94,11 @@ class SystemReportView(CampaignAPIView):
         campaign = self.campaign(request, campaign_id)
         if fmt not in systems.SYSTEM_FORMATS:
             raise NotFound("Unknown format: use csv, json or tex.")
-        analysis = self.analysis(campaign, self.chosen_settings(request, campaign)[0])
-        if fmt == "csv":
-            body = systems.system_report_csv(analysis)
-        elif fmt == "json":
-            body = json.dumps(systems.system_report_json(analysis), indent=2, ensure_ascii=False)
-        else:
-            body = systems.system_report_latex(analysis)
-        response = HttpResponse(body, content_type=report_text.CONTENT_TYPES[fmt])
+        shown = self.analysis(campaign, self.chosen_settings(request, campaign)[0])
+        response = HttpResponse(
+            systems.system_report_body(shown, fmt), content_type=report_text.CONTENT_TYPES[fmt]
+        )
+        response[PROVENANCE_HEADER] = provenance(shown)
         response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "systems", fmt
         )
@@ -118,12 +116,14 @@ class AnnotatorReportView(CampaignAPIView):
     def get(self, request: Request, campaign_id: Any) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
         settings, serializer = self.chosen_settings(request, campaign)
-        analysis = self.analysis(campaign, settings)
+        shown = self.analysis(campaign, settings)
+        assert shown.analysis is not None
         labels = judgments.annotator_labels(campaign=campaign, real_names=serializer.real_names)
         response = HttpResponse(
-            annotators.annotator_report_csv(analysis, labels),
+            annotators.annotator_report_csv(shown.analysis, labels),
             content_type=report_text.CONTENT_TYPES["csv"],
         )
+        response[PROVENANCE_HEADER] = provenance(shown)
         response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "annotators", "csv"
         )

@@ -3,10 +3,12 @@ a LaTeX table."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis, SystemResult
+from annotation.analysis.shown import ShownAnalysis, provenance
 from annotation.reports.text import csv_text
 from evalcore.latex import latex_escape
 from evalsite.formatting import fixed_text
@@ -120,13 +122,26 @@ def latex_fixed(value: float | None, digits: int = 3) -> str:
     return "--" if value is None else fixed_text(value, digits)
 
 
-def system_report_latex(analysis: CampaignAnalysis) -> str:
+def system_report_body(shown: ShownAnalysis, file_format: str) -> str:
+    """The system report of ``shown`` as ``file_format`` (csv, json or tex); the LaTeX file
+    says in a comment where its numbers come from and how fresh they are."""
+    analysis = shown.analysis
+    assert analysis is not None
+    if file_format == "csv":
+        return system_report_csv(analysis)
+    if file_format == "json":
+        return json.dumps(system_report_json(analysis), indent=2, ensure_ascii=False)
+    return system_report_latex(analysis, provenance=provenance(shown))
+
+
+def system_report_latex(analysis: CampaignAnalysis, provenance: str = "") -> str:
     """One ``table``/``tabular`` per criterion in the WMT style: rank range, system, score with
     its t interval (at the analysis's confidence level), raw mean and counts, a rule between
     clusters (needs ``booktabs``)."""
     parts = [
         "% EvalSite human evaluation: system report",
         f"% campaign {analysis.campaign_id}; {analysis.version}",
+        *([f"% results: {provenance}"] if provenance else []),
         "% \\usepackage{booktabs}",
     ]
     for criterion in analysis.criteria:

@@ -3,7 +3,6 @@ settings."""
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
@@ -13,6 +12,7 @@ from django.views.decorators.http import require_safe
 from annotation.analysis.services import (
     annotator_pseudonyms_ensure,
 )
+from annotation.analysis.shown import PROVENANCE_HEADER, provenance
 from annotation.analysis.views import analysis_for, settings_from
 from annotation.campaigns.views import organizer_required
 from annotation.permissions import campaign_for_organizer
@@ -53,14 +53,11 @@ def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: s
     if fmt not in systems.SYSTEM_FORMATS:
         return HttpResponse(_("Unknown format."), status=404)
     _form, settings, _real = settings_from(request, campaign)
-    analysis = analysis_for(campaign, settings)
-    if fmt == "csv":
-        body = systems.system_report_csv(analysis)
-    elif fmt == "json":
-        body = json.dumps(systems.system_report_json(analysis), indent=2, ensure_ascii=False)
-    else:
-        body = systems.system_report_latex(analysis)
-    response = HttpResponse(body, content_type=report_text.CONTENT_TYPES[fmt])
+    shown = analysis_for(campaign, settings)
+    response = HttpResponse(
+        systems.system_report_body(shown, fmt), content_type=report_text.CONTENT_TYPES[fmt]
+    )
+    response[PROVENANCE_HEADER] = provenance(shown)
     return _download(response, report_text.download_disposition(campaign.name, "systems", fmt))
 
 
@@ -70,10 +67,12 @@ def campaign_report_annotators(request: HttpRequest, campaign_id: uuid.UUID) -> 
     """The annotator report (CSV)."""
     campaign = campaign_for_organizer(request.user, campaign_id)
     _form, settings, real_names = settings_from(request, campaign)
-    analysis = analysis_for(campaign, settings)
+    shown = analysis_for(campaign, settings)
+    assert shown.analysis is not None
     labels = judgments.annotator_labels(campaign=campaign, real_names=real_names)
     response = HttpResponse(
-        annotators.annotator_report_csv(analysis, labels),
+        annotators.annotator_report_csv(shown.analysis, labels),
         content_type=report_text.CONTENT_TYPES["csv"],
     )
+    response[PROVENANCE_HEADER] = provenance(shown)
     return _download(response, report_text.download_disposition(campaign.name, "annotators", "csv"))

@@ -218,6 +218,14 @@ def test_the_analysis_page_shows_the_stored_result_while_it_is_fresh(
     assert "stored-by-the-background-job" in html
     assert "up to date" in html
     assert f'data-results-job="{job.pk}"' in html
+    # Downloads say where their numbers come from: the same stored result, up to date.
+    tex = client.get(reverse("campaign_report_systems", args=[campaign.pk, "tex"]))
+    assert tex["X-EvalSite-Analysis"].startswith("stored background result computed ")
+    assert tex["X-EvalSite-Analysis"].endswith(", up to date")
+    assert f"% results: {tex['X-EvalSite-Analysis']}" in tex.content.decode()
+    assert "stored-by-the-background-job" in tex.content.decode()
+    api = client.get(reverse("api-campaign-report-annotators", args=[campaign.pk]))
+    assert api["X-EvalSite-Analysis"] == tex["X-EvalSite-Analysis"]
 
     # A decision since: a large campaign shows the stored result, marked out of date, and
     # waits for the recomputation (the page polls quickly); a small one is analysed now.
@@ -231,6 +239,9 @@ def test_the_analysis_page_shows_the_stored_result_while_it_is_fresh(
     assert "stored-by-the-background-job" in html
     assert "out of date" in html
     assert 'data-waiting="1"' in html
+    # A download waits for nothing: it analyses the data as it is now, and says so.
+    fresh = client.get(reverse("campaign_report_systems", args=[campaign.pk, "csv"]))
+    assert fresh["X-EvalSite-Analysis"].startswith("computed for this request at ")
     settings.EVALSITE_ANALYSIS_LIVE_VALUES = 10**9
     page = client.get(url)
     shown = page.context["shown"]

@@ -512,7 +512,10 @@ def test_the_system_report_downloads(synthetic, owner, url_name, fmt) -> None:  
     elif fmt == "json":
         assert response.json() == json.loads(json.dumps(system_report_json(analysis)))
     else:
-        assert response.content.decode() == system_report_latex(analysis)
+        # The file names where its numbers come from, as the response header does.
+        origin = response["X-EvalSite-Analysis"]
+        assert origin.startswith("computed for this request at ")
+        assert response.content.decode() == system_report_latex(analysis, provenance=origin)
 
 
 def test_bad_settings_are_refused_by_the_api_and_ignored_by_the_page(synthetic, owner) -> None:  # type: ignore[no-untyped-def]
