@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.analysis.results import HumanDocument
+from annotation.analysis.settings import AnalysisSettings
 from annotation.models import Campaign
 from metrics.models import AnalysisResult
 from metrics.presenters.correlations import CorrelationCriterion, correlation_panel, scatter_plots
@@ -57,6 +58,8 @@ class Dashboard:
     human: list[HumanCriterion]
     correlations: list[CorrelationCriterion]
     human_version: str
+    # The analysis setting the stored human analysis was computed with (the campaign's).
+    human_settings: AnalysisSettings | None
     correlation_params: dict[str, Any]
     plots: dict[str, Any] = field(default_factory=dict)
 
@@ -90,6 +93,7 @@ def dashboard_data(*, campaign: Campaign) -> Dashboard:
         human=human_panel(human_doc) if human_doc else [],
         correlations=correlation_panel(correlations_doc) if correlations_doc else [],
         human_version=human_doc.analysis.version if human_doc else "",
+        human_settings=human_doc.analysis.settings if human_doc else None,
         correlation_params=(correlations_doc or {}).get("params", {}),
         plots={
             "heatmaps": significance_heatmaps(metrics_doc) if metrics_doc else [],

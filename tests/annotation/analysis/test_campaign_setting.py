@@ -197,6 +197,14 @@ def test_a_setting_change_stales_the_results_and_signals_a_recomputation(
     campaign.refresh_from_db()
     assert dashboard_status(campaign=campaign)["stale"] is True
 
+    # The recomputation stores the analysis with the new setting; the dashboard names it.
+    analysis_run_sync(campaign=campaign)
+    assert dashboard_status(campaign=campaign)["stale"] is False
+    html = client.get(reverse("campaign_dashboard", args=[campaign.pk])).content.decode()
+    setting_line = html[html.index('id="human-setting"') :].split("</p>")[0]
+    assert "WMT conventions" in setting_line
+    assert "annotators who failed QC kept" in setting_line
+
 
 @pytest.mark.django_db
 def test_the_analysis_page_shows_the_stored_result_while_it_is_fresh(
