@@ -5,6 +5,7 @@ from rest_framework.routers import DefaultRouter
 
 from annotation.campaigns.api import CampaignViewSet
 from annotation.judging import api as annotate_api
+from annotation.tasking import api as roster_api
 
 router = DefaultRouter()
 router.register("campaigns", CampaignViewSet, basename="api-campaign")
@@ -21,6 +22,16 @@ urlpatterns = [
         "assignments/<uuid:assignment_id>/submit/",
         annotate_api.assignment_submit,
         name="api-assignment-submit",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/annotators/",
+        roster_api.RosterView.as_view(),
+        name="api-campaign-annotators",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/annotators/<str:username>/",
+        roster_api.RosterMemberView.as_view(),
+        name="api-campaign-annotator",
     ),
     *router.urls,
 ]

@@ -39,6 +39,16 @@ urlpatterns = [
         name="config_assign",
     ),
     path(
+        "campaigns/<uuid:campaign_id>/annotators/",
+        setup_views.roster_add,
+        name="roster_add",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/annotators/<int:user_id>/remove/",
+        setup_views.roster_remove,
+        name="roster_remove",
+    ),
+    path(
         "campaigns/<uuid:campaign_id>/invites/",
         setup_views.invites_create,
         name="invites_create",

@@ -45,6 +45,11 @@ class CampaignSerializer(serializers.ModelSerializer):
         help_text="Usernames of co-organizers.",
     )
     url = serializers.HyperlinkedIdentityField(view_name="api-campaign-detail")
+    confirm_close = serializers.BooleanField(
+        write_only=True,
+        required=False,
+        help_text="Close the campaign even though annotators hold unfinished tasks of it.",
+    )
 
     class Meta:
         model = Campaign
@@ -60,8 +65,36 @@ class CampaignSerializer(serializers.ModelSerializer):
             "organizers",
             "created",
             "updated",
+            "confirm_close",
         ]
         read_only_fields = ["id", "created", "updated"]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """Closing a campaign whose tasks annotators hold needs ``confirm_close``: the refusal
+        lists them."""
+        confirmed = attrs.pop("confirm_close", False)
+        closing = (
+            self.instance is not None
+            and attrs.get("status") == Campaign.Status.CLOSED
+            and self.instance.status != Campaign.Status.CLOSED
+        )
+        holds = selectors.campaign_open_holds(campaign=self.instance) if closing else []
+        if holds and not confirmed:
+            raise serializers.ValidationError(
+                {
+                    "confirm_close": [
+                        f"{len(holds)} unfinished task(s) of this campaign are held by "
+                        "annotators; closing ends them where they are. Send confirm_close: "
+                        "true to close it anyway.",
+                        *(
+                            f"{h.username}: {h.config_name}, task {h.task} "
+                            f"({h.items_done} of {h.size} done)"
+                            for h in holds
+                        ),
+                    ]
+                }
+            )
+        return attrs
 
     def validate_organizers(self, users: list[Any]) -> list[Any]:
         not_organizers = [u.username for u in users if not user_is_organizer(u)]

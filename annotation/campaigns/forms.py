@@ -9,7 +9,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
+from annotation.campaigns.selectors import OpenHold, campaign_open_holds
 from annotation.campaigns.uploads import UploadFile, upload_file_read
 from annotation.models import Campaign, ProtocolConfig
 from annotation.permissions import user_is_organizer
@@ -48,6 +50,12 @@ class CampaignForm(forms.ModelForm):
         required=False,
         help_text=_("Usernames of other organizers, separated by commas."),
     )
+    # Shown only when closing would cut tasks short: the organizer confirms it.
+    confirm_close = forms.BooleanField(
+        label=_("Close it anyway: those tasks stay unfinished"),
+        required=False,
+        widget=forms.HiddenInput,
+    )
 
     class Meta:
         model = Campaign
@@ -60,6 +68,33 @@ class CampaignForm(forms.ModelForm):
             self.fields["co_organizers"].initial = ", ".join(
                 self.instance.organizers.order_by("username").values_list("username", flat=True)
             )
+
+    def clean(self) -> dict[str, Any]:
+        """Closing a campaign whose tasks annotators hold is confirmed first: the form lists
+        them (``open_holds``) and asks again."""
+        cleaned = super().clean()
+        self.open_holds: list[OpenHold] = []
+        closing = cleaned.get("status") == Campaign.Status.CLOSED and (
+            self.instance.pk and self.initial.get("status") != Campaign.Status.CLOSED
+        )
+        if closing and not cleaned.get("confirm_close"):
+            self.open_holds = campaign_open_holds(campaign=self.instance)
+            if self.open_holds:
+                self.fields["confirm_close"].widget = forms.CheckboxInput()
+                raise forms.ValidationError(
+                    ngettext(
+                        "An annotator holds an unfinished task of this campaign. Closing it "
+                        "ends that task where it is (the answers so far are kept) and tells "
+                        "them on My tasks. Tick the box below to close it anyway.",
+                        "%(n)d unfinished tasks of this campaign are held by annotators. "
+                        "Closing it ends them where they are (the answers so far are kept) and "
+                        "tells their annotators on My tasks. Tick the box below to close it "
+                        "anyway.",
+                        len(self.open_holds),
+                    )
+                    % {"n": len(self.open_holds)}
+                )
+        return cleaned
 
     def clean_co_organizers(self) -> list[Any]:
         names = [n.strip() for n in self.cleaned_data["co_organizers"].split(",") if n.strip()]
@@ -203,6 +238,17 @@ class PushAssignForm(forms.Form):
         if user is None:
             raise forms.ValidationError(_("No such user: %(name)s"), params={"name": name})
         return user
+
+
+class RosterAddForm(forms.Form):
+    """Usernames of existing users to make annotators of a campaign, pasted as a list."""
+
+    usernames = forms.CharField(
+        label=_("Usernames"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=20_000,
+        help_text=_("One or more, separated by commas, spaces or line breaks."),
+    )
 
 
 class InviteForm(forms.Form):

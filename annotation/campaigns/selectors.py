@@ -11,6 +11,7 @@ from django.db.models import Count, Max, Prefetch, QuerySet, Sum
 
 from annotation.models import (
     AnnotatorDecision,
+    Assignment,
     Campaign,
     Document,
     Judgment,
@@ -136,3 +137,33 @@ def campaign_inputs_stamp(*, campaign: Campaign) -> dict[str, Any]:
 def content_hash(state: dict[str, Any]) -> str:
     """The SHA-256 (hex) of ``state`` as canonical JSON."""
     return hashlib.sha256(json.dumps(state, default=str, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class OpenHold:
+    """A task an annotator holds unfinished."""
+
+    username: str
+    config_name: str
+    task: int  # from 1
+    items_done: int
+    size: int
+
+
+def campaign_open_holds(*, campaign: Campaign) -> list[OpenHold]:
+    """The tasks of ``campaign`` that annotators hold unfinished (what closing it cuts short)."""
+    held = (
+        Assignment.objects.filter(task__config__campaign=campaign, status=Assignment.Status.ACTIVE)
+        .select_related("annotator", "task__config")
+        .order_by("task__config__name", "task__position", "annotator_id")
+    )
+    return [
+        OpenHold(
+            username=a.annotator.get_username(),
+            config_name=a.task.config.name,
+            task=a.task.position + 1,
+            items_done=a.items_done,
+            size=a.task.size,
+        )
+        for a in held
+    ]

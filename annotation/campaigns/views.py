@@ -70,7 +70,11 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 def campaign_create(request: HttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        data = {k: v for k, v in form.cleaned_data.items() if k != "co_organizers"}
+        data = {
+            k: v
+            for k, v in form.cleaned_data.items()
+            if k not in ("co_organizers", "confirm_close")
+        }
         campaign = services.campaign_create(
             owner=request.user, organizers=form.cleaned_data["co_organizers"], **data
         )
@@ -86,7 +90,11 @@ def campaign_edit(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
     campaign = campaign_for_organizer(request.user, campaign_id)
     form = CampaignForm(request.POST or None, instance=campaign)
     if request.method == "POST" and form.is_valid():
-        data = {k: v for k, v in form.cleaned_data.items() if k != "co_organizers"}
+        data = {
+            k: v
+            for k, v in form.cleaned_data.items()
+            if k not in ("co_organizers", "confirm_close")
+        }
         services.campaign_update(
             campaign=campaign, organizers=form.cleaned_data["co_organizers"], **data
         )

@@ -41,6 +41,13 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
     )
     context = {
         "assignments": assignments,
+        # Unfinished tasks of campaigns closed since: the annotators who hold them are told.
+        "cut_short": [
+            a
+            for a in assignments
+            if a.task.config.campaign.status == Campaign.Status.CLOSED
+            and a.status in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED)
+        ],
         "finished": _finished_assignment(request, assignments),
         "open_configs": configs_for_annotator(annotator=request.user),
         "campaigns": campaigns_annotated_by(request.user).order_by("name"),

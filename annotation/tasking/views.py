@@ -13,15 +13,27 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.campaigns.forms import InviteForm, ProtocolConfigForm, PushAssignForm
+from annotation.campaigns.forms import (
+    InviteForm,
+    ProtocolConfigForm,
+    PushAssignForm,
+    RosterAddForm,
+)
 from annotation.campaigns.views import organizer_required
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
 from annotation.permissions import campaign_for_organizer
 from annotation.tasking.background import task_build_request
 from annotation.tasking.build import TaskError
 from annotation.tasking.invites import invite_create, invite_token
+from annotation.tasking.roster import (
+    campaign_annotator_remove,
+    campaign_annotators_add,
+    campaign_roster,
+    usernames_parse,
+)
 from annotation.tasking.selectors import task_builds_latest
 from annotation.tasking.services import task_assign
 
@@ -43,7 +55,8 @@ def _config(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> Pro
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
-    """Protocols with their task counts and progress; add a protocol; invite links."""
+    """Protocols with their task counts and progress; add a protocol; the roster of
+    annotators; invite links."""
     campaign = campaign_for_organizer(request.user, campaign_id)
     form = ProtocolConfigForm(request.POST or None, instance=ProtocolConfig(campaign=campaign))
     if request.method == "POST" and form.is_valid():
@@ -62,6 +75,8 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
         "invites": invites,
         "invites_total": invites_total,
         "builds_active": any(b["active"] for b in builds.values()),
+        "roster": campaign_roster(campaign=campaign),
+        "roster_form": RosterAddForm(),
     }
     return render(request, "annotation/setup.html", context, status=400 if form.errors else 200)
 
@@ -269,3 +284,57 @@ def invite_revoke(request: HttpRequest, campaign_id: uuid.UUID, invite_id: int) 
         raise Http404("No such invite link.")
     messages.success(request, _("Invite link withdrawn."))
     return redirect(f"{_setup_url(campaign)}#invites")
+
+
+@organizer_required
+@require_POST
+def roster_add(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    """Make the existing users of a pasted list of usernames annotators of the campaign."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form = RosterAddForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return redirect(f"{_setup_url(campaign)}#roster")
+    change = campaign_annotators_add(
+        campaign=campaign, usernames=usernames_parse(form.cleaned_data["usernames"])
+    )
+    if change.added:
+        messages.success(
+            request,
+            _("Added as annotators: %(names)s. They see the campaign on My tasks.")
+            % {"names": ", ".join(change.added)},
+        )
+    if change.already:
+        messages.info(
+            request,
+            _("Annotators already: %(names)s.") % {"names": ", ".join(change.already)},
+        )
+    if change.unknown:
+        messages.error(
+            request,
+            _("No user is called %(names)s. People without an account join through an invite link.")
+            % {"names": ", ".join(change.unknown)},
+        )
+    return redirect(f"{_setup_url(campaign)}#roster")
+
+
+@organizer_required
+@require_POST
+def roster_remove(request: HttpRequest, campaign_id: uuid.UUID, user_id: int) -> HttpResponse:
+    """Take an annotator off the roster; the tasks they hold go back to the pool."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    annotator = get_object_or_404(campaign.annotators, pk=user_id)
+    released = campaign_annotator_remove(campaign=campaign, annotator=annotator)
+    message = _("%(name)s can no longer take tasks in this campaign.") % {
+        "name": annotator.get_username()
+    }
+    if released:
+        message += " " + ngettext(
+            "The task they held went back to the pool; their answers are kept.",
+            "The %(n)d tasks they held went back to the pool; their answers are kept.",
+            released,
+        ) % {"n": released}
+    messages.success(request, message)
+    return redirect(f"{_setup_url(campaign)}#roster")

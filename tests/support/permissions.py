@@ -165,6 +165,10 @@ MATRIX: dict[str, Rule] = {
     "config_assign": organizer_page({"POST": 302}),
     "invites_create": organizer_page({"POST": 302}),
     "invite_revoke": organizer_page({"POST": 302}),
+    "roster_add": organizer_page({"POST": 302}),
+    "roster_remove": organizer_page({"POST": 302}),
+    "api-campaign-annotators": organizer_api({"GET": 200, "POST": 200}),
+    "api-campaign-annotator": organizer_api({"DELETE": 200}),
     "campaign_analysis": organizer_page(GET),
     "campaign_analysis_decision": organizer_page({"POST": 302}),
     "campaign_analysis_settings": organizer_page({"POST": 302}),
@@ -230,6 +234,8 @@ class Seed:
             "assignment_id": self.assignment.pk,
             "position": 1,
             "invite_id": self.invite.pk,
+            "user_id": self.assignment.annotator_id,
+            "username": self.assignment.annotator.get_username(),
             "token": invite_token(invite=self.invite),
             "format": "json",
             "fmt": "csv",
@@ -264,6 +270,10 @@ class Seed:
             return {"task": 2, "username": "annotator"}, False
         if name == "invites_create":
             return {"label": "Crowd", "count": 1, "days": 7}, False
+        if name == "roster_add":
+            return {"usernames": "annotator"}, False
+        if name == "api-campaign-annotators":
+            return {"usernames": ["annotator"]}, True
         if name == "campaign_analysis_decision":
             return {"annotator": self.assignment.annotator_id, "action": "exclude"}, False
         if name == "analysis_settings":
