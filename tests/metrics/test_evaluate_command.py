@@ -172,3 +172,60 @@ def test_called_in_process_bad_input_raises_command_error_with_code_2(files):
     with pytest.raises(CommandError) as caught:
         call_command("evaluate", "--refs", *files["refs"], "--system", "a", files["short"])
     assert caught.value.returncode == 2
+
+
+SACREBLEU_SIGNATURE_METRICS = ("bleu", "chrf", "ter")
+SACREBLEU_ARGS = ("-m", *SACREBLEU_SIGNATURE_METRICS, "-w", "6", "-f", "json")
+
+
+def _sacrebleu_cli(ref: Path, hyp: Path) -> dict[str, float]:
+    """sacreBLEU's own command line on the files, at six decimals."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sacrebleu", str(ref), "-i", str(hyp), *SACREBLEU_ARGS],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return {entry["name"]: float(entry["score"]) for entry in json.loads(done.stdout)}
+
+
+@pytest.mark.parametrize("in_reference", [True, False])
+def test_a_lone_carriage_return_stays_inside_its_line_as_in_sacrebleu(
+    tmp_path: Path, in_reference: bool
+) -> None:
+    """A carriage return not followed by a newline is part of its line for sacreBLEU's command
+    line (it opens files with ``newline="\\n"``): ``evaluate`` scores the same segments and the
+    same numbers, whether the return sits in a hypothesis and its reference or in the
+    hypothesis alone (a file the universal-newline reading refused as one line too long)."""
+    base, refs = corpus(seed=5, n_segments=30, n_refs=1)
+    hyps = variant(3, base, refs, 0.3)
+    ref_lines, hyp_lines = list(refs[0]), list(hyps)
+    words = hyp_lines[4].split()
+    hyp_lines[4] = " ".join(words[:3]) + "\r" + " ".join(words[3:])
+    if in_reference:
+        words = ref_lines[4].split()
+        ref_lines[4] = " ".join(words[:3]) + "\r" + " ".join(words[3:])
+    ref, hyp = tmp_path / "ref", tmp_path / "hyp"
+    ref.write_bytes(("\n".join(ref_lines) + "\n").encode())
+    hyp.write_bytes(("\n".join(hyp_lines) + "\n").encode())
+
+    out = tmp_path / "out.json"
+    call_command(
+        "evaluate",
+        "--refs",
+        str(ref),
+        "--system",
+        "a",
+        str(hyp),
+        "--metrics",
+        *SACREBLEU_SIGNATURE_METRICS,
+        "--json",
+        str(out),
+        stdout=StringIO(),
+    )
+    ours = json.loads(out.read_text(encoding="utf-8"))["metrics"]
+    theirs = _sacrebleu_cli(ref, hyp)
+    assert round(ours["bleu"]["a"]["mean"], 6) == pytest.approx(theirs["BLEU"], abs=1e-6)
+    assert round(ours["chrf"]["a"]["mean"], 6) == pytest.approx(theirs["chrF2"], abs=1e-6)
+    assert round(ours["ter"]["a"]["mean"], 6) == pytest.approx(theirs["TER"], abs=1e-6)

@@ -31,17 +31,17 @@ EXIT_BAD_INPUT = 2
 
 
 def read_lines(path: str) -> list[str]:
-    """One segment per line, UTF-8; a final newline does not make an extra empty segment."""
+    """One segment per line, UTF-8, read as sacreBLEU's command line reads its files: a line
+    ends at ``\\n`` only (a carriage return elsewhere is part of its line), trailing whitespace
+    is stripped, and a final newline does not make an extra empty segment."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        # newline="\n": no universal newlines, which would end a line at a lone "\r" too.
+        with open(path, encoding="utf-8", newline="\n") as handle:
+            return [line.rstrip() for line in handle]
     except FileNotFoundError:
         raise CommandError(f"file not found: {path}", returncode=EXIT_BAD_INPUT) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CommandError(f"cannot read {path}: {exc}", returncode=EXIT_BAD_INPUT) from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
 
 
 class Command(BaseCommand):
