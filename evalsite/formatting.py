@@ -58,3 +58,17 @@ def duration_display(seconds: float | None) -> str:
     if seconds < 7200:
         return _("%(minutes)d min") % {"minutes": round(seconds / 60)}
     return _("%(hours).1f h") % {"hours": seconds / 3600}
+
+
+# What a spreadsheet takes for the start of a formula (or, tab and carriage return, a way to
+# hide one) at the beginning of a cell: OWASP's list for CSV injection.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def formula_safe(text: str) -> str:
+    """A text cell of a CSV or TSV download that no spreadsheet runs as a formula: one that
+    begins with ``= + - @``, a tab or a carriage return gets a leading apostrophe, which
+    spreadsheets read as "this is text" (a system named ``=cmd|' /c calc'!A1`` shows as written).
+    Only texts that people typed (names, ids) pass here; numbers EvalSite writes never do, so
+    a score of -0.5 stays a number."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text

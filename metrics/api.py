@@ -20,6 +20,7 @@ from annotation.analysis.api import NAMES, NamesSerializer
 from annotation.campaigns.api import IsOrganizer
 from annotation.models import Segment
 from annotation.permissions import campaign_for_organizer
+from evalsite.formatting import formula_safe
 from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult, SegmentScores
 from metrics.pipeline import load_array
@@ -243,7 +244,12 @@ def _segment_csv(campaign_id: Any, metric: str, segments: list[Any], runs: list[
         for run, scores in runs:
             for (position, doc, seg), value in zip(segments, scores, strict=True):
                 yield writer.writerow(
-                    [position, doc, seg, run.system.name, run.name, metric, repr(float(value))]
+                    [
+                        position,
+                        *(formula_safe(text) for text in (doc, seg, run.system.name, run.name)),
+                        metric,
+                        repr(float(value)),
+                    ]
                 )
 
     response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")

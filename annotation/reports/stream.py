@@ -36,6 +36,7 @@ from annotation.reports.judgments import (
 )
 from evalcore.human import ItemType
 from evalsite.db import features
+from evalsite.formatting import formula_safe
 
 _NO_BREAKS = str.maketrans({"\t": " ", "\r": " ", "\n": " "})
 
@@ -77,7 +78,9 @@ def _json_value(value: Any) -> Any:
 
 
 def _csv_quote(text: str) -> str:
-    """A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break."""
+    """A CSV text field: safe from spreadsheets' formulas (:func:`formula_safe`), then quoted
+    (quotes doubled) when it holds a comma, a quote or a line break."""
+    text = formula_safe(text)
     if "," in text or '"' in text or "\n" in text or "\r" in text:
         return '"' + text.replace('"', '""') + '"'
     return text
@@ -88,20 +91,31 @@ def _tsv_field(text: str) -> str:
     width; then quoted (quotes doubled) when it holds a quote, as Python's ``excel-tab`` CSV
     dialect writes it. Tab-separated readers (pandas, R's ``read.delim``, spreadsheets) take a
     field that begins with a quote for a quoted one: unquoted, ``"Best" MT`` read back as
-    ``Best MT`` and ``"MT`` swallowed the rows after it."""
-    flat = text.translate(_NO_BREAKS)
+    ``Best MT`` and ``"MT`` swallowed the rows after it. A text that begins like a formula is
+    made safe as in CSV (:func:`formula_safe`)."""
+    flat = formula_safe(text.translate(_NO_BREAKS))
     if '"' in flat:
         return '"' + flat.replace('"', '""') + '"'
     return flat
+
+
+def _formula_safe_sql(text: str) -> str:
+    """PostgreSQL: the SQL text ``text`` made safe from spreadsheets' formulas, by the rule of
+    :func:`evalsite.formatting.formula_safe` (a leading apostrophe)."""
+    return f"(CASE WHEN {text} ~ '^[-=+@\\t\\r]' THEN '''' || {text} ELSE {text} END)"
+
+
+_CSV_FIELD_SQL = _formula_safe_sql("COALESCE(%(expressions)s, '')")
+_TSV_FIELD_SQL = _formula_safe_sql("translate(COALESCE(%(expressions)s, ''), E'\\t\\r\\n', '   ')")
 
 
 class _CsvText(Func):
     """PostgreSQL: ``COALESCE(x, '')`` written as a CSV field by the rule of :func:`_csv_quote`."""
 
     template = (
-        "CASE WHEN COALESCE(%(expressions)s, '') ~ '[\",\\r\\n]' "
-        "THEN '\"' || replace(%(expressions)s, '\"', '\"\"') || '\"' "
-        "ELSE COALESCE(%(expressions)s, '') END"
+        f"CASE WHEN {_CSV_FIELD_SQL} ~ '[\",\\r\\n]' "
+        f"THEN '\"' || replace({_CSV_FIELD_SQL}, '\"', '\"\"') || '\"' "
+        f"ELSE {_CSV_FIELD_SQL} END"
     )
     output_field = TextField()
 
@@ -110,10 +124,9 @@ class _TsvText(Func):
     """PostgreSQL: ``COALESCE(x, '')`` written as a TSV field by the rule of :func:`_tsv_field`."""
 
     template = (
-        "CASE WHEN strpos(COALESCE(%(expressions)s, ''), '\"') > 0 "
-        "THEN '\"' || replace(translate(%(expressions)s, E'\\t\\r\\n', '   '), '\"', '\"\"') "
-        "|| '\"' "
-        "ELSE translate(COALESCE(%(expressions)s, ''), E'\\t\\r\\n', '   ') END"
+        f"CASE WHEN strpos({_TSV_FIELD_SQL}, '\"') > 0 "
+        f"THEN '\"' || replace({_TSV_FIELD_SQL}, '\"', '\"\"') || '\"' "
+        f"ELSE {_TSV_FIELD_SQL} END"
     )
     output_field = TextField()
 

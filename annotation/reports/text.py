@@ -13,6 +13,7 @@ from django.utils.text import slugify
 from annotation.reports.judgments import (
     float_text,
 )
+from evalsite.formatting import formula_safe
 
 CONTENT_TYPES = {
     "csv": "text/csv; charset=utf-8",
@@ -45,11 +46,14 @@ def download_disposition(campaign_name: str, report: str, extension: str) -> str
 
 
 def cell_text(value: Any) -> str:
-    """One field of the small reports as text (same conventions as the judgment report)."""
+    """One field of the small reports as text (same conventions as the judgment report: a text
+    that begins like a spreadsheet formula is made safe, :func:`formula_safe`)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):
         return float_text(value)
+    if isinstance(value, str):
+        return formula_safe(value)
     return str(value)
