@@ -252,6 +252,11 @@ class CriterionAnalysis:
         return [s for s in self.systems if s.position > 0]
 
     @property
+    def nobody_included(self) -> bool:
+        """Every annotator is left out (failed QC or excluded): no system has a score."""
+        return bool(self.annotators) and not any(a.included for a in self.annotators)
+
+    @property
     def confidence_percent(self) -> str:
         """The intervals' confidence level as a percentage for labels: "95", "97.5"."""
         return percent_label(float(self.method.confidence))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
@@ -196,6 +197,25 @@ class ProtocolConfigForm(forms.ModelForm):
             "instructions",
         ]
         widgets = {"instructions": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The page offers each kind's own modes, no "outputs per screen" for a kind that shows
+        # one and "fluency first" only where the kind allows it
+        # (static/annotation/protocol_form.js reads these; the server checks anyway).
+        self.fields["protocol"].widget.attrs.update(
+            {
+                "data-modes": json.dumps(
+                    {key: [m.key for m in kind.modes] for key, kind in PROTOCOLS.items()}
+                ),
+                "data-single-output": json.dumps(
+                    [key for key, kind in PROTOCOLS.items() if kind.single_output]
+                ),
+                "data-fluency-first": json.dumps(
+                    [key for key, kind in PROTOCOLS.items() if kind.fluency_first_allowed]
+                ),
+            }
+        )
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()

@@ -137,6 +137,9 @@ def _config_rows(
             "assigned": progress.get(c.pk, {}).get("assigned", 0),
             "judgments": judgments.get(c.pk, 0),
             "needed": c.n_tasks * c.annotations_per_task,
+            # Outputs a screen shows: a one-output kind (direct assessment) shows one whatever
+            # the config's k says.
+            "k": c.definition.outputs_per_screen(c.outputs_per_screen),
         }
         for c in configs
     ]

@@ -128,6 +128,11 @@ class HumanCriterion:
     agreement: list[AgreementResult]
     method: Method
 
+    @property
+    def nobody_included(self) -> bool:
+        """Every annotator is left out (failed QC or excluded): no system has a score."""
+        return bool(self.annotators) and not any(a.included for a in self.annotators)
+
 
 def criterion_slug(config_id: Any, criterion: str) -> str:
     return f"c{config_id}-{criterion}"

@@ -299,3 +299,29 @@ def test_other_settings_are_explored_and_can_become_the_campaigns(
     assert refused.status_code == 302
     campaign.refresh_from_db()
     assert campaign_analysis_settings(campaign=campaign) == setting
+
+
+@pytest.mark.django_db
+def test_when_every_annotator_is_left_out_the_pages_say_so_and_where_to_include(
+    judged: tuple[Campaign, Client],
+) -> None:
+    campaign, client = judged
+    for rater in get_user_model().objects.filter(username__startswith="rater-"):
+        annotator_decision_record(
+            campaign=campaign, annotator=rater, included=False, reason="test", decided_by=None
+        )
+    page = client.get(reverse("campaign_analysis", args=[campaign.pk]))
+    assert all(c.nobody_included for c in page.context["analysis"].criteria)
+    html = page.content.decode()
+    assert html.count('class="note nobody-included"') == len(page.context["analysis"].criteria)
+    assert "Keep annotators who failed QC" in html
+    analysis_run_sync(campaign=campaign)
+    dashboard = client.get(reverse("campaign_dashboard", args=[campaign.pk])).content.decode()
+    assert 'class="note nobody-included"' in dashboard
+    # With one annotator back, the note goes.
+    rater = get_user_model().objects.get(username="rater-a")
+    annotator_decision_record(
+        campaign=campaign, annotator=rater, included=True, reason="back", decided_by=None
+    )
+    page = client.get(reverse("campaign_analysis", args=[campaign.pk]))
+    assert 'class="note nobody-included"' not in page.content.decode()

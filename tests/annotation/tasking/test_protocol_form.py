@@ -4,6 +4,7 @@ adequacy and fluency, at most 60 QC items per 100, and ranking screens of at mos
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from django.utils import translation
 
 from annotation.campaigns.forms import MAX_HOLD_MINUTES, ProtocolConfigForm
+from annotation.protocols import PROTOCOLS
 
 pytestmark = pytest.mark.django_db
 
@@ -128,3 +130,13 @@ def test_a_hold_of_more_than_a_year_is_refused() -> None:
         assert bound.errors["hold_minutes"] == [
             f"Ensure this value is less than or equal to {MAX_HOLD_MINUTES}."
         ]
+
+
+def test_the_form_tells_the_page_each_kinds_modes_and_which_show_one_output() -> None:
+    attrs = form().fields["protocol"].widget.attrs
+    assert json.loads(attrs["data-modes"]) == {
+        key: [m.key for m in kind.modes] for key, kind in PROTOCOLS.items()
+    }
+    assert json.loads(attrs["data-modes"])["direct_assessment"] == ["source", "reference"]
+    assert json.loads(attrs["data-single-output"]) == ["direct_assessment"]
+    assert json.loads(attrs["data-fluency-first"]) == ["adequacy_fluency"]

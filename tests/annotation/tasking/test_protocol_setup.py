@@ -132,3 +132,19 @@ def test_rebuild_is_not_offered_once_a_task_was_taken_even_if_given_back(owner, 
     page = client.get(url)
     assert page.context["rows"][0]["assigned"] == 1
     assert build not in page.content.decode()
+
+
+def test_the_setup_page_shows_one_output_per_screen_for_direct_assessment(owner) -> None:  # type: ignore[no-untyped-def]
+    campaign = make_rich_campaign(owner=owner)
+    da = make_config(campaign, "direct_assessment", outputs_per_screen=5, items_per_task=5)
+    af = make_config(campaign, "adequacy_fluency", outputs_per_screen=3, items_per_task=5)
+    client = Client()
+    assert client.login(username=owner.username, password=PASSWORD)
+    html = client.get(reverse("annotation_setup", args=[campaign.pk])).content.decode()
+
+    def k_cell(config_id: int) -> str:
+        row = html[html.index(f'<tr id="config-{config_id}">') :].split("</tr>")[0]
+        return row.split('<td class="num">')[1].split("</td>")[0]
+
+    assert k_cell(da.pk) == "1"
+    assert k_cell(af.pk) == "3"

@@ -1,0 +1,57 @@
+"""In a real Chromium: the "Add a protocol" form offers the chosen kind's modes only, and no
+"outputs per screen" for direct assessment, which shows one output a screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.annotator_pages import log_in
+from tests.factories import make_rich_campaign, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _offered(page: Any) -> list[str]:
+    return [
+        value
+        for value in page.eval_on_selector_all(
+            "#id_mode option", "options => options.filter(o => !o.disabled).map(o => o.value)"
+        )
+        if value
+    ]
+
+
+def test_the_protocol_form_offers_the_kinds_own_modes(  # type: ignore[no-untyped-def]
+    page, live_server, output_dir: Path
+) -> None:
+    owner = make_user("pia", organizer=True)
+    campaign = make_rich_campaign(owner=owner)
+    log_in(page, live_server, "pia", lands_on="**/campaigns/")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/annotation/")
+
+    page.select_option("#id_protocol", "direct_assessment")
+    assert _offered(page) == ["source", "reference"]
+    assert page.input_value("#id_mode") in ("source", "reference")
+    assert page.is_hidden("#id_outputs_per_screen")
+    assert page.is_hidden("#id_fluency_first")
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    page.locator("form.stacked").first.screenshot(path=shots / "protocol-form-da.png")
+
+    page.select_option("#id_protocol", "ranking")
+    assert _offered(page) == ["bilingual", "monolingual"]
+    assert page.input_value("#id_mode") in ("bilingual", "monolingual")
+    assert page.is_visible("#id_outputs_per_screen")
+    assert page.is_hidden("#id_fluency_first")
+    page.select_option("#id_protocol", "adequacy_fluency")
+    assert page.is_visible("#id_fluency_first")
+    page.select_option("#id_protocol", "ranking")
+
+    # What the form sends is accepted: the protocol is added.
+    page.fill("#id_name", "Ranks")
+    page.click("form.stacked button.primary")
+    page.wait_for_selector(".messages")
+    assert "Protocol added." in page.inner_text(".messages")
