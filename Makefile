@@ -15,6 +15,7 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 run: $(RUN_STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py analyse --demo
 	$(BIN)/python manage.py serve
 
 # Create .venv with everything the tests need (Chromium too), start this machine's PostgreSQL and

@@ -14,6 +14,7 @@ admin.site.login_form = ratelimit.RateLimitedAdminAuthenticationForm
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("login/", ratelimit.login, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/login/", ratelimit.too_many_requests(admin.site.login)),

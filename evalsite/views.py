@@ -1,10 +1,11 @@
-"""Project-level pages: a health check, and the error answers of addresses no view handles
-(JSON under ``/api/``, a page elsewhere)."""
+"""Project-level pages: a health check, the favicon, and the error answers of addresses no view
+handles (JSON under ``/api/``, a page elsewhere)."""
 
 from __future__ import annotations
 
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.templatetags.static import static
 from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.decorators.http import require_safe
@@ -17,6 +18,13 @@ def healthz(request: HttpRequest) -> JsonResponse:
         cursor.execute("SELECT 1")
         cursor.fetchone()
     return JsonResponse({"status": "ok"})
+
+
+@require_safe
+def favicon(request: HttpRequest) -> HttpResponseRedirect:
+    """``/favicon.ico``, which browsers and feed readers ask for whatever the page says: the
+    static file (pages name it in ``<link rel="icon">`` themselves)."""
+    return HttpResponseRedirect(static("favicon.ico"))
 
 
 def is_api_request(request: HttpRequest) -> bool:

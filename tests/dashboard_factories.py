@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.utils import timezone
 
 from annotation.demo.campaign import (
     DEMO_ANNOTATIONS_PER_TASK,
@@ -22,6 +21,7 @@ from annotation.demo.campaign import (
 from annotation.models import Campaign, ProtocolConfig
 from annotation.tasking.build import tasks_build
 from metrics import pipeline
+from metrics.inline import analysis_job_run_here
 from metrics.models import AnalysisJob, MetricSettings
 from tests.factories import make_rich_campaign
 
@@ -66,25 +66,7 @@ def analysis_run_sync(
 
 def analysis_job_run_sync(job: AnalysisJob) -> AnalysisJob:
     """Do what the workers do with a queued job (start, every chunk, finalize), here."""
-    chunks = pipeline.plan(campaign=job.campaign, params=job.params)
-    metrics, _ = pipeline.usable_metrics(job.params)
-    job.status = AnalysisJob.Status.RUNNING
-    job.stage = AnalysisJob.Stage.STATISTICS
-    job.progress_total = len(chunks) + len(metrics) + 2
-    job.started = timezone.now()
-    job.save(update_fields=["status", "stage", "progress_total", "started"])
-    for chunk in chunks:
-        pipeline.chunk_compute(job=job, start=chunk.start, stop=chunk.stop)
-    job.stage = AnalysisJob.Stage.FINALIZE
-    job.progress_done = len(chunks)
-    job.save(update_fields=["stage", "progress_done"])
-    pipeline.finalize(job)
-    job.status = AnalysisJob.Status.DONE
-    job.stage = AnalysisJob.Stage.FINISHED
-    job.progress_done = job.progress_total
-    job.finished = timezone.now()
-    job.save(update_fields=["status", "stage", "progress_done", "finished"])
-    return job
+    return analysis_job_run_here(job)
 
 
 def make_judged_demo_campaign(

@@ -26,3 +26,21 @@ def test_collectstatic_copies_the_bundle(tmp_path: Path, settings) -> None:  # t
     assert (tmp_path / "plotly" / "plotly.min.js").stat().st_size > 1_000_000
     assert not (tmp_path / "plotly" / "widgetbundle.js").exists()
     assert (tmp_path / "css" / "evalsite.css").exists()
+
+
+def test_the_favicon_exists_and_every_page_names_it(client) -> None:  # type: ignore[no-untyped-def]
+    from django.contrib.staticfiles import finders
+
+    response = client.get("/favicon.ico")
+    assert response.status_code == 302
+    assert response["Location"].endswith("favicon.ico")
+    path = finders.find("favicon.ico")
+    assert path
+    with open(path, "rb") as icon:
+        data = icon.read()
+    # An ICO file (reserved 0, type 1, one image) holding a 32×32 PNG.
+    assert data[:6] == b"\x00\x00\x01\x00\x01\x00"
+    assert data[6:8] == b"\x20\x20"
+    assert data[22:30] == b"\x89PNG\r\n\x1a\n"
+    login = client.get("/login/").content.decode()
+    assert 'rel="icon"' in login

@@ -210,6 +210,7 @@ MATRIX: dict[str, Rule] = {
     "api-assignment-submit": annotator_only({"POST": 201}, api=True),
     # An invite link is a capability: whoever holds it joins (a logged-in user as themselves).
     "invite": public({"GET": 200, "POST": 302}),
+    "favicon": public({"GET": 302}),
 }
 
 
