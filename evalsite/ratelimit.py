@@ -4,8 +4,10 @@ After ``EVALSITE_LOGIN_FAILURES_PER_USER`` failures for one username, or
 ``EVALSITE_LOGIN_FAILURES_PER_IP`` failures from one address, within
 ``EVALSITE_LOGIN_WINDOW_SECONDS`` of the first of them, the login form refuses further attempts
 with HTTP 429, a message saying when to try again and a ``Retry-After`` header — without checking
-the password, so guessing on stops. A successful login clears its username's count; the address
-count stays (one valid account must not reset an address that is guessing other accounts).
+the password, so guessing on stops. Each attempt is counted before its password is checked (an
+atomic increment), so the limits hold when many attempts arrive at once. A successful login clears
+its username's count and gives its attempt back to the address's count, which otherwise stays
+(one valid account must not reset an address that is guessing other accounts).
 
 The counts live in Django's cache (Redis in production and the tests, files in ``var/cache`` for
 the embedded default), so every gunicorn worker and machine shares them. Both the site's login and
@@ -83,40 +85,49 @@ def _guarded(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 @_guarded(default=0)
-def login_retry_after(*, request: HttpRequest, username: str) -> int:
-    """Seconds until this attempt may be made, or 0 if it may be made now."""
+def login_attempt_reserve(*, request: HttpRequest, username: str) -> int:
+    """Count this attempt against the username and the client address before its password is
+    checked; the seconds until an attempt may be made when a count is over its limit (the
+    attempt is then refused unchecked), else 0.
+
+    Counting first, with the cache's atomic increment, is what holds the limits under
+    concurrency: 40 attempts at once each get their own count, and only the first ``limit``
+    reach the password check (checking the count and counting after the check let every one of
+    them through). A correct password gives its attempt back (:func:`login_success_record`)."""
+    window: int = settings.EVALSITE_LOGIN_WINDOW_SECONDS
     now = time.time()
     wait = 0
     for key, limit in _keys(request, username).values():
-        if (cache.get(key) or 0) >= limit:
-            until = cache.get(f"{key}:until") or now + 1
-            wait = max(wait, math.ceil(until - now))
+        # The window starts with the first attempt and is not extended by later ones.
+        cache.add(f"{key}:until", now + window, timeout=window)
+        cache.add(key, 0, timeout=window)
+        try:
+            count = cache.incr(key)  # atomic in Redis
+        except ValueError:  # expired between add and incr
+            cache.set(key, 1, timeout=window)
+            count = 1
+        until = cache.get(f"{key}:until") or now + window
+        # The file cache's incr rewrites the entry with the default expiry: restore the window's.
+        cache.touch(key, timeout=max(1, math.ceil(until - now)))
+        if count > limit:
+            wait = max(wait, math.ceil(until - now), 1)
     return wait
 
 
 @_guarded(default=None)
-def login_failure_record(*, request: HttpRequest, username: str) -> None:
-    """Count a failed attempt against the username and the client address."""
-    window: int = settings.EVALSITE_LOGIN_WINDOW_SECONDS
-    now = time.time()
-    for key, _limit in _keys(request, username).values():
-        # The window starts with the first failure and is not extended by later ones.
-        cache.add(f"{key}:until", now + window, timeout=window)
-        cache.add(key, 0, timeout=window)
-        try:
-            cache.incr(key)  # atomic in Redis
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, timeout=window)
-        until = cache.get(f"{key}:until") or now + window
-        # The file cache's incr rewrites the entry with the default expiry: restore the window's.
-        cache.touch(key, timeout=max(1, math.ceil(until - now)))
-
-
-@_guarded(default=None)
 def login_success_record(*, request: HttpRequest, username: str) -> None:
-    """A correct password clears the username's count (not the address's)."""
-    key, _limit = _keys(request, username)["user"]
-    cache.delete_many([key, f"{key}:until"])
+    """A correct password clears the username's count and gives its attempt back to the
+    address's count (which counts failures only: one valid account must not reset an address
+    that is guessing others)."""
+    keys = _keys(request, username)
+    user_key, _limit = keys["user"]
+    cache.delete_many([user_key, f"{user_key}:until"])
+    ip_key, _limit = keys["ip"]
+    try:
+        if cache.decr(ip_key) < 0:
+            cache.set(ip_key, 0, timeout=settings.EVALSITE_LOGIN_WINDOW_SECONDS)
+    except ValueError:  # the window ended meanwhile
+        pass
 
 
 def _wait_message(seconds: int) -> str:
@@ -138,14 +149,11 @@ class RateLimitedAuthenticationForm(AuthenticationForm):
         request = self.request
         if request is None or not username or not self.data.get("password"):
             return super().clean()
-        self.retry_after = login_retry_after(request=request, username=username)
+        self.retry_after = login_attempt_reserve(request=request, username=username)
         if self.retry_after:
             raise forms.ValidationError(_wait_message(self.retry_after), code=RATE_LIMITED)
-        try:
-            cleaned = super().clean()
-        except forms.ValidationError:
-            login_failure_record(request=request, username=username)
-            raise
+        # A wrong password keeps the count the attempt took; a correct one gives it back.
+        cleaned = super().clean()
         login_success_record(request=request, username=username)
         return cleaned
 

@@ -171,3 +171,40 @@ def test_the_refusal_speaks_german_to_a_german_browser() -> None:
     refused = attempt("limited", "wrong", HTTP_ACCEPT_LANGUAGE="de")
     assert refused.status_code == 429
     assert "Zu viele fehlgeschlagene Anmeldeversuche" in refused.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_username_limit_holds_under_concurrent_attempts(settings) -> None:  # type: ignore[no-untyped-def]
+    """40 wrong passwords for one username at once, each from its own thread: exactly the
+    limit's number of them are checked against the password, the rest refused with 429."""
+    import threading
+
+    from django.db import connection
+
+    settings.EVALSITE_LOGIN_FAILURES_PER_USER = 5
+    settings.EVALSITE_LOGIN_FAILURES_PER_IP = 1000
+    settings.EVALSITE_LOGIN_WINDOW_SECONDS = 60
+    make_user("limited")
+    start = threading.Barrier(40)
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def one() -> None:
+        try:
+            client = Client(REMOTE_ADDR=ADDRESSES[1])
+            start.wait()
+            response = client.post(reverse("login"), {"username": "limited", "password": "wrong"})
+            with lock:
+                statuses.append(response.status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=one) for _ in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert len(statuses) == 40
+    # 200: the form's "wrong password" after a password check; 429: refused unchecked.
+    assert statuses.count(200) == 5
+    assert statuses.count(429) == 35
