@@ -32,5 +32,6 @@ urlpatterns = [
 ]
 
 # Errors of addresses no view handles: JSON under /api/, the site's pages elsewhere.
+handler400 = "evalsite.views.bad_request"
 handler404 = "evalsite.views.page_not_found"
 handler500 = "evalsite.views.server_error"

@@ -103,19 +103,34 @@ class CampaignSerializer(serializers.ModelSerializer):
         return users
 
 
+class NamedFileField(serializers.FileField):
+    """A file whose refusal names it ("src.txt: The submitted file is empty."), as every other
+    upload error does."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as error:
+            name = getattr(data, "name", "")
+            if not name:
+                raise
+            details = error.detail if isinstance(error.detail, list) else [error.detail]
+            raise serializers.ValidationError([f"{name}: {d}" for d in details]) from None
+
+
 class UploadRequestSerializer(serializers.Serializer):
-    source = serializers.FileField(required=False, help_text="Source text, one segment per line.")
+    source = NamedFileField(required=False, help_text="Source text, one segment per line.")
     references = serializers.ListField(
-        child=serializers.FileField(), required=False, help_text="Reference files."
+        child=NamedFileField(), required=False, help_text="Reference files."
     )
     systems = serializers.ListField(
-        child=serializers.FileField(),
+        child=NamedFileField(),
         required=False,
         help_text="System outputs named <system>.txt or <system>.<run>.txt.",
     )
-    doc_ids = serializers.FileField(required=False, help_text="One document id per line.")
+    doc_ids = NamedFileField(required=False, help_text="One document id per line.")
     data = serializers.ListField(
-        child=serializers.FileField(),
+        child=NamedFileField(),
         required=False,
         help_text="One .tsv/.jsonl file or WMT .xml files, instead of plain text.",
     )

@@ -23,6 +23,20 @@ class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 
 
+class NamedFileField(forms.FileField):
+    """A file field whose errors name the file ("src.txt: The submitted file is empty."), as
+    every other upload error does."""
+
+    def clean(self, data: Any, initial: Any = None) -> Any:
+        try:
+            return super().clean(data, initial)
+        except forms.ValidationError as error:
+            name = getattr(data, "name", "")
+            if not name:
+                raise
+            raise forms.ValidationError([f"{name}: {m}" for m in error.messages]) from None
+
+
 class MultipleFileField(forms.FileField):
     """A file field that accepts several files (Django's documented pattern)."""
 
@@ -117,7 +131,7 @@ class CampaignForm(forms.ModelForm):
 class UploadForm(forms.Form):
     """Plain-text files go in source/references/systems/doc_ids; TSV, JSONL or WMT XML in data."""
 
-    source = forms.FileField(
+    source = NamedFileField(
         label=_("Source text"), required=False, help_text=_("One segment per line, UTF-8.")
     )
     references = MultipleFileField(
@@ -130,7 +144,7 @@ class UploadForm(forms.Form):
         required=False,
         help_text=_("Named <system>.txt or <system>.<run>.txt, e.g. nmt.opt0.txt."),
     )
-    doc_ids = forms.FileField(
+    doc_ids = NamedFileField(
         label=_("Document ids"), required=False, help_text=_("Optional: one document id per line.")
     )
     data = MultipleFileField(
