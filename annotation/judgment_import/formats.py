@@ -59,7 +59,7 @@ APPRAISE_TYPES = {"TGT": SYSTEM, "CHK": REPEAT, "BAD": BAD_REF, "REF": REF}
 
 EVALSITE_REQUIRED = ("annotator", "system", "segment", "type", "score")
 
-EVALSITE_OPTIONAL = ("hit", "item", "seconds", "criterion", "run")
+EVALSITE_OPTIONAL = ("hit", "item", "seconds", "criterion", "run", "source", "output")
 
 # Graham's Direct-Assessment scripts (proc-hits/hits2r.pl) write this header; R's read.table
 # and later releases keep the names, some with and some without the "Input." prefix.
@@ -106,6 +106,10 @@ class ImportRow:
     started: float | None = None  # Unix seconds
     submitted: float | None = None
     language_pair: str = ""
+    # The texts the row says were shown, where the file carries them (checked against the
+    # campaign's: a mismatch names the line).
+    source_text: str = ""
+    output_text: str = ""
 
 
 @dataclass
@@ -315,6 +319,8 @@ def _parse_evalsite(name: str, lines: list[str], first: int) -> ParsedJudgments:
                     item=get("item"),
                     criterion=get("criterion"),
                     seconds=seconds,
+                    source_text=get("source"),
+                    output_text=get("output"),
                 )
             )
     problems.raise_if_any()

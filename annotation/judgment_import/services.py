@@ -150,7 +150,7 @@ def _no_cyclic_gc() -> Iterator[None]:
 def _campaign_context(campaign: Campaign, parsed: ParsedJudgments) -> ImportContext:
     segments = list(
         Segment.objects.filter(campaign=campaign).values_list(
-            "id", "position", "document__external_id", "external_id"
+            "id", "position", "document__external_id", "external_id", "source"
         )
     )
     if not segments:
@@ -174,8 +174,10 @@ def _campaign_context(campaign: Campaign, parsed: ParsedJudgments) -> ImportCont
     for run_id, system_id, _ in runs:
         first_run.setdefault(system_id, run_id)
     return ImportContext(
-        segment_by_position={position: pk for pk, position, _, _ in segments},
-        segment_by_key={(doc, seg): pk for pk, _, doc, seg in segments},
+        segment_by_position={position: pk for pk, position, _, _, _ in segments},
+        segment_by_key={(doc, seg): pk for pk, _, doc, seg, _ in segments},
+        sources={pk: source for pk, _, _, _, source in segments},
+        segment_names={pk: f"{doc}:{seg}" for pk, _, doc, seg, _ in segments},
         system_by_name=systems,
         run_by_name={(system_id, name): run_id for run_id, system_id, name in runs},
         first_run=first_run,
