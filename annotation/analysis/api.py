@@ -42,9 +42,9 @@ from annotation.analysis.shown import (
     provenance,
 )
 from annotation.campaigns.uploads import UploadError, upload_file_read
-from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS
+from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
-from annotation.judgment_import.services import judgments_import
+from annotation.judgment_import.services import judgments_import, judgments_preview
 from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
 from annotation.permissions import campaign_for_organizer, user_is_organizer
 from annotation.protocols import PROTOCOLS
@@ -209,6 +209,26 @@ class ImportRequestSerializer(serializers.Serializer):
         max_length=50, required=False, default="", allow_blank=True
     )
     name = serializers.CharField(max_length=90, required=False, default="", allow_blank=True)
+    system_map = serializers.CharField(
+        max_length=100_000,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="The file's system names that differ from the campaign's: one "
+        "'name in the file = name in the campaign' per line.",
+    )
+    dry_run = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Check the file and answer what it would store (the system names as they "
+        "map), storing nothing.",
+    )
+
+    def validate_system_map(self, text: str) -> dict[str, str]:
+        try:
+            return system_map_parse(text)
+        except UploadError as exc:
+            raise serializers.ValidationError([str(p) for p in exc.problems]) from None
 
     def options(self) -> ImportOptions:
         data = self.validated_data
@@ -219,15 +239,53 @@ class ImportRequestSerializer(serializers.Serializer):
             line_base=int(data["line_base"]),
             language_pair=data["language_pair"].strip(),
             name=data["name"].strip(),
+            system_map=data["system_map"],
         )
+
+
+def problems_response(exc: UploadError) -> Response:
+    """400 with every problem of a refused import, each with its file and line."""
+    return Response(
+        {
+            "detail": str(exc.problems[0]),
+            "problems": [
+                {"file": p.file, "line": p.line, "message": p.message} for p in exc.problems
+            ],
+        },
+        status=status.HTTP_400_BAD_REQUEST,
+    )
 
 
 class JudgmentImportView(CampaignAPIView):
     parser_classes = [MultiPartParser, FormParser]
 
+    def preview(self, campaign: Campaign, upload: Any, options: ImportOptions) -> Response:
+        """200 with what the import would store (``dry_run``), or its problems."""
+        try:
+            preview = judgments_preview(
+                campaign=campaign,
+                upload=upload_file_read(
+                    upload, max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
+                ),
+                options=options,
+            )
+        except UploadError as exc:
+            return problems_response(exc)
+        return Response(preview.as_json())
+
     @extend_schema(
         request={"multipart/form-data": ImportRequestSerializer},
         responses={
+            200: inline_serializer(
+                "JudgmentImportPreview",
+                {
+                    "file_format": serializers.CharField(),
+                    "rows": serializers.IntegerField(),
+                    "judgments": serializers.IntegerField(),
+                    "annotators": serializers.IntegerField(),
+                    "systems": serializers.ListField(child=serializers.DictField()),
+                },
+            ),
             201: inline_serializer(
                 "JudgmentImport",
                 {
@@ -237,17 +295,20 @@ class JudgmentImportView(CampaignAPIView):
                     "file_format": serializers.CharField(),
                     "summary": serializers.DictField(),
                 },
-            )
+            ),
         },
         description="Import historical judgments (EvalSite table, Appraise CSV export or WMT "
         "DA judgments) onto a campaign that has the texts. All or nothing; errors name file "
-        "and line.",
+        "and line. With dry_run, 200 and what it would store (each of the file's system names "
+        "and the campaign's system it maps to), storing nothing.",
     )
     def post(self, request: Request, campaign_id: Any) -> Response:
         campaign = self.campaign(request, campaign_id)
         serializer = ImportRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["file"]
+        if serializer.validated_data["dry_run"]:
+            return self.preview(campaign, upload, serializer.options())
         try:
             record = judgments_import(
                 campaign=campaign,
@@ -258,15 +319,7 @@ class JudgmentImportView(CampaignAPIView):
                 options=serializer.options(),
             )
         except UploadError as exc:
-            return Response(
-                {
-                    "detail": str(exc.problems[0]),
-                    "problems": [
-                        {"file": p.file, "line": p.line, "message": p.message} for p in exc.problems
-                    ],
-                },
-                status=status.HTTP_400_BAD_REQUEST,
-            )
+            return problems_response(exc)
         return Response(
             {
                 "id": record.pk,

@@ -9,7 +9,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from annotation.analysis.settings import PRESETS, AnalysisSettings
-from annotation.judgment_import.formats import FORMAT_AUTO
+from annotation.campaigns.uploads import UploadError
+from annotation.judgment_import.formats import FORMAT_AUTO, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
 from annotation.protocols import PROTOCOL_CHOICES
 
@@ -239,6 +240,22 @@ class JudgmentImportForm(forms.Form):
         required=False,
         help_text=_("Empty: “Imported: <file name>”."),
     )
+    system_map = forms.CharField(
+        label=_("System names"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=100_000,
+        required=False,
+        help_text=_(
+            "Where the file names systems otherwise than the campaign: one per line, "
+            "“name in the file = name in the campaign” (e.g. HuaweiTSC.5 = HuaweiTSC)."
+        ),
+    )
+
+    def clean_system_map(self) -> dict[str, str]:
+        try:
+            return system_map_parse(self.cleaned_data["system_map"])
+        except UploadError as exc:
+            raise forms.ValidationError([str(p) for p in exc.problems]) from None
 
     def options(self) -> ImportOptions:
         data = self.cleaned_data
@@ -248,5 +265,6 @@ class JudgmentImportForm(forms.Form):
             criterion=data["criterion"].strip(),
             line_base=data["line_base"],
             language_pair=data["language_pair"].strip(),
+            system_map=data["system_map"],
             name=data["name"].strip(),
         )

@@ -27,7 +27,7 @@ from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.shown import ShownAnalysis, campaign_analysis_shown
 from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
 from annotation.campaigns.views import organizer_required
-from annotation.judgment_import.services import judgments_import
+from annotation.judgment_import.services import judgments_import, judgments_preview
 from annotation.models import Campaign, JudgmentImport
 from annotation.permissions import campaign_for_organizer
 
@@ -164,8 +164,22 @@ def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
     campaign = campaign_for_organizer(request.user, campaign_id)
     form = JudgmentImportForm(request.POST or None, request.FILES or None)
     problems: list[UploadProblem] = []
+    preview = None
     status = 200
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and form.is_valid() and "preview" in request.POST:
+        # Check the file and show how its system names map, storing nothing.
+        try:
+            preview = judgments_preview(
+                campaign=campaign,
+                upload=upload_file_read(
+                    form.cleaned_data["file"], max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
+                ),
+                options=form.options(),
+            )
+        except UploadError as exc:
+            problems = exc.problems
+            status = 400
+    elif request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
             record = judgments_import(
@@ -195,6 +209,6 @@ def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
     return render(
         request,
         "annotation/analysis_import.html",
-        {"campaign": campaign, "form": form, "problems": problems},
+        {"campaign": campaign, "form": form, "problems": problems, "preview": preview},
         status=status,
     )

@@ -542,3 +542,28 @@ def judgment_file_text(rows: Sequence[dict[str, Any]], *, delimiter: str = "\t")
     for row in rows:
         writer.writerow(["" if row.get(c) is None else row.get(c) for c in columns])
     return out.getvalue().encode()
+
+
+def system_map_parse(text: str, *, file: str = "system name map") -> dict[str, str]:
+    """A system name map: one ``name in the file = name in the campaign`` per line (a tab
+    instead of ``=`` also separates them); blank lines and lines starting with ``#`` are
+    skipped. Each malformed or repeated line is refused by its number."""
+    mapping: dict[str, str] = {}
+    problems = Problems(file)
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        separator = "=" if "=" in line else "\t" if "\t" in line else None
+        if separator is None:
+            problems.add(number, "expected 'name in the file = name in the campaign'")
+            continue
+        name, _, target = (part.strip() for part in line.partition(separator))
+        if not name or not target:
+            problems.add(number, "expected 'name in the file = name in the campaign'")
+        elif name in mapping and mapping[name] != target:
+            problems.add(number, f"{name!r} is mapped twice")
+        else:
+            mapping[name] = target
+    problems.raise_if_any()
+    return mapping

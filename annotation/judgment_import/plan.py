@@ -4,9 +4,11 @@ file and line."""
 
 from __future__ import annotations
 
+import difflib
 import logging
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +57,8 @@ class ImportOptions:
             line numbers) or 0.
         language_pair: keep only this language pair of a multi-pair Appraise or WMT file.
         name: the imported protocol config's name (default from the file name).
+        system_map: the file's system names → the campaign's, for names that differ (WMT's
+            ``HuaweiTSC.5`` for an uploaded ``HuaweiTSC``); names not in it are used as they are.
     """
 
     file_format: str = FORMAT_AUTO
@@ -63,6 +67,7 @@ class ImportOptions:
     line_base: int = 1
     language_pair: str = ""
     name: str = ""
+    system_map: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -241,7 +246,7 @@ def _resolved_rows(
         if problem is not None:
             problems.add(row.line, problem)
             continue
-        shown = _shown_output(problems, row, segment_id, context)
+        shown = _shown_output(problems, row, segment_id, context, options.system_map)
         if shown is None:
             continue
         source, system_id, run_id, text = shown
@@ -423,8 +428,25 @@ def _segment(
     return None
 
 
+def unknown_system_message(name: str, known: Iterable[str]) -> str:
+    """Why a system name is refused, with the campaign's closest names as suggestions."""
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
+    # WMT's ids add a submission number (HuaweiTSC.5): a name the id starts with is a match.
+    close += [k for k in known if name.startswith(f"{k}.") and k not in close]
+    hint = (
+        f"; did you mean {' or '.join(repr(c) for c in close)}? Map it with a system name map"
+        if close
+        else "; upload its outputs first, or map the name with a system name map"
+    )
+    return f"unknown system {name!r}{hint}"
+
+
 def _shown_output(
-    problems: Problems, row: ImportRow, segment_id: int, context: ImportContext
+    problems: Problems,
+    row: ImportRow,
+    segment_id: int,
+    context: ImportContext,
+    system_map: dict[str, str],
 ) -> tuple[OutputKey, int | None, int | None, str] | None:
     if row.type == REF:
         reference = context.references.get(segment_id)
@@ -432,9 +454,10 @@ def _shown_output(
             problems.add(row.line, "REF row for a segment without a reference")
             return None
         return ("r", reference[0]), None, None, reference[1]
-    system_id = context.system_by_name.get(row.system)
+    system_name = system_map.get(row.system, row.system)
+    system_id = context.system_by_name.get(system_name)
     if system_id is None:
-        problems.add(row.line, f"unknown system {row.system!r}; upload its outputs first")
+        problems.add(row.line, unknown_system_message(system_name, context.system_by_name))
         return None
     run_id = (
         context.run_by_name.get((system_id, row.run))

@@ -29,6 +29,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -81,6 +82,67 @@ USERNAME_PREFIX = "imp"
 
 
 # --------------------------------------------------------------------------------------------
+# Preview
+
+
+@dataclass(frozen=True)
+class ImportPreview:
+    """What an import would store, without storing it: the rows read, the judgments and
+    annotators they make, and how each of the file's system names maps onto the campaign's."""
+
+    file_format: str
+    rows: int
+    judgments: int
+    annotators: int
+    # (the file's name, the campaign's system it maps to, rows), in the file's order.
+    systems: list[tuple[str, str, int]]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "file_format": self.file_format,
+            "rows": self.rows,
+            "judgments": self.judgments,
+            "annotators": self.annotators,
+            "systems": [
+                {"file": name, "campaign": mapped, "rows": n} for name, mapped, n in self.systems
+            ],
+        }
+
+
+def _read(upload: UploadFile, options: ImportOptions) -> ParsedJudgments:
+    """The upload parsed as the options say, for an import or its preview."""
+    if options.protocol not in PROTOCOLS:
+        raise UploadError(
+            [UploadProblem(upload.name, None, f"unknown protocol {options.protocol!r}")]
+        )
+    return judgments_parse(
+        upload,
+        file_format=options.file_format,
+        language_pair=options.language_pair,
+        max_bytes=settings.EVALSITE_UPLOAD_MAX_BYTES,
+    )
+
+
+def judgments_preview(
+    *, campaign: Campaign, upload: UploadFile, options: ImportOptions | None = None
+) -> ImportPreview:
+    """Read and check ``upload`` as :func:`judgments_import` does, and say what it would
+    store; nothing is written. Raises the same ``UploadError``."""
+    options = options or ImportOptions()
+    with _no_cyclic_gc():
+        parsed = _read(upload, options)
+        plan = import_plan(parsed, _campaign_context(campaign, parsed), options)
+    counts = Counter(row.system for row in parsed.rows if row.system)
+    return ImportPreview(
+        file_format=parsed.file_format,
+        rows=len(parsed.rows),
+        judgments=plan.n_judgments,
+        annotators=len(plan.annotators),
+        systems=[(name, options.system_map.get(name, name), n) for name, n in counts.items()],
+    )
+
+
+# --------------------------------------------------------------------------------------------
 # Storing
 
 
@@ -108,17 +170,8 @@ def judgments_import(
             names the file and line. Nothing is stored then.
     """
     options = options or ImportOptions()
-    if options.protocol not in PROTOCOLS:
-        raise UploadError(
-            [UploadProblem(upload.name, None, f"unknown protocol {options.protocol!r}")]
-        )
     with _no_cyclic_gc():
-        parsed = judgments_parse(
-            upload,
-            file_format=options.file_format,
-            language_pair=options.language_pair,
-            max_bytes=settings.EVALSITE_UPLOAD_MAX_BYTES,
-        )
+        parsed = _read(upload, options)
         with transaction.atomic():
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
             context = _campaign_context(locked, parsed)

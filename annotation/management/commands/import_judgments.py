@@ -2,7 +2,8 @@
 
     python manage.py import_judgments <campaign id> judgments.tsv [--format wmt] \
         [--protocol direct_assessment] [--criterion score] [--line-base 1] \
-        [--language-pair de-en] [--name "WMT19 de-en"] [--user alice]
+        [--language-pair de-en] [--name "WMT19 de-en"] [--user alice] \
+        [--system-map names.txt] [--dry-run]
 
 The file formats are documented in docs/reports.md. Exit status 2 with one line per problem
 (file and line) when the file cannot be imported; nothing is stored then.
@@ -19,9 +20,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.campaigns.uploads import UploadError, UploadFile
-from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS
+from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
-from annotation.judgment_import.services import judgments_import
+from annotation.judgment_import.services import judgments_import, judgments_preview
 from annotation.models import Campaign
 from annotation.protocols import PROTOCOLS
 
@@ -39,6 +40,34 @@ class Command(BaseCommand):
         parser.add_argument("--language-pair", default="", help="Keep one pair, e.g. de-en.")
         parser.add_argument("--name", default="", help="Name of the imported protocol.")
         parser.add_argument("--user", default="", help="Username recorded as the importer.")
+        parser.add_argument(
+            "--system-map",
+            type=Path,
+            help="A file of 'name in the file = name in the campaign' lines, for system names "
+            "that differ (WMT's HuaweiTSC.5 for HuaweiTSC).",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Check the file and print how its system names map; store nothing.",
+        )
+
+    def _system_map(self, path: Path | None) -> dict[str, str]:
+        if path is None:
+            return {}
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        return system_map_parse(path.read_text(encoding="utf-8"), file=path.name)
+
+    def _preview(self, campaign: Campaign, upload: UploadFile, options: ImportOptions) -> None:
+        preview = judgments_preview(campaign=campaign, upload=upload, options=options)
+        self.stdout.write(
+            f"{upload.name} ({preview.file_format}): {preview.rows:,} rows, "
+            f"{preview.judgments:,} judgments by {preview.annotators} annotators. Nothing stored."
+        )
+        for name, mapped, n in preview.systems:
+            arrow = f"{name} -> {mapped}" if name != mapped else name
+            self.stdout.write(f"  {arrow}: {n:,} rows")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -58,19 +87,22 @@ class Command(BaseCommand):
             user = get_user_model().objects.filter(username=options["user"]).first()
             if user is None:
                 raise CommandError(f"no user {options['user']}")
+        upload = UploadFile(name=path.name, content=path.read_bytes())
         try:
+            import_options = ImportOptions(
+                file_format=options["format"],
+                protocol=options["protocol"],
+                criterion=options["criterion"],
+                line_base=options["line_base"],
+                language_pair=options["language_pair"],
+                name=options["name"],
+                system_map=self._system_map(options["system_map"]),
+            )
+            if options["dry_run"]:
+                self._preview(campaign, upload, import_options)
+                return
             record = judgments_import(
-                campaign=campaign,
-                upload=UploadFile(name=path.name, content=path.read_bytes()),
-                user=user,
-                options=ImportOptions(
-                    file_format=options["format"],
-                    protocol=options["protocol"],
-                    criterion=options["criterion"],
-                    line_base=options["line_base"],
-                    language_pair=options["language_pair"],
-                    name=options["name"],
-                ),
+                campaign=campaign, upload=upload, user=user, options=import_options
             )
         except UploadError as exc:
             raise CommandError(
