@@ -108,9 +108,12 @@ def campaign_fingerprint(*, campaign: Any, params: dict[str, Any]) -> str:
 
 
 def metric_options(params: dict[str, Any]) -> MetricOptions:
+    # The dashboard's one "lowercase" setting makes BLEU, Length, the word metrics and chrF
+    # case-insensitive, as it always has.
     return MetricOptions(
         tokenize=params["tokenize"],
         lowercase=params["lowercase"],
+        chrf_lowercase=params["lowercase"],
         lang=params["target_language"].split("-")[0],
     )
 

@@ -70,9 +70,16 @@ class MetricOptions:
     tokenize: str = "13a"
     """sacreBLEU tokenizer for BLEU, Length and the word metrics."""
     lowercase: bool = False
-    """Case-insensitive BLEU, chrF, Length and word metrics (TER has its own case option)."""
+    """Case-insensitive BLEU, Length and word metrics (sacreBLEU's ``-lc``; chrF and TER have
+    their own case options)."""
     smooth_method: str = "exp"
     smooth_value: float | None = None
+    chrf_char_order: int = 6
+    chrf_word_order: int = 0
+    chrf_beta: int = 2
+    chrf_whitespace: bool = False
+    chrf_lowercase: bool = False
+    chrf_eps_smoothing: bool = False
     ter_case_sensitive: bool = False
     ter_normalized: bool = False
     ter_no_punct: bool = False
@@ -91,10 +98,17 @@ def make_metric(name: str, options: MetricOptions | None = None) -> Metric:
     word: dict[str, Any] = {"tokenize": o.tokenize, "lowercase": o.lowercase}
     if name == "bleu":
         return BLEU(smooth_method=o.smooth_method, smooth_value=o.smooth_value, **word)
+    chrf: dict[str, Any] = {
+        "char_order": o.chrf_char_order,
+        "beta": o.chrf_beta,
+        "whitespace": o.chrf_whitespace,
+        "lowercase": o.chrf_lowercase,
+        "eps_smoothing": o.chrf_eps_smoothing,
+    }
     if name == "chrf":
-        return CHRF(lowercase=o.lowercase)
+        return CHRF(word_order=o.chrf_word_order, **chrf)
     if name == "chrf++":
-        return CHRFPlusPlus(lowercase=o.lowercase)
+        return CHRFPlusPlus(**chrf)
     if name == "ter":
         return TER(
             normalized=o.ter_normalized,

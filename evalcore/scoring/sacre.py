@@ -26,6 +26,31 @@ from .base import Metric, References, check_corpus
 _LOG_ZERO = -9999999999.0
 
 BLEU_TOKENIZERS = ("13a", "intl", "zh", "char", "none", "ja-mecab", "ko-mecab")
+# sacreBLEU's SentencePiece tokenizers: usable where their model file is present locally (sacreBLEU
+# would download it; EvalSite downloads nothing) and the sentencepiece package is installed.
+SPM_TOKENIZERS = ("flores101", "flores200", "spm")
+
+
+def spm_model_problem(tokenize: str) -> str | None:
+    """Why sacreBLEU's SentencePiece tokenizer ``tokenize`` cannot run here (naming the file
+    or package that is missing), or None when it can."""
+    import importlib.util
+    import os
+
+    from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS
+    from sacrebleu.utils import SACREBLEU_DIR
+
+    path = os.path.join(SACREBLEU_DIR, "models", os.path.basename(SPM_MODELS[tokenize]["url"]))
+    if not os.path.exists(path):
+        return (
+            f"the {tokenize} tokenizer needs its SentencePiece model at {path}, which is "
+            "missing: copy it there (sacreBLEU downloads it; EvalSite downloads nothing)"
+        )
+    if importlib.util.find_spec("sentencepiece") is None:
+        return f"the {tokenize} tokenizer needs the sentencepiece package, which is not installed"
+    return None
+
+
 SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 
 
@@ -106,8 +131,10 @@ class BLEU(SacreBackedMetric):
         max_ngram_order: int = 4,
         effective_order: bool = False,
     ) -> None:
-        if tokenize not in BLEU_TOKENIZERS:
+        if tokenize not in BLEU_TOKENIZERS + SPM_TOKENIZERS:
             raise ValueError(f"unknown tokenizer {tokenize!r}; choose from {BLEU_TOKENIZERS}")
+        if tokenize in SPM_TOKENIZERS and (problem := spm_model_problem(tokenize)):
+            raise ValueError(problem)
         if smooth_method not in SMOOTH_METHODS:
             raise ValueError(f"unknown smoothing {smooth_method!r}; choose from {SMOOTH_METHODS}")
         self.tokenize = tokenize

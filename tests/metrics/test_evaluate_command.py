@@ -229,3 +229,89 @@ def test_a_lone_carriage_return_stays_inside_its_line_as_in_sacrebleu(
     assert round(ours["bleu"]["a"]["mean"], 6) == pytest.approx(theirs["BLEU"], abs=1e-6)
     assert round(ours["chrf"]["a"]["mean"], 6) == pytest.approx(theirs["chrF2"], abs=1e-6)
     assert round(ours["ter"]["a"]["mean"], 6) == pytest.approx(theirs["TER"], abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("flags", "metric", "reference"),
+    [
+        (["-lc"], "bleu", {"lowercase": True}),
+        (
+            ["--smooth-method", "floor", "--smooth-value", "0.2"],
+            "bleu",
+            {"smooth_method": "floor", "smooth_value": 0.2},
+        ),
+        (
+            ["--smooth-method", "add-k", "--smooth-value", "2"],
+            "bleu",
+            {"smooth_method": "add-k", "smooth_value": 2},
+        ),
+        (["-tok", "char"], "bleu", {"tokenize": "char"}),
+        (["-lc"], "chrf", {}),
+        (
+            ["--chrf-lowercase", "--chrf-whitespace"],
+            "chrf",
+            {"lowercase": True, "whitespace": True},
+        ),
+        (
+            ["--chrf-char-order", "4", "--chrf-word-order", "2", "--chrf-beta", "1"],
+            "chrf",
+            {"char_order": 4, "word_order": 2, "beta": 1},
+        ),
+        (["--chrf-eps-smoothing"], "chrf", {"eps_smoothing": True}),
+        (
+            ["--ter-case-sensitive", "--ter-no-punct"],
+            "ter",
+            {"case_sensitive": True, "no_punct": True},
+        ),
+        (
+            ["--ter-normalized", "--ter-asian-support"],
+            "ter",
+            {"normalized": True, "asian_support": True},
+        ),
+    ],
+)
+def test_sacrebleus_options_mean_what_they_mean_in_sacrebleu(
+    tmp_path: Path, flags: list[str], metric: str, reference: dict[str, object]
+) -> None:
+    """Each option under sacreBLEU's flag name gives sacreBLEU's corpus score with the same
+    option (its Python API); ``-lc`` lowercases BLEU and not chrF, as in sacreBLEU."""
+    import sacrebleu
+
+    base, refs = corpus(seed=9, n_segments=40, n_refs=1)
+    hyps = variant(4, base, refs, 0.4)
+    hyps = [h.capitalize() + " ," if n % 3 == 0 else h.upper() for n, h in enumerate(hyps)]
+    ref, hyp = tmp_path / "ref", tmp_path / "hyp"
+    ref.write_text("\n".join(refs[0]) + "\n", encoding="utf-8")
+    hyp.write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    out = StringIO()
+    call_command(
+        "evaluate",
+        "--refs",
+        str(ref),
+        "--system",
+        "a",
+        str(hyp),
+        "--metrics",
+        metric,
+        "-f",
+        "json",
+        *flags,
+        stdout=out,
+    )
+    ours = json.loads(out.getvalue())["metrics"][metric]["a"]["runs"][0]
+    made = {"bleu": sacrebleu.BLEU, "chrf": sacrebleu.CHRF, "ter": sacrebleu.TER}[metric]
+    theirs = made(**reference).corpus_score(hyps, [refs[0]]).score  # type: ignore[arg-type]
+    assert ours == pytest.approx(theirs, abs=1e-9)
+
+
+def test_a_sentencepiece_tokenizer_without_its_model_names_the_missing_file(
+    files, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SACREBLEU", str(tmp_path / "sacrebleu-home"))
+    env = {**os.environ, "SACREBLEU": str(tmp_path / "sacrebleu-home")}
+    done = run(
+        "--refs", files["refs"][0], "--system", "a", files["base"][0], "-tok", "flores101", env=env
+    )
+    assert done.returncode == 2
+    assert "flores101 tokenizer needs its SentencePiece model at" in done.stderr
+    assert str(tmp_path / "sacrebleu-home" / "models") in done.stderr

@@ -18,14 +18,18 @@ from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evalcore.scoring import METRIC_NAMES, MetricOptions, MetricUnavailableError
+from evalcore.scoring import METRIC_NAMES, MetricUnavailableError
 from evalcore.scoring.evaluation import (
     evaluate_outputs,
     format_latex_table,
     format_multeval_table,
     report_json,
 )
-from evalcore.scoring.sacre import BLEU_TOKENIZERS
+from metrics.sacrebleu_cli import (
+    add_sacrebleu_options,
+    sacrebleu_metric_options,
+    tokenizer_unavailable,
+)
 
 EXIT_BAD_INPUT = 2
 
@@ -94,17 +98,7 @@ class Command(BaseCommand):
             metavar="METRIC",
             help=f"any of: {' '.join(METRIC_NAMES)}",
         )
-        parser.add_argument(
-            "--tokenize",
-            default="13a",
-            metavar="TOK",
-            help=f"sacreBLEU tokenizer: {' '.join(BLEU_TOKENIZERS)}",
-        )
-        parser.add_argument(
-            "--lowercase",
-            action="store_true",
-            help="case-insensitive BLEU, chrF, Length and word metrics",
-        )
+        add_sacrebleu_options(parser)
         parser.add_argument(
             "--lang", default="en", help="target language for lemma_overlap (ISO 639-1)"
         )
@@ -136,12 +130,9 @@ class Command(BaseCommand):
                 f"unknown metric {', '.join(unknown)}; choose from {', '.join(METRIC_NAMES)}",
                 returncode=EXIT_BAD_INPUT,
             )
-        if options["tokenize"] not in BLEU_TOKENIZERS:
-            raise CommandError(
-                f"unknown tokenizer {options['tokenize']}; choose from "
-                f"{', '.join(BLEU_TOKENIZERS)}",
-                returncode=EXIT_BAD_INPUT,
-            )
+        tokenizer_problem = tokenizer_unavailable(options["tokenize"])
+        if tokenizer_problem:
+            raise CommandError(tokenizer_problem, returncode=EXIT_BAD_INPUT)
         for name in ("boot_samples", "ar_shuffles", "workers"):
             if options[name] < (2 if name == "boot_samples" else 1):
                 flag = "--" + name.replace("_", "-")
@@ -156,9 +147,7 @@ class Command(BaseCommand):
             systems.append((entry[0], [read_lines(path) for path in entry[1:]]))
         references = [read_lines(path) for path in options["refs"]]
         baseline = options["baseline"] or systems[0][0]
-        metric_options = MetricOptions(
-            tokenize=options["tokenize"], lowercase=options["lowercase"], lang=options["lang"]
-        )
+        metric_options = sacrebleu_metric_options(options)
         try:
             report = evaluate_outputs(
                 systems,
@@ -174,9 +163,12 @@ class Command(BaseCommand):
         except (ValueError, MetricUnavailableError) as exc:
             raise CommandError(str(exc), returncode=EXIT_BAD_INPUT) from None
 
-        self.stdout.write(format_multeval_table(report), ending="")
-        for metric in report.metrics:
-            self.stdout.write(metric.signature)
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(report_json(report), indent=2, ensure_ascii=False))
+        else:
+            self.stdout.write(format_multeval_table(report), ending="")
+            for metric in report.metrics:
+                self.stdout.write(metric.signature)
         if options["json"]:
             Path(options["json"]).write_text(
                 json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n",
