@@ -29,13 +29,33 @@ class MetricSettingsForm(forms.ModelForm):
             "baseline",
             "tokenize",
             "lowercase",
+            "smooth_method",
+            "smooth_value",
+            "chrf_char_order",
+            "chrf_word_order",
+            "chrf_beta",
+            "chrf_whitespace",
+            "ter_case_sensitive",
+            "ter_no_punct",
+            "ter_normalized",
+            "ter_asian_support",
             "bootstrap_samples",
             "ar_trials",
             "seed",
         ]
         labels = {
             "baseline": _("Baseline system"),
-            "lowercase": _("Lowercase"),
+            "lowercase": _("Lowercase (BLEU, chrF, Length, word metrics)"),
+            "smooth_method": _("BLEU smoothing"),
+            "smooth_value": _("BLEU smoothing value (floor, add-k)"),
+            "chrf_char_order": _("chrF character n-gram order"),
+            "chrf_word_order": _("chrF word n-gram order (2: chrF++)"),
+            "chrf_beta": _("chrF β"),
+            "chrf_whitespace": _("chrF keeps whitespace"),
+            "ter_case_sensitive": _("TER case-sensitive"),
+            "ter_no_punct": _("TER without punctuation"),
+            "ter_normalized": _("TER normalised"),
+            "ter_asian_support": _("TER Asian support"),
             "bootstrap_samples": _("Bootstrap resamples"),
             "ar_trials": _("Approximate-randomisation trials"),
             "seed": _("Seed"),
@@ -47,6 +67,17 @@ class MetricSettingsForm(forms.ModelForm):
             campaign_id=self.instance.campaign_id
         ).order_by("name")
         self.fields["baseline"].empty_label = _("(the first system by name)")
+        # sacreBLEU's options may be left out (a form or script from before they existed):
+        # what is left out keeps sacreBLEU's default.
+        for name in ("smooth_method", "chrf_char_order", "chrf_word_order", "chrf_beta"):
+            self.fields[name].required = False
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        for name in ("smooth_method", "chrf_char_order", "chrf_word_order", "chrf_beta"):
+            if cleaned.get(name) in (None, ""):
+                cleaned[name] = MetricSettings._meta.get_field(name).get_default()
+        return cleaned
 
     def clean_bootstrap_samples(self) -> int:
         value = self.cleaned_data["bootstrap_samples"]

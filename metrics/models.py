@@ -34,6 +34,22 @@ class MetricSettings(models.Model):
     metrics = models.JSONField(default=default_metrics)
     tokenize = models.CharField(max_length=20, default="13a")
     lowercase = models.BooleanField(default=False)
+    # sacreBLEU's options for BLEU, chrF and TER, with sacreBLEU's defaults and meaning
+    # (``manage.py evaluate`` offers the same under sacreBLEU's flag names).
+    smooth_method = models.CharField(
+        max_length=10,
+        default="exp",
+        choices=[(m, m) for m in ("exp", "floor", "add-k", "none")],
+    )
+    smooth_value = models.FloatField(null=True, blank=True)
+    chrf_char_order = models.PositiveSmallIntegerField(default=6)
+    chrf_word_order = models.PositiveSmallIntegerField(default=0)
+    chrf_beta = models.PositiveSmallIntegerField(default=2)
+    chrf_whitespace = models.BooleanField(default=False)
+    ter_case_sensitive = models.BooleanField(default=False)
+    ter_no_punct = models.BooleanField(default=False)
+    ter_normalized = models.BooleanField(default=False)
+    ter_asian_support = models.BooleanField(default=False)
     baseline = models.ForeignKey(
         System, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -80,6 +80,7 @@ def analysis_params(*, campaign: Any) -> dict[str, Any]:
         "metrics": [m for m in ms.metrics if m in METRIC_NAMES],
         "tokenize": ms.tokenize,
         "lowercase": ms.lowercase,
+        **sacrebleu_params(ms),
         "target_language": campaign.target_language,
         "baseline": baseline.pk if baseline else None,
         "bootstrap_samples": ms.bootstrap_samples,
@@ -115,7 +116,36 @@ def metric_options(params: dict[str, Any]) -> MetricOptions:
         lowercase=params["lowercase"],
         chrf_lowercase=params["lowercase"],
         lang=params["target_language"].split("-")[0],
+        **params.get("sacrebleu", {}),
     )
+
+
+# The metric settings' sacreBLEU options, by their MetricOptions names.
+SACREBLEU_FIELDS = (
+    "smooth_method",
+    "smooth_value",
+    "chrf_char_order",
+    "chrf_word_order",
+    "chrf_beta",
+    "chrf_whitespace",
+    "ter_case_sensitive",
+    "ter_no_punct",
+    "ter_normalized",
+    "ter_asian_support",
+)
+
+
+def sacrebleu_params(ms: MetricSettings) -> dict[str, Any]:
+    """The sacreBLEU options that differ from sacreBLEU's defaults, as ``{"sacrebleu": {…}}``
+    (nothing when none does, so the parameters — and the fingerprint — of campaigns that keep
+    the defaults are what they were before these options existed)."""
+    defaults = MetricOptions()
+    chosen = {
+        name: getattr(ms, name)
+        for name in SACREBLEU_FIELDS
+        if getattr(ms, name) != getattr(defaults, name)
+    }
+    return {"sacrebleu": chosen} if chosen else {}
 
 
 def usable_metrics(params: dict[str, Any]) -> tuple[dict[str, Metric], dict[str, str]]:
