@@ -407,6 +407,15 @@
     event.returnValue = "";
   });
 
+  // On a phone the head (progress) is pinned at the top and the source under it
+  // (evalsite.css): the source starts where the head, whose height depends on wrapping, ends.
+  const head = document.querySelector(".annot-head");
+  function pinUnderHead() {
+    if (head) document.documentElement.style.setProperty("--annot-head-height", `${head.offsetHeight}px`);
+  }
+  window.addEventListener("resize", pinUnderHead);
+  pinUnderHead();
+
   // An earlier answer (revising) is filled in.
   if (data.answer) {
     groups.forEach((group) => {

@@ -64,3 +64,54 @@ def test_the_slider_takes_the_cards_width_on_a_phone(
     assert question["width"] >= card - 1
     assert slider["width"] >= 180
     page.context.close()
+
+
+def test_a_ranking_of_five_long_outputs_keeps_source_and_progress_in_sight_on_a_phone(
+    browser,
+    live_server,
+    output_dir: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    from annotation.tasking.services import task_assign_next
+    from tests.factories import make_config, make_rich_campaign, make_user
+
+    owner = make_user("organizer-five", organizer=True)
+    campaign = make_rich_campaign(owner=owner)
+    annotator = make_user("five-ranker")
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "ranking", outputs_per_screen=4, context_segments=1)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    assert assignment is not None
+    item = assignment.task.items.get(position=0)
+    long_text = " ".join(["a rather long translation that goes on"] * 12)
+    ItemOutput.objects.filter(item=item).update(text=long_text)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, locale="en-US", has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    log_in(page, live_server, "five-ranker")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+
+    def in_sight(selector: str) -> bool:
+        box = page.locator(selector).first.bounding_box()
+        return box is not None and box["y"] >= 0 and box["y"] + 10 <= 844
+
+    # Opened: the source from its first line, and the progress.
+    assert in_sight(".context .current .seg")
+    assert in_sight("#progress")
+    # Scrolled down to the last translation: both still in sight, the source under the head.
+    page.locator("article.output").last.scroll_into_view_if_needed()
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    assert in_sight(".context .current .seg")
+    assert in_sight("#progress")
+    head = page.locator(".annot-head").bounding_box()
+    source = page.locator("section.context").bounding_box()
+    assert head is not None
+    assert source is not None
+    assert source["y"] >= head["y"] + head["height"] - 1
+    assert page.evaluate("window.scrollY") > 500  # the page did scroll
+    page.screenshot(path=output_dir / "screenshots" / "annotate-ranking-phone-scrolled.png")
+    # A touch screen has no keyboard: no shortcut legend.
+    page.locator("details.instructions summary").click()
+    assert page.locator(".shortcuts").is_hidden()
+    context.close()
