@@ -10,8 +10,11 @@ from django.utils.translation import gettext_lazy as _
 from annotation.models import System
 from evalcore.scoring import METRIC_NAMES
 from metrics.models import MetricSettings
+from metrics.pipeline import SACREBLEU_FIELDS
 
 TOKENIZERS = ["13a", "intl", "zh", "char", "none", "ja-mecab", "ko-mecab"]
+# sacreBLEU's options that a form may leave out (the booleans left out are False anyway).
+_DEFAULTED = ("smooth_method", "chrf_char_order", "chrf_word_order", "chrf_beta")
 
 
 class MetricSettingsForm(forms.ModelForm):
@@ -29,16 +32,7 @@ class MetricSettingsForm(forms.ModelForm):
             "baseline",
             "tokenize",
             "lowercase",
-            "smooth_method",
-            "smooth_value",
-            "chrf_char_order",
-            "chrf_word_order",
-            "chrf_beta",
-            "chrf_whitespace",
-            "ter_case_sensitive",
-            "ter_no_punct",
-            "ter_normalized",
-            "ter_asian_support",
+            *SACREBLEU_FIELDS,
             "bootstrap_samples",
             "ar_trials",
             "seed",
@@ -69,12 +63,12 @@ class MetricSettingsForm(forms.ModelForm):
         self.fields["baseline"].empty_label = _("(the first system by name)")
         # sacreBLEU's options may be left out (a form or script from before they existed):
         # what is left out keeps sacreBLEU's default.
-        for name in ("smooth_method", "chrf_char_order", "chrf_word_order", "chrf_beta"):
+        for name in _DEFAULTED:
             self.fields[name].required = False
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        for name in ("smooth_method", "chrf_char_order", "chrf_word_order", "chrf_beta"):
+        for name in _DEFAULTED:
             if cleaned.get(name) in (None, ""):
                 cleaned[name] = MetricSettings._meta.get_field(name).get_default()
         return cleaned

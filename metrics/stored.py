@@ -7,36 +7,28 @@ from __future__ import annotations
 from annotation.analysis.results import HumanDocument
 from annotation.analysis.stored import StoredAnalysis
 from annotation.models import Campaign
-from metrics.models import AnalysisJob, AnalysisResult
-from metrics.queries import analysis_job_latest, campaign_fingerprint_current
+from metrics.models import AnalysisResult
+from metrics.queries import analysis_state
 
 
 def human_analysis_stored(campaign: Campaign) -> StoredAnalysis | None:
     """The newest stored human analysis of ``campaign``, fresh when its fingerprint is the
     campaign's now (same judgments, decisions, uploads and settings); without a stored one,
-    whether a job is computing it. A few aggregate queries and the document's."""
-    result = (
-        AnalysisResult.objects.filter(campaign=campaign, kind=AnalysisResult.Kind.HUMAN)
-        .order_by("-created")
-        .first()
-    )
-    fingerprint = campaign_fingerprint_current(campaign=campaign)
-    job = analysis_job_latest(campaign=campaign)
-    recomputing = (
-        job is not None
-        and job.status in (AnalysisJob.Status.QUEUED, AnalysisJob.Status.RUNNING)
-        and job.fingerprint == fingerprint
-    )
+    whether a job is computing it. The dashboard's state (:func:`analysis_state`: the latest
+    job, the results without their documents, the fingerprint) and the human document."""
+    state = analysis_state(campaign=campaign, with_data=False)
+    result = state.results.get(AnalysisResult.Kind.HUMAN)
     if result is None:
-        if not recomputing:
+        if not state.recomputing:
             return None
         return StoredAnalysis(
             analysis=None, computed=None, fresh=False, recomputing=True, job_id=""
         )
+    data = AnalysisResult.objects.values_list("data", flat=True).get(pk=result.pk)
     return StoredAnalysis(
-        analysis=HumanDocument.from_json(result.data).analysis,
+        analysis=HumanDocument.from_json(data).analysis,
         computed=result.created,
-        fresh=result.fingerprint == fingerprint,
-        recomputing=recomputing,
+        fresh=result.fingerprint == state.fingerprint,
+        recomputing=state.recomputing,
         job_id=str(result.job_id),
     )

@@ -259,20 +259,6 @@ def problems_response(exc: UploadError) -> Response:
 class JudgmentImportView(CampaignAPIView):
     parser_classes = [MultiPartParser, FormParser]
 
-    def preview(self, campaign: Campaign, upload: Any, options: ImportOptions) -> Response:
-        """200 with what the import would store (``dry_run``), or its problems."""
-        try:
-            preview = judgments_preview(
-                campaign=campaign,
-                upload=upload_file_read(
-                    upload, max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
-                ),
-                options=options,
-            )
-        except UploadError as exc:
-            return problems_response(exc)
-        return Response(preview.as_json())
-
     @extend_schema(
         request={"multipart/form-data": ImportRequestSerializer},
         responses={
@@ -306,17 +292,19 @@ class JudgmentImportView(CampaignAPIView):
         campaign = self.campaign(request, campaign_id)
         serializer = ImportRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        upload = serializer.validated_data["file"]
-        if serializer.validated_data["dry_run"]:
-            return self.preview(campaign, upload, serializer.options())
         try:
+            upload = upload_file_read(
+                serializer.validated_data["file"],
+                max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES,
+            )
+            if serializer.validated_data["dry_run"]:
+                # What the import would store, storing nothing.
+                preview = judgments_preview(
+                    campaign=campaign, upload=upload, options=serializer.options()
+                )
+                return Response(preview.as_json())
             record = judgments_import(
-                campaign=campaign,
-                upload=upload_file_read(
-                    upload, max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
-                ),
-                user=request.user,
-                options=serializer.options(),
+                campaign=campaign, upload=upload, user=request.user, options=serializer.options()
             )
         except UploadError as exc:
             return problems_response(exc)

@@ -166,34 +166,25 @@ def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
     problems: list[UploadProblem] = []
     preview = None
     status = 200
-    if request.method == "POST" and form.is_valid() and "preview" in request.POST:
-        # Check the file and show how its system names map, storing nothing.
+    if request.method == "POST" and form.is_valid():
+        record = None
         try:
-            preview = judgments_preview(
-                campaign=campaign,
-                upload=upload_file_read(
-                    form.cleaned_data["file"], max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
-                ),
-                options=form.options(),
+            upload = upload_file_read(
+                form.cleaned_data["file"], max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
             )
+            if "preview" in request.POST:
+                # Check the file and show how its system names map, storing nothing.
+                preview = judgments_preview(
+                    campaign=campaign, upload=upload, options=form.options()
+                )
+            else:
+                record = judgments_import(
+                    campaign=campaign, upload=upload, user=request.user, options=form.options()
+                )
         except UploadError as exc:
             problems = exc.problems
             status = 400
-    elif request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["file"]
-        try:
-            record = judgments_import(
-                campaign=campaign,
-                upload=upload_file_read(
-                    upload, max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
-                ),
-                user=request.user,
-                options=form.options(),
-            )
-        except UploadError as exc:
-            problems = exc.problems
-            status = 400
-        else:
+        if record is not None:
             messages.success(
                 request,
                 _("Imported %(judgments)d judgments of %(annotators)d annotators as “%(name)s”.")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -190,6 +191,22 @@ def _sacrebleu_cli(ref: Path, hyp: Path) -> dict[str, float]:
     return {entry["name"]: float(entry["score"]) for entry in json.loads(done.stdout)}
 
 
+def _evaluate_one(
+    tmp_path: Path, ref_lines: list[str], hyp_lines: list[str], *args: str
+) -> tuple[Path, Path, dict[str, Any]]:
+    """One reference file and one system's run written line by line (``\\n`` ends a line, any
+    other character is written as it is), ``evaluate -f json`` on them: the files and the
+    results per metric."""
+    ref, hyp = tmp_path / "ref", tmp_path / "hyp"
+    ref.write_bytes(("\n".join(ref_lines) + "\n").encode())
+    hyp.write_bytes(("\n".join(hyp_lines) + "\n").encode())
+    out = StringIO()
+    call_command(
+        "evaluate", "--refs", str(ref), "--system", "a", str(hyp), "-f", "json", *args, stdout=out
+    )
+    return ref, hyp, json.loads(out.getvalue())["metrics"]
+
+
 @pytest.mark.parametrize("in_reference", [True, False])
 def test_a_lone_carriage_return_stays_inside_its_line_as_in_sacrebleu(
     tmp_path: Path, in_reference: bool
@@ -206,25 +223,9 @@ def test_a_lone_carriage_return_stays_inside_its_line_as_in_sacrebleu(
     if in_reference:
         words = ref_lines[4].split()
         ref_lines[4] = " ".join(words[:3]) + "\r" + " ".join(words[3:])
-    ref, hyp = tmp_path / "ref", tmp_path / "hyp"
-    ref.write_bytes(("\n".join(ref_lines) + "\n").encode())
-    hyp.write_bytes(("\n".join(hyp_lines) + "\n").encode())
-
-    out = tmp_path / "out.json"
-    call_command(
-        "evaluate",
-        "--refs",
-        str(ref),
-        "--system",
-        "a",
-        str(hyp),
-        "--metrics",
-        *SACREBLEU_SIGNATURE_METRICS,
-        "--json",
-        str(out),
-        stdout=StringIO(),
+    ref, hyp, ours = _evaluate_one(
+        tmp_path, ref_lines, hyp_lines, "--metrics", *SACREBLEU_SIGNATURE_METRICS
     )
-    ours = json.loads(out.read_text(encoding="utf-8"))["metrics"]
     theirs = _sacrebleu_cli(ref, hyp)
     assert round(ours["bleu"]["a"]["mean"], 6) == pytest.approx(theirs["BLEU"], abs=1e-6)
     assert round(ours["chrf"]["a"]["mean"], 6) == pytest.approx(theirs["chrF2"], abs=1e-6)
@@ -280,25 +281,8 @@ def test_sacrebleus_options_mean_what_they_mean_in_sacrebleu(
     base, refs = corpus(seed=9, n_segments=40, n_refs=1)
     hyps = variant(4, base, refs, 0.4)
     hyps = [h.capitalize() + " ," if n % 3 == 0 else h.upper() for n, h in enumerate(hyps)]
-    ref, hyp = tmp_path / "ref", tmp_path / "hyp"
-    ref.write_text("\n".join(refs[0]) + "\n", encoding="utf-8")
-    hyp.write_text("\n".join(hyps) + "\n", encoding="utf-8")
-    out = StringIO()
-    call_command(
-        "evaluate",
-        "--refs",
-        str(ref),
-        "--system",
-        "a",
-        str(hyp),
-        "--metrics",
-        metric,
-        "-f",
-        "json",
-        *flags,
-        stdout=out,
-    )
-    ours = json.loads(out.getvalue())["metrics"][metric]["a"]["runs"][0]
+    _ref, _hyp, results = _evaluate_one(tmp_path, refs[0], hyps, "--metrics", metric, *flags)
+    ours = results[metric]["a"]["runs"][0]
     made = {"bleu": sacrebleu.BLEU, "chrf": sacrebleu.CHRF, "ter": sacrebleu.TER}[metric]
     theirs = made(**reference).corpus_score(hyps, [refs[0]]).score  # type: ignore[arg-type]
     assert ours == pytest.approx(theirs, abs=1e-9)
