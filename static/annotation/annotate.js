@@ -10,7 +10,6 @@
   const errorBox = document.getElementById("annotate-error");
   const submitButton = document.getElementById("submit");
   const groups = Array.from(form.querySelectorAll("fieldset.criterion"));
-  const criteria = data.criteria.map((c) => c.key);
   let submissionId = newId();
   let sending = false;
   // An answer given on this item and not stored yet: leaving the page asks first.
@@ -109,17 +108,18 @@
     return null;
   }
 
+  // Every question on the page, output by output: the criteria's scores and whatever else the
+  // kind's screen asks (its error spans).
   function collect() {
     const answer = {};
     let missing = null;
     data.outputs.forEach((outputId) => {
       answer[outputId] = {};
-      criteria.forEach((key) => {
-        const group = form.querySelector(`fieldset[data-output="${outputId}"][data-criterion="${key}"]`);
-        const v = value(group);
-        if (v === null) missing = missing || group;
-        else answer[outputId][key] = v;
-      });
+    });
+    groups.forEach((group) => {
+      const v = value(group);
+      if (v === null) missing = missing || group;
+      else answer[group.dataset.output][group.dataset.criterion] = v;
     });
     return { answer, missing };
   }
