@@ -133,17 +133,22 @@ def make_config(
     return config
 
 
-def full_answer(item: Any, value: float | None = None) -> dict[str, dict[str, float]]:
+def full_answer(item: Any, value: float | None = None) -> dict[str, dict[str, Any]]:
     """A valid answer to every output and criterion of an item."""
     protocol = item.task.config.definition
     outputs = list(item.outputs.order_by("position"))
     criteria = protocol.criteria_for(len(outputs))
-    return {
+    answer: dict[str, dict[str, Any]] = {
         str(o.pk): {
             c.key: value if value is not None else (c.minimum + c.maximum) // 2 for c in criteria
         }
         for o in outputs
     }
+    if protocol.marks_spans:
+        # No errors marked: a valid answer of an error-span kind.
+        for scores in answer.values():
+            scores["spans"] = []
+    return answer
 
 
 def builds_run_queued() -> list[Any]:

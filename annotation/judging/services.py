@@ -19,6 +19,7 @@ Rules for a submit:
 from __future__ import annotations
 
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
@@ -45,6 +46,7 @@ from annotation.models import (
     ItemOutput,
     Judgment,
     JudgmentRevision,
+    JudgmentSpan,
     JudgmentValue,
     ProtocolConfig,
     Task,
@@ -254,7 +256,7 @@ def _judgment_store(
         # The same submit again (a double click, a retried request): already stored.
         return _replay(first.j_id, first.a_done, first.item.task.size), None, None
     _check_accepted(first, revision_seen=revision_seen)
-    normalised, rows = _validated(first.item.task.config, answer, outputs)
+    normalised, rows, spans = _validated(first.item.task.config, answer, outputs)
     accepted = _Accepted(
         first=first,
         assignment_id=assignment_id,
@@ -263,6 +265,7 @@ def _judgment_store(
         now=now,
         normalised=normalised,
         rows=rows,
+        spans=spans,
     )
     if first.j_id is None:
         return _answer_new(accepted, with_next=with_next)
@@ -279,9 +282,11 @@ class _Accepted:
     annotator: AbstractBaseUser
     submission_id: uuid.UUID
     now: datetime
-    # The answer as stored: {output id: {criterion: value}}, and as (output id, criterion, value).
-    normalised: dict[str, dict[str, float]]
+    # The answer as stored: {output id: {criterion: value}} (with an error-span kind's spans),
+    # and as (output id, criterion, value); the spans as rows.
+    normalised: dict[str, dict[str, Any]]
     rows: list[tuple[int, str, float]]
+    spans: list[JudgmentSpan]
 
 
 def _is_resent(first: ItemOutput, *, revision_seen: int, submission_id: uuid.UUID) -> bool:
@@ -320,17 +325,30 @@ def _check_accepted(first: ItemOutput, *, revision_seen: int) -> None:
 
 def _validated(
     config: ProtocolConfig, answer: dict[str, Any], outputs: list[ItemOutput]
-) -> tuple[dict[str, dict[str, float]], list[tuple[int, str, float]]]:
-    """The answer by output id (a string) and criterion, and as (output id, criterion, value)
-    rows; a JudgmentError when it does not answer the outputs as the protocol asks."""
-    values, errors = config.definition.validate(answer, [o.pk for o in outputs])
+) -> tuple[dict[str, dict[str, Any]], list[tuple[int, str, float]], list[JudgmentSpan]]:
+    """The answer as stored (by output id, a string), its values as (output id, criterion,
+    value) rows and its error spans (unsaved, without their judgment); a JudgmentError when it
+    does not answer the outputs as the protocol asks."""
+    definition = config.definition
+    ids = [o.pk for o in outputs]
+    texts = {o.pk: o.text for o in outputs}
+    values, errors = definition.validate(answer, ids, texts=texts)
     if errors:
         raise JudgmentError("invalid", errors[0], 400, errors)
-    normalised = {
-        str(o.pk): {c: v for (oid, c), v in values.items() if oid == o.pk} for o in outputs
-    }
+    normalised = definition.stored_answer(values, ids, answer)
     rows = [(oid, criterion, value) for (oid, criterion), value in values.items()]
-    return normalised, rows
+    spans = [
+        JudgmentSpan(
+            output_id=o,
+            start=start,
+            end=end,
+            text_length=len(texts[o]),
+            severity=severity,
+            category=category,
+        )
+        for o, start, end, _length, severity, category in definition.span_rows(normalised)
+    ]
+    return normalised, rows, spans
 
 
 def _answer_new(
@@ -366,14 +384,17 @@ def _answer_new(
         show = screen_read(
             config=config, task_id=task.pk, position=next_position, annotator=annotator
         )
-    stored, next_outputs = answer_insert(
-        judgment=judgment,
-        rows=accepted.rows,
-        items_done=item.position,
-        update=update,
-        next_position=next_position,
-        show=show,
-    )
+    with transaction.atomic() if config.definition.marks_spans else nullcontext():
+        stored, next_outputs = answer_insert(
+            judgment=judgment,
+            rows=accepted.rows,
+            items_done=item.position,
+            update=update,
+            next_position=next_position,
+            show=show,
+        )
+        if stored and accepted.spans:
+            _spans_store(judgment.pk, accepted.spans)
     if not stored:
         # Another submit for this item won the race (or the hold ended meanwhile).
         existing = Judgment.objects.filter(annotator=annotator, item=item).first()
@@ -452,6 +473,10 @@ def _answer_revise(accepted: _Accepted) -> Recorded:
             unique_fields=["judgment", "output", "criterion"],
             update_fields=["value"],
         )
+        if task.config.definition.marks_spans:
+            # The earlier spans stay in the revision's answer.
+            JudgmentSpan.objects.filter(judgment_id=first.j_id).delete()
+            _spans_store(first.j_id, accepted.spans)
         campaign_data_changed.send(sender=Judgment, campaign_id=task.config.campaign_id)
         revised = Judgment(
             pk=first.j_id,
@@ -467,6 +492,12 @@ def _answer_revise(accepted: _Accepted) -> Recorded:
         )
     finished = first.a_done >= task.size
     return Recorded(revised, False, False, first.a_done, task.size, finished)
+
+
+def _spans_store(judgment_id: int, spans: list[JudgmentSpan]) -> None:
+    for span in spans:
+        span.judgment_id = judgment_id
+    JudgmentSpan.objects.bulk_create(spans)
 
 
 def _replay(judgment_id: int, done: int, total: int) -> Recorded:

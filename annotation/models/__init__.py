@@ -18,6 +18,7 @@ from annotation.models.judgments import (
     Judgment,
     JudgmentImport,
     JudgmentRevision,
+    JudgmentSpan,
     JudgmentValue,
     pseudonym_code,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "Judgment",
     "JudgmentImport",
     "JudgmentRevision",
+    "JudgmentSpan",
     "JudgmentValue",
     "ProtocolConfig",
     "Reference",

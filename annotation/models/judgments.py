@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from annotation.models.campaigns import Campaign
 from annotation.models.tasks import Assignment, Item, ItemOutput, ProtocolConfig
@@ -64,6 +64,44 @@ class JudgmentValue(models.Model):
 
     def __str__(self) -> str:
         return f"{self.criterion}={self.value:g}"
+
+
+class JudgmentSpan(models.Model):
+    """One error span of a judgment, in one shown output: offsets in code points of the text
+    the annotator saw (``text_length`` of them), a severity and, where the kind has them, a
+    category. ``[text_length, text_length + 1)`` is the missing-content marker after the text.
+    A revision replaces a judgment's spans (the earlier ones stay in its revisions' answers);
+    that spans of an output do not overlap is checked when an answer is validated."""
+
+    judgment = models.ForeignKey(
+        Judgment, on_delete=models.CASCADE, related_name="spans", db_index=False
+    )
+    output = models.ForeignKey(ItemOutput, on_delete=models.PROTECT, related_name="spans")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    text_length = models.PositiveIntegerField()
+    severity = models.CharField(max_length=20)
+    category = models.CharField(max_length=60, blank=True)
+
+    class Meta:
+        ordering = ["judgment", "output__position", "start"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["judgment", "output", "start"], name="judgmentspan_unique_start"
+            ),
+            models.CheckConstraint(
+                condition=Q(start__gte=0)
+                & Q(start__lt=F("end"))
+                & (
+                    Q(end__lte=F("text_length"))
+                    | (Q(start=F("text_length")) & Q(end=F("text_length") + 1))
+                ),
+                name="judgmentspan_within_text",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.severity} span {self.start}–{self.end} of judgment {self.judgment_id}"
 
 
 class JudgmentRevision(models.Model):

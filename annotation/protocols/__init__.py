@@ -6,7 +6,7 @@ registry lists them. Views, templates and the JavaScript read these definitions 
 copied per protocol.
 """
 
-from annotation.protocols import adequacy_fluency, direct_assessment, ranking
+from annotation.protocols import adequacy_fluency, direct_assessment, esa, mqm, ranking
 from annotation.protocols.adequacy_fluency import ADEQUACY, ADEQUACY_FLUENCY, FLUENCY
 from annotation.protocols.base import (
     BILINGUAL,
@@ -21,11 +21,13 @@ from annotation.protocols.base import (
     Protocol,
 )
 from annotation.protocols.direct_assessment import DA_SCORE, DIRECT_ASSESSMENT
+from annotation.protocols.esa import ESA, ESA_SCORE
+from annotation.protocols.mqm import MQM, MQM_SCORE
 from annotation.protocols.ranking import RANKING
 from annotation.protocols.registry import PROTOCOLS, register
 
 # The kinds, in the order forms and pages list them.
-KINDS = (adequacy_fluency, ranking, direct_assessment)
+KINDS = (adequacy_fluency, ranking, direct_assessment, esa, mqm)
 for _kind in KINDS:
     register(_kind.PROTOCOL)
 PROTOCOL_CHOICES = [(p.key, p.name) for p in PROTOCOLS.values()]
@@ -37,10 +39,14 @@ __all__ = [
     "BILINGUAL",
     "DA_SCORE",
     "DIRECT_ASSESSMENT",
+    "ESA",
+    "ESA_SCORE",
     "FLUENCY",
     "KINDS",
     "MODE_CHOICES",
     "MONOLINGUAL",
+    "MQM",
+    "MQM_SCORE",
     "PAIRWISE",
     "PROTOCOLS",
     "PROTOCOL_CHOICES",

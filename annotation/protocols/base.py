@@ -59,6 +59,10 @@ SOURCE_BASED = Mode("source", _("Source-based"), True, False)
 REFERENCE_BASED = Mode("reference", _("Reference-based"), False, True)
 
 
+# One error span as a judgment stores it: (output id, start, end, length of the shown text,
+# severity, category); offsets are code points of the shown text.
+SpanRow = tuple[int, int, int, int, str, str]
+
 # How a kind's judgments become analysis tables: one score per shown output and criterion, or
 # comparisons between the outputs of one screen (from their ranks).
 AnalysisFamily = Literal["scores", "pairwise"]
@@ -94,6 +98,12 @@ class Protocol:
     keys_template: Any = "annotation/screens/scales_keys.html"
     screen_script: str = "annotation/screens/scales.js"
     digit_hint: Any = SET_FOCUSED_SCORE
+
+    @property
+    def screen_scripts(self) -> tuple[str, ...]:
+        """Every script the screen needs, in order: the kind's own, and any whose widgets its
+        screen borrows."""
+        return (self.screen_script,)
 
     def mode(self, key: str) -> Mode:
         for mode in self.modes:
@@ -170,10 +180,33 @@ class Protocol:
             answer[str(output_id)] = scores
         return answer
 
+    # Error spans: a kind that has the annotators mark them (annotation/protocols/spans.py)
+    # says so here and answers ``stored_answer`` and ``span_rows`` with them.
+    marks_spans: bool = False
+
+    def stored_answer(
+        self,
+        values: Mapping[tuple[int, str], float],
+        output_ids: Sequence[int],
+        answer: Mapping[str, Any],
+    ) -> dict[str, dict[str, Any]]:
+        """The answer as a judgment stores it, by output id (a string): the values of a valid
+        answer (``validate``'s) and, for a kind that marks spans, its spans."""
+        return {str(o): {c: v for (oid, c), v in values.items() if oid == o} for o in output_ids}
+
+    def span_rows(self, stored: Mapping[str, Mapping[str, Any]]) -> list[SpanRow]:
+        """The error spans of a stored answer as rows (none for a kind without spans)."""
+        return []
+
     def validate(
-        self, answer: Mapping[str, Any], output_ids: Sequence[int]
+        self,
+        answer: Mapping[str, Any],
+        output_ids: Sequence[int],
+        *,
+        texts: Mapping[int, str] | None = None,
     ) -> tuple[dict[tuple[int, str], float], list[str]]:
-        """Check a submitted answer ``{output_id: {criterion: value}}`` for the outputs shown.
+        """Check a submitted answer ``{output_id: {criterion: value}}`` for the outputs shown
+        (whose shown ``texts``, by output id, a kind that marks spans needs).
 
         Returns the values keyed by (output id, criterion) and a list of errors (empty when
         valid): every shown output must be answered on every criterion, within its scale, and

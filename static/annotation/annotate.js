@@ -75,10 +75,11 @@
   // instructions, choose in a select); only on a question or the page itself does it submit.
   function ownsEnter(target) {
     if (!target || !target.closest) return false;
+    if (target.closest("a[href], button, select, summary, textarea, [contenteditable=true]")) {
+      return true;
+    }
     if (target.closest("fieldset.criterion")) return false;
-    return Boolean(
-      target.closest("a[href], button, select, summary, textarea, input, [contenteditable=true]")
-    );
+    return Boolean(target.closest("input"));
   }
 
   function visibleGroups() {
@@ -96,6 +97,13 @@
     const list = visibleGroups().filter((g) => g.dataset.criterion === group.dataset.criterion);
     const i = list.indexOf(group);
     return list[Math.min(list.length - 1, Math.max(0, i + delta))];
+  }
+
+  // Where a new item starts: a question that leads its screen (a span editor: errors are marked
+  // before the score), else the first one without an answer.
+  function firstQuestion() {
+    const list = visibleGroups();
+    return list.find((g) => widget(g).leads || value(g) === null) || groups[0];
   }
 
   function nextUnanswered(after) {
@@ -179,7 +187,7 @@
       return;
     }
     document.body.classList.remove("phase-fluency");
-    focusGroup(nextUnanswered(groups[groups.length - 1]) || groups[0]);
+    focusGroup(firstQuestion());
   }
 
   async function submit() {
@@ -337,7 +345,7 @@
     unsent = false;
     errorBox.hidden = true;
     window.scrollTo(0, 0);
-    focusGroup(nextUnanswered(groups[groups.length - 1]) || groups[0]);
+    focusGroup(firstQuestion());
   }
 
   // What a widget may do to the page (see annotation/screens/scales.js).
@@ -357,6 +365,8 @@
       return;
     }
     if (!group) return;
+    // A list inside a question (a span's category) keeps its own keys.
+    if (event.target.closest && event.target.closest("select")) return;
     // The question's own keys first (digits, a slider's arrows), then moving between questions.
     if (widget(group).key(group, event, page)) {
       event.preventDefault();
@@ -427,5 +437,5 @@
     errorBox.hidden = true;
     document.body.classList.remove("phase-fluency");
   }
-  focusGroup(nextUnanswered(groups[groups.length - 1]) || groups[0]);
+  focusGroup(firstQuestion());
 })();

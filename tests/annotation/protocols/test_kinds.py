@@ -27,7 +27,9 @@ def test_every_kind_has_the_parts_of_its_screen(key: str) -> None:
     kind = PROTOCOLS[key]
     get_template(kind.screen_template)
     get_template(kind.keys_template)
-    assert finders.find(kind.screen_script), kind.screen_script
+    assert kind.screen_script in kind.screen_scripts
+    for script in kind.screen_scripts:
+        assert finders.find(script), script
 
 
 def test_the_analysis_family_is_the_kinds() -> None:

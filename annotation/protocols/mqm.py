@@ -1,0 +1,114 @@
+"""Multidimensional Quality Metrics (MQM; Freitag et al., 2021, and Google's annotator
+guidelines): error spans with a severity and a category from MQM's typology; an output's score
+is the sum of its errors' weights (lower is better)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from annotation.protocols.base import REFERENCE_BASED, SOURCE_BASED, Criterion
+from annotation.protocols.spans import MAJOR, MINOR, NEUTRAL, Category, SpanProtocol
+
+MQM = "mqm"
+
+NON_TRANSLATION = "non-translation"
+PUNCTUATION = "fluency/punctuation"
+
+# The typology of Freitag et al. (2021), as Google's guidelines give it.
+CATEGORIES = (
+    Category("accuracy/mistranslation", _("Accuracy › Mistranslation")),
+    Category("accuracy/omission", _("Accuracy › Omission")),
+    Category("accuracy/addition", _("Accuracy › Addition")),
+    Category("accuracy/untranslated", _("Accuracy › Untranslated")),
+    Category("fluency/grammar", _("Fluency › Grammar")),
+    Category("fluency/spelling", _("Fluency › Spelling")),
+    Category(PUNCTUATION, _("Fluency › Punctuation")),
+    Category("fluency/register", _("Fluency › Register")),
+    Category("fluency/inconsistency", _("Fluency › Inconsistency")),
+    Category("fluency/character-encoding", _("Fluency › Character encoding")),
+    Category("terminology", _("Terminology")),
+    Category("style", _("Style")),
+    Category("locale-convention", _("Locale convention")),
+    Category(NON_TRANSLATION, _("Non-translation")),
+    Category("source-error", _("Source error")),
+    Category("other", _("Other")),
+)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """MQM's error weights; the defaults are Freitag et al.'s (2021) and Google's: major 5,
+    minor 1, neutral 0, a minor punctuation error 0.1, a non-translation 25 whatever its
+    severity."""
+
+    major: float = 5.0
+    minor: float = 1.0
+    neutral: float = 0.0
+    minor_punctuation: float = 0.1
+    non_translation: float = 25.0
+
+    def of(self, severity: str, category: str) -> float:
+        if category == NON_TRANSLATION:
+            return self.non_translation
+        if severity == MINOR.key and category == PUNCTUATION:
+            return self.minor_punctuation
+        return {"major": self.major, "minor": self.minor, "neutral": self.neutral}[severity]
+
+    def as_json(self) -> dict[str, float]:
+        return {
+            "major": self.major,
+            "minor": self.minor,
+            "neutral": self.neutral,
+            "minor_punctuation": self.minor_punctuation,
+            "non_translation": self.non_translation,
+        }
+
+
+def mqm_score(spans: Sequence[Mapping[str, Any]], weights: Weights) -> float:
+    """The sum of the spans' weights (an output without errors scores 0)."""
+    return float(sum(weights.of(s["severity"], s.get("category", "")) for s in spans))
+
+
+# Google's guidelines ask for at most five errors per segment (the five most severe).
+MAX_ERRORS = 5
+
+MQM_SCORE = Criterion(
+    "mqm",
+    _("MQM score"),
+    0,
+    int(MAX_ERRORS * Weights().non_translation),
+    {0: _("No errors")},
+    higher_is_better=False,
+)
+
+
+@dataclass(frozen=True)
+class MQMProtocol(SpanProtocol):
+    """Spans with severity and category; the score criterion is worked out from them."""
+
+    weights: Weights = field(default_factory=Weights)
+
+    def derived_values(self, spans: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        return {MQM_SCORE.key: mqm_score(spans, self.weights)}
+
+
+PROTOCOL = MQMProtocol(
+    MQM,
+    _("MQM error annotation"),
+    (MQM_SCORE,),
+    (SOURCE_BASED, REFERENCE_BASED),
+    severities=(MINOR, MAJOR, NEUTRAL),
+    categories=CATEGORIES,
+    max_spans=MAX_ERRORS,
+    instructions=_(
+        "Mark every error in the translation (at most five: the most severe ones): select the "
+        "words, give the error a severity — major when it changes or hides the meaning, minor "
+        "when it does not, neutral for a preference — and a category. Mark the “missing” "
+        "marker after the text when content is left out. A translation without errors needs "
+        "no marks."
+    ),
+)
