@@ -1,6 +1,9 @@
 """Multidimensional Quality Metrics (MQM; Freitag et al., 2021, and Google's annotator
-guidelines): error spans with a severity and a category from MQM's typology; an output's score
-is the sum of its errors' weights (lower is better)."""
+guidelines): error spans with a severity and a category from MQM's typology. An output's MQM is
+the sum of its errors' weights; the criterion the analysis reads is its negation, as the WMT
+metrics task releases MQM scores (0 for no errors, −5 for one major error), so that a higher
+score is better here as for every other kind: system means, significance, QC and correlations
+need no special case."""
 
 from __future__ import annotations
 
@@ -78,11 +81,10 @@ MAX_ERRORS = 5
 
 MQM_SCORE = Criterion(
     "mqm",
-    _("MQM score"),
+    _("MQM score (− weighted errors)"),
+    -int(MAX_ERRORS * Weights().non_translation),
     0,
-    int(MAX_ERRORS * Weights().non_translation),
     {0: _("No errors")},
-    higher_is_better=False,
 )
 
 
@@ -93,7 +95,8 @@ class MQMProtocol(SpanProtocol):
     weights: Weights = field(default_factory=Weights)
 
     def derived_values(self, spans: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-        return {MQM_SCORE.key: mqm_score(spans, self.weights)}
+        """The negated weighted sum (0.0, never −0.0, without errors)."""
+        return {MQM_SCORE.key: -mqm_score(spans, self.weights) or 0.0}
 
 
 PROTOCOL = MQMProtocol(

@@ -207,8 +207,8 @@ def test_mqm_right_to_left_on_a_phone_with_taps(browser, live_server, output_dir
             "category": "accuracy/mistranslation",
         },
     ]
-    # Two minor errors: MQM 2.
-    assert judgment.values.get().value == 2.0
+    # Two minor errors: MQM 2, read as −2.
+    assert judgment.values.get().value == -2.0
     page.context.close()
 
 

@@ -84,7 +84,7 @@ def test_an_mqm_judgment_is_scored_on_the_server(owner, annotator) -> None:  # t
     response = submit(client, assignment, item, {str(output.pk): {"spans": spans}})
     assert response.status_code == 201, response.json()
     value = JudgmentValue.objects.get(judgment_id=response.json()["judgment"])
-    assert (value.criterion, value.value) == ("mqm", pytest.approx(5.1))
+    assert (value.criterion, value.value) == ("mqm", pytest.approx(-5.1))
     # A client cannot choose the score: it is not a question of the kind.
     item2 = Item.objects.get(task=assignment.task, position=1)
     out2 = item2.outputs.get()

@@ -126,7 +126,9 @@ def test_the_mqm_score_is_the_sum_of_googles_weights() -> None:
     ]
     values, errors = mqm(spans)
     assert errors == []
-    assert values == {(OUT, "mqm"): pytest.approx(31.1, abs=1e-12)}
+    # The analysis reads it negated, as WMT releases MQM: higher is better.
+    assert values == {(OUT, "mqm"): pytest.approx(-31.1, abs=1e-12)}
+    assert mqm_score(spans, Weights()) == pytest.approx(31.1, abs=1e-12)
     # A major punctuation error weighs as any major one; other weights are the protocol's.
     assert mqm_score([span(0, 1, "major", category="fluency/punctuation")], Weights()) == 5.0
     heavier = Weights(major=10.0, minor_punctuation=0.5)
