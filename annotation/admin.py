@@ -14,6 +14,7 @@ from annotation.models import (
     Judgment,
     JudgmentImport,
     JudgmentRevision,
+    JudgmentSpan,
     JudgmentValue,
     ProtocolConfig,
     Reference,
@@ -165,6 +166,13 @@ class JudgmentAdmin(admin.ModelAdmin):
 @admin.register(JudgmentValue)
 class JudgmentValueAdmin(admin.ModelAdmin):
     list_display = ["judgment", "output", "criterion", "value"]
+    raw_id_fields = ["judgment", "output"]
+
+
+@admin.register(JudgmentSpan)
+class JudgmentSpanAdmin(admin.ModelAdmin):
+    list_display = ["judgment", "output", "start", "end", "severity", "category"]
+    list_filter = ["severity"]
     raw_id_fields = ["judgment", "output"]
 
 

@@ -41,6 +41,7 @@ from annotation.analysis.shown import (
     campaign_analysis_shown,
     provenance,
 )
+from annotation.analysis.spans import campaign_span_summaries
 from annotation.campaigns.uploads import UploadError, upload_file_read
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
@@ -164,6 +165,34 @@ class AnalysisView(CampaignAPIView):
         return Response(
             shown.analysis.to_json(usernames="in_place" if serializer.real_names else "omitted"),
             headers={PROVENANCE_HEADER: provenance(shown)},
+        )
+
+
+class SpanSummaryView(CampaignAPIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "names",
+                str,
+                enum=["pseudonyms", "real"],
+                description="How annotators are named: pseudonyms (A001, …, the default) or "
+                "usernames.",
+            )
+        ],
+        responses=OpenApiTypes.OBJECT,
+        description="Per protocol of an error-span kind (ESA, MQM): errors per system by "
+        "severity and category, agreement on spans between annotators and within one "
+        "(character-level F1 and Cohen's κ, pooled over pairs), and per annotator the bad "
+        "references whose degraded part they marked.",
+    )
+    def get(self, request: Request, campaign_id: Any) -> Response:
+        campaign = self.campaign(request, campaign_id)
+        names = None
+        if request.query_params.get("names") != "real":
+            numbers = annotator_pseudonyms_ensure(campaign=campaign)
+            names = {user: pseudonym_code(n) for user, n in numbers.items()}
+        return Response(
+            {"protocols": [s.as_json(names) for s in campaign_span_summaries(campaign=campaign)]}
         )
 
 

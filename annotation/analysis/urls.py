@@ -39,6 +39,11 @@ urlpatterns = [
         name="api-campaign-analysis",
     ),
     path(
+        "api/campaigns/<uuid:campaign_id>/error-spans/",
+        analysis_api.SpanSummaryView.as_view(),
+        name="api-campaign-error-spans",
+    ),
+    path(
         "api/campaigns/<uuid:campaign_id>/analysis-settings/",
         analysis_api.AnalysisSettingsView.as_view(),
         name="api-campaign-analysis-settings",

@@ -25,6 +25,7 @@ from annotation.analysis.services import (
 )
 from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.shown import ShownAnalysis, campaign_analysis_shown
+from annotation.analysis.spans import campaign_span_summaries
 from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
 from annotation.campaigns.views import organizer_required
 from annotation.judgment_import.services import judgments_import, judgments_preview
@@ -78,6 +79,7 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
             "shown": shown,
             "query": query,
             "exploring": not shown.campaign_setting,
+            "span_summaries": campaign_span_summaries(campaign=campaign),
             "imports": JudgmentImport.objects.filter(campaign=campaign).select_related(
                 "config", "imported_by"
             ),

@@ -19,9 +19,10 @@ from annotation.demo.text import DEMO_DOCUMENTS
 from annotation.judging.screens import JudgmentError, annotation_screen
 from annotation.judging.services import judgment_record
 from annotation.models import Campaign, ItemKind, ItemOutput, ProtocolConfig
-from annotation.protocols import ADEQUACY_FLUENCY, DIRECT_ASSESSMENT, RANKING, Protocol
+from annotation.protocols import ADEQUACY_FLUENCY, DIRECT_ASSESSMENT, ESA, MQM, RANKING, Protocol
 from annotation.tasking.build import tasks_build
 from annotation.tasking.services import task_assign_next
+from evalcore.human.spans import degraded_range
 
 DEMO_CAMPAIGN_NAME = "Demo: German→English news"
 DEMO_PASSWORD = "evalsite-demo"
@@ -33,6 +34,10 @@ DEMO_PROTOCOLS = (
     ("Adequacy and fluency", ADEQUACY_FLUENCY, "bilingual", 4, 20),
     ("Ranking", RANKING, "bilingual", 4, 20),
     ("Direct assessment", DIRECT_ASSESSMENT, "source", 1, 20),
+    # Span judgments vary more (a few errors, each worth 1 or 5): longer tasks give the QC
+    # test enough bad references.
+    ("Error spans (ESA)", ESA, "source", 1, 40),
+    ("MQM", MQM, "source", 1, 40),
 )
 DEMO_ANNOTATIONS_PER_TASK = 3
 DEMO_BAD_REFERENCES = 25
@@ -180,12 +185,26 @@ def _simulated_answer(
     outputs: list[ItemOutput], protocol: Protocol, rng: np.random.Generator, *, careless: bool
 ) -> dict[str, dict[str, float]]:
     """How the output looks to the rater (its system's quality, or anything when careless),
-    then the protocol kind's answer for it."""
+    then the protocol kind's answer for it; a kind that marks error spans is shown the texts
+    and, in a bad reference, the degraded words."""
     noisy = [
         float(rng.random()) if careless else _quality(o) + float(rng.normal(0, 0.08))
         for o in outputs
     ]
-    return protocol.simulated_answer([o.pk for o in outputs], noisy, rng, careless=careless)
+    noticed = [
+        degraded_range(o.original.text, o.text)
+        if o.kind == ItemKind.BAD_REFERENCE and o.original is not None
+        else None
+        for o in outputs
+    ]
+    return protocol.simulated_answer(
+        [o.pk for o in outputs],
+        noisy,
+        rng,
+        careless=careless,
+        texts=[o.text for o in outputs],
+        noticed=noticed,
+    )
 
 
 def demo_simulate_judgments(*, campaign: Campaign, seed: int = 2026) -> int:

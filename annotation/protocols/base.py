@@ -165,10 +165,14 @@ class Protocol:
         rng: np.random.Generator,
         *,
         careless: bool,
+        texts: Sequence[str] = (),
+        noticed: Sequence[tuple[int, int] | None] = (),
     ) -> dict[str, dict[str, float]]:
         """What a simulated rater (the demo's) answers for outputs it perceives at
         ``qualities`` (0 worst, 1 best): every criterion on its scale, with a little noise per
-        criterion unless the rater is careless."""
+        criterion unless the rater is careless. ``texts`` (the outputs' texts) and ``noticed``
+        (per output, the part the rater sees is wrong, or None) serve the kinds that mark
+        error spans."""
         answer: dict[str, dict[str, float]] = {}
         criteria = self.criteria_for(len(output_ids))
         for output_id, quality in zip(output_ids, qualities, strict=True):

@@ -94,6 +94,11 @@ class MQMProtocol(SpanProtocol):
 
     weights: Weights = field(default_factory=Weights)
 
+    def histogram_criteria(self) -> tuple[Criterion, ...]:
+        """None: scores pile up at a few values (0, −1, −5, …) over a wide scale; the analysis
+        page's errors per system by severity and category say more."""
+        return ()
+
     def derived_values(self, spans: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         """The negated weighted sum (0.0, never −0.0, without errors)."""
         return {MQM_SCORE.key: -mqm_score(spans, self.weights) or 0.0}
@@ -107,6 +112,14 @@ PROTOCOL = MQMProtocol(
     severities=(MINOR, MAJOR, NEUTRAL),
     categories=CATEGORIES,
     max_spans=MAX_ERRORS,
+    simulated_categories=(
+        "accuracy/mistranslation",
+        "fluency/grammar",
+        "fluency/spelling",
+        PUNCTUATION,
+        "terminology",
+        "style",
+    ),
     instructions=_(
         "Mark every error in the translation (at most five: the most severe ones): select the "
         "words, give the error a severity — major when it changes or hides the meaning, minor "

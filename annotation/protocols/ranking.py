@@ -70,6 +70,8 @@ class RankingProtocol(Protocol):
         rng: np.random.Generator,
         *,
         careless: bool,
+        texts: Sequence[str] = (),
+        noticed: Sequence[tuple[int, int] | None] = (),
     ) -> dict[str, dict[str, float]]:
         """The outputs ranked by perceived quality, best first (no further noise)."""
         key = self.criteria_for(len(output_ids))[0].key

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,6 +63,8 @@ class SpanProtocol(Protocol):
     # The most spans one output may have (0: no limit).
     max_spans: int = 0
     asked: tuple[Criterion, ...] = ()
+    # The categories a simulated (demo) rater gives minor errors.
+    simulated_categories: tuple[str, ...] = ()
     marks_spans: bool = True
     screen_template: Any = "annotation/screens/spans.html"
     keys_template: Any = "annotation/screens/spans_keys.html"
@@ -221,15 +224,63 @@ class SpanProtocol(Protocol):
         rng: np.random.Generator,
         *,
         careless: bool,
+        texts: Sequence[str] = (),
+        noticed: Sequence[tuple[int, int] | None] = (),
     ) -> dict[str, dict[str, Any]]:
-        """The asked criteria as every kind simulates them, and no spans: the demo's span
-        judgments come from ``annotation.demo``, which knows the texts."""
+        """The asked criteria as every kind simulates them, and error spans over words of
+        ``texts``: more, and more of them major, the worse the output looks; a careful rater
+        marks the ``noticed`` part (a bad reference's degraded words) first. Without texts,
+        no spans."""
         answer: dict[str, dict[str, Any]] = dict(
             super().simulated_answer(output_ids, qualities, rng, careless=careless)
         )
-        for output_id in output_ids:
-            answer.setdefault(str(output_id), {})[SPANS] = []
+        for i, (output_id, quality) in enumerate(zip(output_ids, qualities, strict=True)):
+            text = texts[i] if i < len(texts) else ""
+            seen = None if careless or i >= len(noticed) else noticed[i]
+            answer.setdefault(str(output_id), {})[SPANS] = self._simulated_spans(
+                text, quality, seen, rng, careless=careless
+            )
         return answer
+
+    def _simulated_spans(
+        self,
+        text: str,
+        quality: float,
+        noticed: tuple[int, int] | None,
+        rng: np.random.Generator,
+        *,
+        careless: bool,
+    ) -> list[dict[str, Any]]:
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+        limit = self.max_spans or len(words) + 1
+        # A careless rater marks a few words anywhere, whatever the output is like.
+        badness = 0.5 if careless else min(max(1.0 - quality, 0.0), 1.0)
+        wanted = min(int(rng.binomial(min(limit, 5), badness)), len(words))
+        chosen = [noticed] if noticed and noticed[0] < noticed[1] else []
+        target = max(wanted, len(chosen))
+        for index in rng.permutation(len(words)):
+            if len(chosen) >= target:
+                break
+            start, end = words[int(index)]
+            if all(end <= a or b <= start for a, b in chosen):
+                chosen.append((start, end))
+        spans = []
+        for start, end in sorted(chosen)[:limit]:
+            major = (start, end) == noticed or rng.random() < badness * 0.7
+            span: dict[str, Any] = {
+                "start": start,
+                "end": end,
+                "severity": self.severities[1 if major else 0].key,
+            }
+            if self.categories:
+                # A major error is the kind's first category (MQM: a mistranslation); a minor
+                # one any of the categories the demo draws from.
+                common = self.simulated_categories or (self.categories[0].key,)
+                span["category"] = (
+                    self.categories[0].key if major else common[int(rng.integers(len(common)))]
+                )
+            spans.append(span)
+        return spans
 
 
 def _whole(value: Any) -> bool:

@@ -30,11 +30,11 @@ DRAWN = "#{} .js-plotly-plot:has(svg.main-svg)"
 
 
 def _check_every_plot_drawn(page: Any, shots: Path) -> None:
-    # Every plot drawn: 3 histograms, one heatmap and one scatter plot per metric.
+    # Every plot drawn: 4 histograms, one heatmap and one scatter plot per metric.
     page.wait_for_function(
         "() => document.querySelectorAll('#heatmaps .js-plotly-plot svg.main-svg').length > 0"
     )
-    assert page.locator(DRAWN.format("histograms")).count() == 3
+    assert page.locator(DRAWN.format("histograms")).count() == 4
     assert page.locator(DRAWN.format("heatmaps")).count() == 3
     assert page.locator(DRAWN.format("correlations")).count() == 3
     page.screenshot(path=shots / "dashboard.png", full_page=True)
@@ -48,8 +48,9 @@ def _check_every_panel(page: Any) -> None:
     assert page.is_hidden("#stale-flag")
     assert page.is_visible("#fresh-flag")
     configs = page.locator("#progress-configs tbody tr")
-    assert configs.count() == 3
+    assert configs.count() == 5  # the demo's five protocols
     assert "Direct assessment" in configs.nth(2).inner_text()
+    assert "MQM" in configs.nth(4).inner_text()
     annotators = page.locator("#progress-annotators tbody tr")
     assert annotators.count() == 4
     assert page.inner_text("[data-live=seconds_display]").endswith((" min", " h"))

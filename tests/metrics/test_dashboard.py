@@ -247,7 +247,7 @@ def _check_correlations_and_plots(
 
     # Plot data: histograms, heatmaps and scatter plots with every system.
     plots = json_block(html, "dashboard-plots")
-    assert len(plots["histograms"]) == len(human["histograms"]) == 3
+    assert len(plots["histograms"]) == len(human["histograms"]) == 4  # not ranks, not MQM
     assert {len(h["annotators"]) for h in plots["histograms"]} == {4}
     assert [h["key"] for h in plots["heatmaps"]] == ["bleu", "chrf", "ter"]
     assert all(len(h["systems"]) == 4 for h in plots["heatmaps"])

@@ -103,5 +103,5 @@ def test_the_analysis_reports_its_progress_criterion_by_criterion() -> None:
         progress=lambda done, total: calls.append((done, total)),
     )
     n = len(analysis.criteria)
-    assert n == 4  # adequacy, fluency, rank, score
+    assert n == 6  # adequacy, fluency, rank, DA's score, ESA's score, MQM
     assert calls == [(done, n) for done in range(1, n + 1)]

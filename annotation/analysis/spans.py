@@ -1,0 +1,320 @@
+"""What the error spans of a campaign's span protocols (ESA, MQM) say beside their scores: errors
+per system by severity and category, agreement on spans between annotators (the same output
+judged by two) and within one (a repeat against its original), and per annotator the share of
+bad references whose degraded part they marked.
+
+Read in the request: four queries per campaign, whatever the number of protocols; the numbers
+come from :mod:`evalcore.human.spans`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from django.db.models.functions import Length
+
+from annotation.models import (
+    Campaign,
+    ItemKind,
+    ItemOutput,
+    Judgment,
+    JudgmentSpan,
+    ProtocolConfig,
+)
+from annotation.protocols import PROTOCOLS
+from annotation.protocols.spans import Category
+from annotation.tasking.plan import is_character_based
+from evalcore.human.spans import Marking, SpanAgreement, degraded_range, finds, span_agreement
+
+
+@dataclass(frozen=True)
+class SystemErrors:
+    """One system's errors: outputs judged, spans by severity and by (category, severity)."""
+
+    name: str
+    n_judged: int
+    by_severity: dict[str, int]
+    by_category: dict[tuple[str, str], int]
+
+    @property
+    def n_errors(self) -> int:
+        return sum(self.by_severity.values())
+
+    @property
+    def per_judged(self) -> float | None:
+        return self.n_errors / self.n_judged if self.n_judged else None
+
+
+@dataclass(frozen=True)
+class AnnotatorFinds:
+    """Bad references one annotator judged and how many had a span over the degraded part."""
+
+    annotator_id: int
+    username: str
+    n_bad: int
+    n_found: int
+
+    @property
+    def share(self) -> float | None:
+        return self.n_found / self.n_bad if self.n_bad else None
+
+
+@dataclass(frozen=True)
+class SpanSummary:
+    config_id: int
+    config_name: str
+    protocol: str
+    severities: tuple[str, ...]
+    categories: tuple[Category, ...]
+    n_judged: int
+    n_spans: int
+    systems: tuple[SystemErrors, ...]
+    inter: SpanAgreement
+    intra: SpanAgreement
+    annotators: tuple[AnnotatorFinds, ...]
+
+    @property
+    def system_rows(self) -> list[tuple[SystemErrors, list[int]]]:
+        """Each system with its error counts in ``severities`` order."""
+        return [(s, [s.by_severity.get(sev, 0) for sev in self.severities]) for s in self.systems]
+
+    @property
+    def chart_height(self) -> int:
+        return 24 * len(self.systems) + 4
+
+    @property
+    def category_rows(self) -> list[tuple[Category, list[int]]]:
+        """Per category with errors: its count for each system (in ``systems`` order)."""
+        rows = []
+        for category in self.categories:
+            counts = [
+                sum(n for (c, _sev), n in s.by_category.items() if c == category.key)
+                for s in self.systems
+            ]
+            if any(counts):
+                rows.append((category, counts))
+        return rows
+
+    @property
+    def chart(self) -> list[dict[str, Any]]:
+        """A stacked bar per system: errors per judged output by severity, as widths on a
+        0–100 scale (the longest bar is 100), for the page's SVG."""
+        longest = max((s.per_judged or 0.0 for s in self.systems), default=0.0)
+        bars = []
+        for row, system in enumerate(self.systems):
+            x = 0.0
+            parts = []
+            for severity in self.severities:
+                rate = system.by_severity.get(severity, 0) / system.n_judged
+                width = 100 * rate / longest if longest else 0.0
+                parts.append({"severity": severity, "x": x, "width": width, "rate": rate})
+                x += width
+            bars.append(
+                {"name": system.name, "y": 24 * row, "parts": parts, "per": system.per_judged}
+            )
+        return bars
+
+    def as_json(self, names: dict[int, str] | None = None) -> dict[str, Any]:
+        """The summary for the API; annotators by ``names`` (user id → name, their pseudonyms)
+        or, without, by username."""
+
+        def agreement(a: SpanAgreement) -> dict[str, Any]:
+            return {
+                "f1": _finite(a.f1),
+                "kappa": _finite(a.kappa),
+                "pairs": a.n_pairs,
+                "pairs_without_spans": a.n_both_clean,
+                "positions": a.n_positions,
+            }
+
+        return {
+            "config": self.config_id,
+            "name": self.config_name,
+            "protocol": self.protocol,
+            "judged_outputs": self.n_judged,
+            "spans": self.n_spans,
+            "systems": [
+                {
+                    "system": s.name,
+                    "judged_outputs": s.n_judged,
+                    "errors": s.n_errors,
+                    "by_severity": s.by_severity,
+                    "by_category": [
+                        {"category": c, "severity": sev, "count": n}
+                        for (c, sev), n in sorted(s.by_category.items())
+                    ],
+                }
+                for s in self.systems
+            ],
+            "inter_annotator": agreement(self.inter),
+            "intra_annotator": agreement(self.intra),
+            "bad_references": [
+                {
+                    "annotator": a.username if names is None else names[a.annotator_id],
+                    "judged": a.n_bad,
+                    "found": a.n_found,
+                }
+                for a in self.annotators
+            ],
+        }
+
+
+def _finite(x: float) -> float | None:
+    return None if x != x else x
+
+
+@dataclass(frozen=True)
+class _Shown:
+    item_id: int
+    kind: str
+    system: str
+    original_id: int | None
+    length: int
+    text: str
+
+
+def campaign_span_summaries(*, campaign: Campaign) -> list[SpanSummary]:
+    """One summary per protocol config of a span kind that has judgments, in config order."""
+    configs = [
+        c
+        for c in ProtocolConfig.objects.filter(campaign=campaign).order_by("created", "pk")
+        if c.protocol in PROTOCOLS and PROTOCOLS[c.protocol].marks_spans
+    ]
+    if not configs:
+        return []
+    by_config = {c.pk: c for c in configs}
+    shown = _outputs(by_config)
+    judged = list(
+        Judgment.objects.filter(item__task__config__in=configs)
+        .order_by()
+        .values_list("pk", "item_id", "annotator_id", "annotator__username", "item__task__config")
+    )
+    markings: dict[int, dict[int, list[tuple[int, int, str, str]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for judgment, output, start, end, severity, category in (
+        JudgmentSpan.objects.filter(judgment__item__task__config__in=configs)
+        .order_by()
+        .values_list("judgment_id", "output_id", "start", "end", "severity", "category")
+    ):
+        markings[judgment][output].append((start, end, severity, category))
+    summaries = []
+    for config in configs:
+        rows = [j for j in judged if j[4] == config.pk]
+        if rows:
+            summaries.append(_summary(config, rows, shown, markings, campaign.target_language))
+    return summaries
+
+
+def _outputs(configs: dict[int, ProtocolConfig]) -> dict[int, dict[int, _Shown]]:
+    """The shown outputs of the configs' items, by item id and output id."""
+    found: dict[int, dict[int, _Shown]] = defaultdict(dict)
+    rows = (
+        ItemOutput.objects.filter(item__task__config__in=list(configs))
+        .order_by()
+        .annotate(length=Length("text"))
+        .values_list("pk", "item_id", "kind", "system__name", "original_id", "length", "text")
+    )
+    for pk, item, kind, system, original, length, text in rows:
+        # The text is needed only to find a bad reference's degraded part (against its
+        # original, a real output).
+        keep = text if kind in (ItemKind.BAD_REFERENCE, ItemKind.REAL) else ""
+        found[item][pk] = _Shown(item, kind, system or "", original, length, keep)
+    return found
+
+
+def _summary(
+    config: ProtocolConfig,
+    judgments: list[tuple[int, int, int, str, int]],
+    shown: dict[int, dict[int, _Shown]],
+    markings: dict[int, dict[int, list[tuple[int, int, str, str]]]],
+    target_language: str,
+) -> SpanSummary:
+    protocol = PROTOCOLS[config.protocol]
+    severities = tuple(s.key for s in protocol.severities)
+    categories = tuple(getattr(protocol, "categories", ()))
+    judged: Counter[str] = Counter()
+    by_severity: dict[str, Counter[str]] = defaultdict(Counter)
+    by_category: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    # Per output: every annotator's marking of it (for agreement); per (annotator, output).
+    per_output: dict[int, list[tuple[int, Marking]]] = defaultdict(list)
+    mine: dict[tuple[int, int], Marking] = {}
+    found: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
+    n_spans = n_judged = 0
+    character_based = is_character_based(target_language)
+    outputs = {o: out for item_outputs in shown.values() for o, out in item_outputs.items()}
+    for judgment, item, annotator, username, _config in judgments:
+        for output_id, output in shown.get(item, {}).items():
+            spans = markings.get(judgment, {}).get(output_id, [])
+            marking = [(s, e) for s, e, _sev, _cat in spans]
+            n_judged += 1
+            n_spans += len(spans)
+            mine[(annotator, output_id)] = marking
+            if output.kind == ItemKind.REAL:
+                per_output[output_id].append((annotator, marking))
+                judged[output.system] += 1
+                for _s, _e, severity, category in spans:
+                    by_severity[output.system][severity] += 1
+                    by_category[output.system][(category, severity)] += 1
+            elif output.kind == ItemKind.BAD_REFERENCE and output.original_id in outputs:
+                degraded = degraded_range(
+                    outputs[output.original_id].text, output.text, whole_words=not character_based
+                )
+                found[(username, annotator)][0] += 1
+                found[(username, annotator)][1] += int(finds(marking, degraded))
+    lengths = {o: shown_output.length for o, shown_output in outputs.items()}
+    inter = span_agreement(_inter_pairs(per_output, lengths))
+    intra = span_agreement(_intra_pairs(mine, outputs))
+    # Fewest errors per judged output first.
+    systems = tuple(
+        sorted(
+            (
+                SystemErrors(name, judged[name], dict(by_severity[name]), dict(by_category[name]))
+                for name in judged
+            ),
+            key=lambda s: (s.n_errors / s.n_judged, s.name),
+        )
+    )
+    return SpanSummary(
+        config_id=config.pk,
+        config_name=config.name,
+        protocol=config.protocol,
+        severities=severities,
+        categories=categories,
+        n_judged=n_judged,
+        n_spans=n_spans,
+        systems=systems,
+        inter=inter,
+        intra=intra,
+        annotators=tuple(
+            AnnotatorFinds(user_id, name, counts[0], counts[1])
+            for (name, user_id), counts in sorted(found.items())
+        ),
+    )
+
+
+def _inter_pairs(
+    per_output: dict[int, list[tuple[int, Marking]]], lengths: dict[int, int]
+) -> Iterable[tuple[Marking, Marking, int]]:
+    """Every two annotators' markings of the same real output."""
+    for output_id, marks in per_output.items():
+        for (a, first), (b, second) in combinations(marks, 2):
+            if a != b:
+                yield first, second, lengths[output_id]
+
+
+def _intra_pairs(
+    mine: dict[tuple[int, int], Marking], outputs: dict[int, _Shown]
+) -> Iterable[tuple[Marking, Marking, int]]:
+    """An annotator's marking of a repeat against their marking of its original."""
+    for (annotator, output_id), marking in mine.items():
+        output = outputs[output_id]
+        if output.kind != ItemKind.REPEAT or output.original_id is None:
+            continue
+        original = mine.get((annotator, output.original_id))
+        if original is not None:
+            yield original, marking, output.length
