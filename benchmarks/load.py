@@ -53,6 +53,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -179,10 +180,12 @@ def check(seeded: Seeded, outcomes: Outcomes) -> list[str]:
         JudgmentValue.objects.filter(judgment__in=judgments).values_list("judgment_id", flat=True)
     )
     short = [
-        pk for pk, row in stored.items() if values[pk] != outputs[row[1]] * len(seeded.criteria)
+        pk for pk, row in stored.items() if values[pk] != outputs[row[1]] * seeded.values_per_output
     ]
     if short:
         problems.append(f"{len(short)} judgments without every value, e.g. {short[:5]}")
+    if seeded.spans:
+        problems += spans_check(judgments)
     per_assignment = Counter(judgments.values_list("assignment_id", flat=True))
     wrong = [
         str(pk)
@@ -211,6 +214,21 @@ def check(seeded: Seeded, outcomes: Outcomes) -> list[str]:
 
 # --------------------------------------------------------------------------------------------
 # Report
+
+
+def spans_check(judgments: Any) -> list[str]:
+    """Every judgment's error spans stored as rows, one per span of its answer."""
+    from annotation.models import JudgmentSpan
+
+    rows = Counter(
+        JudgmentSpan.objects.filter(judgment__in=judgments).values_list("judgment_id", flat=True)
+    )
+    wrong = [
+        pk
+        for pk, answer in judgments.values_list("pk", "answer")
+        if rows[pk] != sum(len(given.get("spans", ())) for given in answer.values())
+    ]
+    return [f"{len(wrong)} judgments whose span rows differ from their answer"] if wrong else []
 
 
 def percentiles(values: list[float]) -> str:

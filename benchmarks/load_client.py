@@ -203,7 +203,15 @@ async def annotate(
             ]
             criteria = seeded.criteria
         submission = str(uuid.uuid4())
-        body = answer_body(item_id, submission, output_ids, criteria, rng)
+        body = answer_body(
+            item_id,
+            submission,
+            output_ids,
+            criteria,
+            rng,
+            spans=seeded.spans,
+            categories=seeded.categories,
+        )
         answer = await client.request("submit", "POST", f"{base}/submit/", token, body)
         if answer is None:
             return
@@ -270,17 +278,27 @@ def answer_body(
     output_ids: list[int],
     criteria: list[tuple[str, int, int]],
     rng: np.random.Generator,
+    *,
+    spans: bool = False,
+    categories: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """A submit of a random valid answer to the item, based on revision 0."""
-    return {
-        "item": item_id,
-        "revision": 0,
-        "submission_id": submission,
-        "answer": {
-            str(o): {key: int(rng.integers(low, high + 1)) for key, low, high in criteria}
-            for o in output_ids
-        },
+    """A submit of a random valid answer to the item, based on revision 0; with ``spans``, each
+    output also gets none, one or two error spans over its first characters (every text is
+    longer than two), each in one of ``categories`` where the kind has them."""
+    answer: dict[str, dict[str, Any]] = {
+        str(o): {key: int(rng.integers(low, high + 1)) for key, low, high in criteria}
+        for o in output_ids
     }
+    if spans:
+        for scores in answer.values():
+            marked = int(rng.integers(0, 3))
+            scores["spans"] = [
+                {"start": i, "end": i + 1, "severity": ("minor", "major")[int(rng.integers(2))]}
+                for i in range(marked)
+            ]
+            for span in scores["spans"] if categories else ():
+                span["category"] = categories[int(rng.integers(len(categories)))]
+    return {"item": item_id, "revision": 0, "submission_id": submission, "answer": answer}
 
 
 async def submit_repeat(

@@ -33,6 +33,13 @@ class Seeded:
     criteria: list[tuple[str, int, int]]  # (key, minimum, maximum) per output
     tasks: dict[int, list[tuple[int, list[int]]]]
     items: int
+    # Whether answers mark error spans (ESA, MQM) beside the criteria.
+    spans: bool = False
+    # The categories a span takes (MQM's; none for ESA).
+    categories: tuple[str, ...] = ()
+    # The values a judgment stores per output: the criteria asked, and those worked out from
+    # the spans (MQM's score).
+    values_per_output: int = 1
 
 
 def seed(
@@ -81,6 +88,11 @@ def seed(
         criteria=criteria,
         tasks=tasks,
         items=total,
+        spans=definition.marks_spans,
+        categories=tuple(c.key for c in getattr(definition, "categories", ())),
+        values_per_output=len(definition.criteria_for(per_screen))
+        if not definition.marks_spans
+        else len(definition.criteria),
     )
 
 

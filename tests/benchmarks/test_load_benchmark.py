@@ -93,6 +93,39 @@ def test_a_small_load_run_stores_every_acknowledged_judgment_once(
     assert any("1 acknowledged judgments lost" in p for p in problems), problems
 
 
+@pytest.mark.parametrize("protocol", ["esa", "mqm"])
+def test_a_small_load_run_of_span_judgments_stores_their_spans(
+    test_database_url: str, redis_url: str, tmp_path: Path, protocol: str
+) -> None:
+    """Span kinds under the same load: every acknowledged judgment stored once with its spans
+    as rows and its values (MQM's worked out on the server); a span row lost is reported."""
+    from annotation.models import JudgmentSpan
+
+    seeded = load.seed(annotators=2, items_per_annotator=4, task_size=4, protocol=protocol)
+    assert seeded.spans
+    env = load.web_environment(
+        database_url=test_database_url, redis_url=redis_url, folder=tmp_path, auto_analysis=False
+    )
+    server, base, _ = load.start_web(env=env, workers=2, log=tmp_path / "web.log")
+    try:
+        client = load.Client(base)
+        outcomes, _ = run_apart(
+            load.load_run(
+                client, seeded, items=4, flow="next", repeat=0.3, stale=0.3, rng_seed=3, pace=0
+            )
+        )
+    finally:
+        load.stop_web(server)
+    assert client.errors == [], client.errors
+    assert outcomes.unexpected == []
+    assert len(outcomes.acknowledged) == 8
+    assert load.check(seeded, outcomes) == []
+    assert JudgmentSpan.objects.exists()
+    JudgmentSpan.objects.filter(pk=JudgmentSpan.objects.first().pk).delete()  # type: ignore[union-attr]
+    problems = load.check(seeded, outcomes)
+    assert "1 judgments whose span rows differ from their answer" in problems, problems
+
+
 def test_the_client_runs_on_uvloop_at_a_raised_priority() -> None:
     """What the benchmark does to its client before the load (in a process of its own: both
     change process-wide state). uvloop comes with the dev dependencies; raising the priority
