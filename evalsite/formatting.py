@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.utils.formats import get_format
+from django.utils.formats import get_format, number_format
 from django.utils.translation import gettext as _
 
 
@@ -38,6 +38,15 @@ def number_text(value: float | None, digits: int) -> str:
     text = fixed_text(value, digits)
     separator = get_format("DECIMAL_SEPARATOR")
     return text if separator == "." else text.replace(".", separator)
+
+
+def count_text(value: int | None) -> str:
+    """A count with the active language's thousands separator (12,345 in English, 12.345 in
+    German); "—" when missing. Counts on pages go through this (templates: ``|count``), so that
+    a WMT-size campaign's numbers can be read at a glance."""
+    if value is None:
+        return "—"
+    return number_format(int(value), force_grouping=True)
 
 
 def interval_text(low: float | None, high: float | None, digits: int) -> str:

@@ -215,7 +215,7 @@
     document.getElementById("fresh-flag").hidden = status.stale || !status.has_results || (status.results_job_id !== resultsJob && !!resultsJob);
     if (status.has_results && status.results_job_id && status.results_job_id !== resultsJob) showNewResults();
     const p = status.progress;
-    ["judged", "needed", "percent", "remaining", "seconds_display", "remaining_display"].forEach((key) => setText('[data-live="' + key + '"]', p[key]));
+    ["judged_text", "needed_text", "percent", "remaining_text", "seconds_display", "remaining_display"].forEach((key) => setText('[data-live="' + key + '"]', p[key]));
     const overall = document.querySelector('[data-live-bar="overall"]');
     if (overall) overall.style.width = p.percent + "%";
     p.configs.forEach((c) => {
