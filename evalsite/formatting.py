@@ -66,7 +66,7 @@ def duration_display(seconds: float | None) -> str:
         return "—"
     if seconds < 7200:
         return _("%(minutes)d min") % {"minutes": round(seconds / 60)}
-    return _("%(hours).1f h") % {"hours": seconds / 3600}
+    return _("%(hours)s h") % {"hours": number_text(seconds / 3600, 1)}
 
 
 # What a spreadsheet takes for the start of a formula (or, tab and carriage return, a way to
