@@ -39,9 +39,9 @@
     });
     return lines.join("<br>");
   }
-  // Long system names are cut on the axes (the whole name is in the hover text).
-  function shortName(name) {
-    return name.length > 18 ? name.slice(0, 17) + "…" : name;
+  // On a phone, long system names are cut on the axes (the whole name is in the hover text).
+  function shortName(name, narrow) {
+    return narrow && name.length > 18 ? name.slice(0, 17) + "…" : name;
   }
 
   // Per-annotator histograms of raw scores: grouped bars of shares; a heatmap when there are
@@ -95,10 +95,11 @@
     const n = names.length;
     // Cells wide enough for their p-value ("0.005" at 9 px): on a narrow screen the plot gets
     // wider than its card and the card scrolls sideways, rather than squeezing the cells.
-    const labels = h.systems.map((name) => esc(shortName(name)));
-    const labelRoom = 24 + 6 * Math.max.apply(null, h.systems.map((name) => shortName(name).length));
-    const wanted = labelRoom + 40 * n;
     const scroller = el.parentElement;
+    const narrow = window.matchMedia("(max-width: 600px)").matches;  // a phone, as the CSS says
+    const labels = h.systems.map((name) => esc(shortName(name, narrow)));
+    const labelRoom = 24 + 6 * Math.max.apply(null, h.systems.map((name) => shortName(name, narrow).length));
+    const wanted = labelRoom + 40 * n;
     scroller.classList.add("plot-scroll");
     el.style.minWidth = scroller.clientWidth && wanted > scroller.clientWidth ? wanted + "px" : "";
     const cell = ((el.clientWidth || wanted) - labelRoom) / n;
