@@ -107,6 +107,7 @@ def redis_restart(args: argparse.Namespace) -> int:
         done_before = AnalysisJob.objects.filter(status="done").count()
         emit(f"{args.before} submits acknowledged; {done_before} automatic analyses done so far")
 
+        busy_wait(args.timeout)
         down_at, up_at = redis_outage(services, clients, args, problems)
         analysis_after_restart_wait(up_at, args.timeout, problems)
         time.sleep(args.after)
@@ -114,11 +115,27 @@ def redis_restart(args: argparse.Namespace) -> int:
         supervisor.set()
         for thread in threads:
             thread.join(timeout=180)
-        worker_exits_report(services, exits, down_at)
+        problems += worker_exits_report(services, exits, down_at)
         stuck_jobs_report()
 
         problems += submits_account(clients)
         return fail(problems)
+
+
+def busy_wait(timeout: float) -> None:
+    """Wait until the worker is running an analysis, so that Redis goes away while the worker
+    holds a task (the case that used to stop it); printed."""
+    from metrics.models import AnalysisJob
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        django_connection_reset()
+        job = AnalysisJob.objects.filter(status="running").first()
+        if job is not None:
+            emit(f"the worker is running analysis job {job.pk} (stage {job.stage})")
+            return
+        time.sleep(0.05)
+    emit(f"no analysis was running within {timeout:.0f} s; Redis is stopped anyway")
 
 
 def redis_outage(
@@ -169,8 +186,20 @@ def analysis_after_restart_wait(up_at: float, timeout: float, problems: list[str
         )
 
 
-def worker_exits_report(services: Stack, exits: list[tuple[float, str]], down_at: float) -> None:
-    """Each exit of the supervised worker, with the reason it logged."""
+def worker_exits_report(
+    services: Stack, exits: list[tuple[float, str]], down_at: float
+) -> list[str]:
+    """Each exit of the supervised worker, with the reason it logged; the worker must reconnect
+    by itself, so an exit is a problem (the supervisor only keeps the run going to its end)."""
+    if not exits:
+        log = services.log("w1").read_text(errors="replace")
+        lost = log.count("Connection to broker lost")
+        unacked = log.count("Couldn't ack")
+        emit(
+            f"the worker never exited: it lost Redis {lost} time(s), reconnected by itself and "
+            f"went on ({unacked} acknowledgement(s) of tasks it held could not reach the old "
+            "connection and were logged)"
+        )
     for moment, name in exits:
         reason = next(
             (
@@ -184,6 +213,7 @@ def worker_exits_report(services: Stack, exits: list[tuple[float, str]], down_at
             f"worker {name} exited {moment - down_at:.1f} s after Redis was stopped "
             f"({reason}); started again like compose's restart policy does"
         )
+    return [f"the worker exited {len(exits)} time(s) when Redis went away"] if exits else []
 
 
 def stuck_jobs_report() -> None:

@@ -1,5 +1,6 @@
 """Template filters of the one number formatter (``evalsite.formatting``): ``{% load numbers %}``
-then ``{{ value|number:3 }}``, ``{{ value|percent:1 }}``; "—" for a missing value."""
+then ``{{ value|number:3 }}``, ``{{ n|count }}`` (thousands
+separated); "—" for a missing value."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from django import template
 
-from evalsite.formatting import number_text
+from evalsite.formatting import count_text, number_text
 
 register = template.Library()
 
@@ -16,3 +17,9 @@ register = template.Library()
 def number(value: Any, digits: int = 2) -> str:
     """``value`` with ``digits`` decimals, as every page and report writes it."""
     return number_text(None if value is None or value == "" else float(value), int(digits))
+
+
+@register.filter
+def count(value: Any) -> str:
+    """A whole number with the active language's thousands separator: 12,345 (German 12.345)."""
+    return count_text(None if value is None or value == "" else int(value))

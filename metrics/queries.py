@@ -25,7 +25,7 @@ from django.db.models import (
 from annotation.models import Assignment, Campaign, Judgment, ProtocolConfig, Task
 from evalcore.human.qc import DEFAULT_IDLE_CAP
 from evalsite.db import features
-from evalsite.formatting import duration_display, number_text
+from evalsite.formatting import count_text, duration_display, number_text
 from metrics import pipeline
 from metrics.models import AnalysisJob, AnalysisResult
 
@@ -146,6 +146,10 @@ class Progress:
             "judged": self.judged,
             "needed": self.needed,
             "remaining": self.remaining,
+            # The counts as the page writes them (thousands separated in the active language).
+            "judged_text": count_text(self.judged),
+            "needed_text": count_text(self.needed),
+            "remaining_text": count_text(self.remaining),
             "percent": self.percent,
             "seconds": self.seconds,
             "seconds_display": self.seconds_display,
@@ -158,6 +162,8 @@ class Progress:
                     "judged": c.judged,
                     "needed": c.needed,
                     "remaining": c.remaining,
+                    "judged_text": count_text(c.judged),
+                    "remaining_text": count_text(c.remaining),
                     "percent": c.percent,
                     "seconds": c.seconds,
                     "seconds_display": c.seconds_display,

@@ -49,6 +49,7 @@ from annotation.judgment_import.formats import (
     judgments_parse,
 )
 from annotation.judgment_import.plan import ImportContext, ImportOptions, ImportPlan, import_plan
+from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.models import (
     Assignment,
     Campaign,
@@ -152,8 +153,10 @@ def judgments_import(
     upload: UploadFile,
     user: AbstractBaseUser | None,
     options: ImportOptions | None = None,
+    report: ImportProgress | None = None,
 ) -> JudgmentImport:
-    """Parse ``upload`` and store its judgments on ``campaign``, all or nothing.
+    """Parse ``upload`` and store its judgments on ``campaign``, all or nothing; ``report``
+    hears of each step as it starts (``judgment_import.progress``).
 
     Creates an imported :class:`ProtocolConfig` with one task per HIT (per annotator when the
     file has no HIT ids), an item per screen, the shown outputs (QC outputs pointing to their
@@ -171,12 +174,14 @@ def judgments_import(
     """
     options = options or ImportOptions()
     with _no_cyclic_gc():
+        progress_step(report, "read")
         parsed = _read(upload, options)
         with transaction.atomic():
+            progress_step(report, "check")
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
             context = _campaign_context(locked, parsed)
             plan = import_plan(parsed, context, options)
-            record = _store(locked, parsed, plan, options, user)
+            record = _store(locked, parsed, plan, options, user, report)
             # As every judgment and upload does: the metrics app schedules a recomputation once
             # the import has committed (never if it rolls back).
             campaign_data_changed.send(sender=JudgmentImport, campaign_id=locked.pk)
@@ -278,9 +283,11 @@ def _store(
     plan: ImportPlan,
     options: ImportOptions,
     user: AbstractBaseUser | None,
+    report: ImportProgress | None = None,
 ) -> JudgmentImport:
     """Store the plan: accounts, config, tasks, items, outputs, assignments, judgments and
     values, in that order (later rows point to earlier ones), and the import's record."""
+    progress_step(report, "items")
     now = timezone.now()
     users = _annotator_accounts(campaign, parsed, plan.annotators)
     # An item's kind looks at all its outputs: computed once.
@@ -305,7 +312,9 @@ def _store(
     )
     task_of = dict(zip(plan.tasks, tasks, strict=True))
     item_id = _insert_items(plan, kinds, task_of)
+    progress_step(report, "outputs")
     output_id = _insert_outputs(plan, item_id)
+    progress_step(report, "judgments")
     assignment_id = _create_assignments(plan, users, task_of, now)
     n_judgments, n_values = _insert_judgments(
         plan,

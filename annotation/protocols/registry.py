@@ -14,3 +14,15 @@ def register(protocol: Protocol) -> Protocol:
         raise ValueError(f"a protocol kind {protocol.key!r} is registered already")
     PROTOCOLS[protocol.key] = protocol
     return protocol
+
+
+def criterion_label_shown(protocol: str, key: str, stored: str) -> str:
+    """A criterion's label in the page's language: stored results keep the label of the
+    language they were computed in, a page names the criterion by its key (``stored`` when the
+    kind or key is not known here)."""
+    kind = PROTOCOLS.get(protocol)
+    if kind is not None:
+        for criterion in kind.import_criteria():
+            if criterion.key == key:
+                return str(criterion.label)
+    return stored

@@ -14,6 +14,7 @@ from annotation.models import (
     TaskBuild,
 )
 from annotation.tasking.background import progress_key
+from evalsite.formatting import count_text
 from evalsite.jobs import BROKER_ERRORS
 
 BUILD_STAGES = {
@@ -52,9 +53,9 @@ def _build_state(build: TaskBuild, progress: dict[str, Any] | None) -> dict[str,
         stage, done, total = progress["stage"], progress["done"], progress["total"]
     percent = round(100 * done / total) if total else 0
     if build.status == TaskBuild.Status.DONE:
-        message = _("Built %(tasks)d tasks with %(items)d items.") % {
-            "tasks": build.tasks,
-            "items": build.items,
+        message = _("Built %(tasks)s tasks with %(items)s items.") % {
+            "tasks": count_text(build.tasks),
+            "items": count_text(build.items),
         }
     elif build.status == TaskBuild.Status.FAILED:
         message = build.error
@@ -63,8 +64,8 @@ def _build_state(build: TaskBuild, progress: dict[str, Any] | None) -> dict[str,
     elif stage == "writing":
         message = _("%(stage)s: %(done)s of %(total)s rows (%(percent)d%%).") % {
             "stage": BUILD_STAGES[stage],
-            "done": f"{done:,}",
-            "total": f"{total:,}",
+            "done": count_text(done),
+            "total": count_text(total),
             "percent": percent,
         }
     else:
@@ -82,6 +83,8 @@ def _build_state(build: TaskBuild, progress: dict[str, Any] | None) -> dict[str,
         "message": message,
         "tasks": build.tasks,
         "items": build.items,
+        "tasks_text": count_text(build.tasks),
+        "items_text": count_text(build.items),
         "created": build.created.isoformat(),
         "finished": build.finished.isoformat() if build.finished else None,
     }

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
 from metrics.presenters.human import criterion_slug
@@ -12,6 +14,12 @@ from metrics.presenters.metrics import (
     ALPHA,
     short_number,
 )
+
+# Where the DARR pairs come from, as the stored results name it, in the page's language.
+DARR_SOURCES = {
+    "ranks on one screen": _("ranks on one screen"),
+    "DA translations of one segment": _("DA translations of one segment"),
+}
 
 
 @dataclass(frozen=True)
@@ -116,7 +124,7 @@ def correlation_panel(doc: dict[str, Any]) -> list[CorrelationCriterion]:
                     segment_n=pearson_z.get("n"),
                     darr_tau=finite_or_none(darr.get("tau")),
                     darr_pairs=darr.get("pairs"),
-                    darr_from=str(darr.get("from", "")),
+                    darr_from=str(DARR_SOURCES.get(darr.get("from", ""), darr.get("from", ""))),
                 )
             )
         williams = crit.get("williams") or {}

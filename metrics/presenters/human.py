@@ -16,6 +16,7 @@ from annotation.analysis.results import (
     Method,
     SystemResult,
 )
+from annotation.protocols.registry import criterion_label_shown as _label
 from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
 
@@ -178,7 +179,7 @@ def _human_criterion(crit: CriterionAnalysis) -> HumanCriterion:
     axis = _bar_axis(crit.ranked_systems, ranking)
     return HumanCriterion(
         slug=criterion_slug(crit.config_id, crit.criterion),
-        title=f"{crit.config_name} · {crit.criterion_label}",
+        title=f"{crit.config_name} · {_label(crit.protocol, crit.criterion, crit.criterion_label)}",
         protocol=crit.protocol,
         kind=crit.kind,
         scale=(int(crit.scale[0]), int(crit.scale[1])),
@@ -258,13 +259,16 @@ def _qc_row(a: AnnotatorResult) -> QCRow:
 
 def histogram_plots(doc: HumanDocument | Mapping[str, Any]) -> list[dict[str, Any]]:
     """Per-annotator counts of raw scores (Koehn Fig. 8.3) per criterion, for the plots."""
+    human = HumanDocument.read(doc)
+    protocol = {c.config_id: c.protocol for c in human.analysis.criteria}
     return [
         {
             "id": criterion_slug(h.config_id, h.criterion),
-            "title": f"{h.config_name} · {h.label}",
+            "title": f"{h.config_name} · "
+            f"{_label(protocol.get(h.config_id, ''), h.criterion, h.label)}",
             "bins": h.bins,
             "bin_width": h.bin_width,
             "annotators": [{"username": a.username, "counts": a.counts} for a in h.annotators],
         }
-        for h in HumanDocument.read(doc).histograms
+        for h in human.histograms
     ]

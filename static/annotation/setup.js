@@ -30,8 +30,8 @@
       const config = document.getElementById("config-" + build.config);
       // The protocol's row: name, protocol, k, tasks, items, …
       if (config) {
-        config.cells[3].textContent = build.tasks;
-        config.cells[4].textContent = build.items;
+        config.cells[3].textContent = build.tasks_text;
+        config.cells[4].textContent = build.items_text;
       }
     }
   }

@@ -27,6 +27,23 @@
     return Object.assign({ font: FONT, margin: { l: 56, r: 12, t: 12, b: 48 }, paper_bgcolor: "#fff", plot_bgcolor: "#fff" }, extra);
   }
 
+  // An axis title broken over lines of at most ``room`` pixels (about 7 px a character at the
+  // plots' font): a long title on a short axis would otherwise run past the plot and be cut.
+  function wrapTitle(text, room) {
+    const width = Math.max(8, Math.floor(room / 7));
+    const lines = [];
+    String(text).split(" ").forEach((word) => {
+      const last = lines.length - 1;
+      if (last >= 0 && (lines[last] + " " + word).length <= width) lines[last] += " " + word;
+      else lines.push(word);
+    });
+    return lines.join("<br>");
+  }
+  // On a phone, long system names are cut on the axes (the whole name is in the hover text).
+  function shortName(name, narrow) {
+    return narrow && name.length > 18 ? name.slice(0, 17) + "…" : name;
+  }
+
   // Per-annotator histograms of raw scores: grouped bars of shares; a heatmap when there are
   // too many annotators for bars to be read.
   function histogram(el, h) {
@@ -54,11 +71,14 @@
       marker: { color: COLORS[i % COLORS.length] },
       hovertemplate: esc(a.username) + "<br>%{x}: %{y:.1f}% (%{customdata} " + esc(t("judgments")) + ")<extra></extra>",
     }));
+    // The legend goes above the bars, so that the x axis' title has the room below them; the y
+    // axis' title is wrapped to the height the bars get.
+    const room = (el.clientHeight || 320) - 120;
     Plotly.newPlot(el, traces, layout({
       barmode: "group", bargap: 0.2, xaxis: xaxis,
-      yaxis: { title: { text: esc(t("share")) }, rangemode: "tozero" },
-      legend: { orientation: "h", y: -0.25 },
-      margin: { l: 56, r: 12, t: 12, b: 90 },
+      yaxis: { title: { text: wrapTitle(esc(t("share")), room) }, rangemode: "tozero", automargin: true },
+      legend: { orientation: "h", x: 0, xanchor: "left", y: 1.02, yanchor: "bottom" },
+      margin: { l: 56, r: 12, t: 12, b: 48 },
     }), PLOT_CONFIG);
   }
 
@@ -73,13 +93,23 @@
       "<br>" + esc(t("wins")) + ": " + num(h.win_share[i][j], 2))));
     const z = h.outcome.map((row, i) => row.map((v, j) => (i === j ? null : v)));
     const n = names.length;
-    const height = Math.max(320, 110 + 26 * n);
+    // Cells wide enough for their p-value ("0.005" at 9 px): on a narrow screen the plot gets
+    // wider than its card and the card scrolls sideways, rather than squeezing the cells.
+    const scroller = el.parentElement;
+    const narrow = window.matchMedia("(max-width: 600px)").matches;  // a phone, as the CSS says
+    const labels = h.systems.map((name) => esc(shortName(name, narrow)));
+    const labelRoom = 24 + 6 * Math.max.apply(null, h.systems.map((name) => shortName(name, narrow).length));
+    const wanted = labelRoom + 40 * n;
+    scroller.classList.add("plot-scroll");
+    el.style.minWidth = scroller.clientWidth && wanted > scroller.clientWidth ? wanted + "px" : "";
+    const cell = ((el.clientWidth || wanted) - labelRoom) / n;
+    const height = Math.max(320, labelRoom + 20 + Math.max(26, Math.min(cell, 40)) * n);
     el.style.height = height + "px";
-    const ticks = { tickmode: "array", tickvals: names, ticktext: names, tickfont: { size: n > 12 ? 9 : 11 }, automargin: true };
+    const ticks = { tickmode: "array", tickvals: names, ticktext: labels, tickfont: { size: n > 12 ? 9 : 11 }, automargin: true };
     Plotly.newPlot(el, [{
       type: "heatmap", x: names, y: names, z: z, zmin: -1, zmax: 1, showscale: false, xgap: 1, ygap: 1,
       colorscale: [[0, "#e4877f"], [0.5, "#e9ecf2"], [1, "#6cc08e"]],
-      text: text, texttemplate: n <= 14 ? "%{text}" : "", textfont: { size: n <= 8 ? 11 : 9 },
+      text: text, texttemplate: cell >= 30 ? "%{text}" : "", textfont: { size: cell >= 44 ? 11 : 9 },
       customdata: hover, hovertemplate: "%{customdata}<extra></extra>",
     }], layout({
       height: height,
@@ -215,7 +245,7 @@
     document.getElementById("fresh-flag").hidden = status.stale || !status.has_results || (status.results_job_id !== resultsJob && !!resultsJob);
     if (status.has_results && status.results_job_id && status.results_job_id !== resultsJob) showNewResults();
     const p = status.progress;
-    ["judged", "needed", "percent", "remaining", "seconds_display", "remaining_display"].forEach((key) => setText('[data-live="' + key + '"]', p[key]));
+    ["judged_text", "needed_text", "percent", "remaining_text", "seconds_display", "remaining_display"].forEach((key) => setText('[data-live="' + key + '"]', p[key]));
     const overall = document.querySelector('[data-live-bar="overall"]');
     if (overall) overall.style.width = p.percent + "%";
     p.configs.forEach((c) => {

@@ -66,7 +66,7 @@ def test_an_organizer_reads_the_analysis_excludes_an_annotator_and_downloads_a_r
     page.screenshot(path=shots / "analysis-settings.png", full_page=False)
     page.click("#analysis-settings button[type=submit]")
     page.wait_for_url("**test=bootstrap**")
-    assert "one-sided bootstrap test" in page.inner_text("section.criterion")
+    assert "clusters by the one-sided paired bootstrap" in page.inner_text("section.criterion")
 
     with page.expect_download() as download_info:
         page.locator("#downloads a", has_text="LaTeX").click()

@@ -58,7 +58,9 @@ def test_the_setup_page_shows_a_build_queued_running_and_done(  # type: ignore[n
     n_tasks = Task.objects.filter(config=config).count()
     n_items = Item.objects.filter(task__config=config).count()
     assert n_items == 15000
-    page.wait_for_selector(f"{row}:has-text('Built {n_tasks} tasks with {n_items} items.')")
+    # Counts with thousands separators, as on every page.
+    page.wait_for_selector(f"{row}:has-text('Built {n_tasks:,} tasks with {n_items:,} items.')")
+    assert page.inner_text(f"#config-{config.pk} td:nth-child(5)").strip() == "15,000"
     # The page reloaded by itself: the protocol now links to its tasks, offered for a rebuild.
     page.wait_for_selector("#protocols a:has-text('DA wide')")
     assert page.locator("#protocols button:has-text('Rebuild tasks')").count() == 1

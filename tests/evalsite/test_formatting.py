@@ -41,3 +41,18 @@ def test_the_latex_system_report_rounds_as_the_pages_do() -> None:
     assert latex_fixed(4.125, 2) == number_text(4.125, 2) == "4.13"
     assert latex_fixed(-0.0004, 3) == "0.000"
     assert latex_fixed(None) == "--"
+
+
+def test_counts_group_thousands_as_django_s_intcomma_does_in_each_language() -> None:
+    from django.contrib.humanize.templatetags.humanize import intcomma
+
+    from evalsite.formatting import count_text
+
+    page = Template("{% load numbers %}{{ n|count }}")
+    for language, expected in (("en", "12,345"), ("de", "12.345")):
+        with translation.override(language):
+            assert count_text(12345) == expected
+            assert page.render(Context({"n": 12345})) == expected
+            for value in (0, 7, 999, 1000, 2160, 1_000_000, 123_456_789):
+                assert count_text(value) == intcomma(value), (language, value)
+    assert count_text(None) == "—"

@@ -5,12 +5,14 @@
         [--language-pair de-en] [--name "WMT19 de-en"] [--user alice] \
         [--system-map names.txt] [--dry-run]
 
-The file formats are documented in docs/reports.md. Exit status 2 with one line per problem
-(file and line) when the file cannot be imported; nothing is stored then.
+While it imports, a progress bar shows each step with the time since the start (``-v 0``
+hides it). The file formats are documented in docs/reports.md. Exit status 2 with one line per
+problem (file and line) when the file cannot be imported; nothing is stored then.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,22 @@ class Command(BaseCommand):
             arrow = f"{name} -> {mapped}" if name != mapped else name
             self.stdout.write(f"  {arrow}: {n:,} rows")
 
+    def _progress(self, verbosity: int) -> Any:
+        """A report of the import's steps that prints a bar per step, or None for ``-v 0``."""
+        if verbosity < 1:
+            return None
+        started = time.monotonic()
+
+        def report(stage: str, step: int, steps: int) -> None:
+            width = 20
+            filled = width * (step - 1) // steps
+            bar = "#" * filled + "-" * (width - filled)
+            self.stdout.write(
+                f"[{bar}] {step}/{steps} {stage} ({time.monotonic() - started:.1f} s)"
+            )
+
+        return report
+
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             campaign = Campaign.objects.get(pk=options["campaign"])
@@ -102,12 +120,18 @@ class Command(BaseCommand):
                 self._preview(campaign, upload, import_options)
                 return
             record = judgments_import(
-                campaign=campaign, upload=upload, user=user, options=import_options
+                campaign=campaign,
+                upload=upload,
+                user=user,
+                options=import_options,
+                report=self._progress(options["verbosity"]),
             )
         except UploadError as exc:
             raise CommandError(
                 "nothing imported:\n" + "\n".join(str(p) for p in exc.problems), returncode=2
             ) from None
+        if options["verbosity"] >= 1:
+            self.stdout.write(f"[{'#' * 20}] done")
         summary = record.summary
         self.stdout.write(
             f"imported {summary['judgments']} judgments ({summary['values']} values) of "

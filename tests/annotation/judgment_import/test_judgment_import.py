@@ -390,6 +390,16 @@ def test_the_command_imports_and_fails_with_status_2(texts, tmp_path) -> None:  
     out = io.StringIO()
     call_command("import_judgments", str(texts.pk), str(path), "--name", "WMT past", stdout=out)
     assert "imported 120 judgments" in out.getvalue()
+    # A progress bar: one line per step as it starts, then a full bar.
+    bars = [line.split("] ")[1].split(" (")[0] for line in out.getvalue().splitlines()[:-1]]
+    assert bars == [
+        "1/5 Reading the file",
+        "2/5 Checking it against the campaign",
+        "3/5 Writing tasks and items",
+        "4/5 Writing the shown outputs",
+        "5/5 Writing the judgments",
+        "done",
+    ]
     assert JudgmentImport.objects.get(campaign=texts).config.name == "WMT past"
     bad = tmp_path / "bad.tsv"
     bad.write_bytes(text("w\tgoogle\t1\tSYSTEM\t50\n"))
