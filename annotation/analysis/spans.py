@@ -78,6 +78,12 @@ class SpanSummary:
     annotators: tuple[AnnotatorFinds, ...]
 
     @property
+    def severity_columns(self) -> list[tuple[str, Any]]:
+        """(key, label in the page's language) of the kind's severities, in order."""
+        labels = {s.key: s.label for s in PROTOCOLS[self.protocol].severities}
+        return [(key, labels.get(key, key)) for key in self.severities]
+
+    @property
     def system_rows(self) -> list[tuple[SystemErrors, list[int]]]:
         """Each system with its error counts in ``severities`` order."""
         return [(s, [s.by_severity.get(sev, 0) for sev in self.severities]) for s in self.systems]
