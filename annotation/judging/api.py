@@ -14,7 +14,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
@@ -60,6 +65,19 @@ class AssignmentSerializer(serializers.ModelSerializer):
         return reverse("annotate", args=[assignment.pk])
 
 
+SPAN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "start": {"type": "integer", "minimum": 0},
+        "end": {"type": "integer", "minimum": 1},
+        "severity": {"type": "string"},
+        "category": {"type": "string"},
+    },
+    "required": ["start", "end", "severity"],
+}
+
+
+@extend_schema_field({"oneOf": [{"type": "number"}, {"type": "array", "items": SPAN_SCHEMA}]})
 class AnswerValueField(serializers.Field):
     """A criterion's value, read as DRF's ``FloatField`` reads it, or a list (an error-span
     kind's spans, which the protocol checks)."""

@@ -18,7 +18,7 @@ from annotation.analysis.services import (
     annotator_pseudonyms_ensure,
 )
 from annotation.analysis.shown import PROVENANCE_HEADER, provenance
-from annotation.reports import annotators, judgments, stream, systems
+from annotation.reports import annotators, judgments, spans, stream, systems
 from annotation.reports import text as report_text
 
 
@@ -101,6 +101,34 @@ class SystemReportView(CampaignAPIView):
         response[PROVENANCE_HEADER] = provenance(shown)
         response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "systems", fmt
+        )
+        return response
+
+
+class SpanReportView(CampaignAPIView):
+    renderer_classes = [DownloadRenderer, JSONRenderer]
+
+    @extend_schema(
+        parameters=[*SETTINGS_PARAMETERS, _format_parameter(spans.SPAN_FORMATS)],
+        responses=_file_responses(spans.SPAN_FORMATS),
+        description="The error spans of the campaign's ESA and MQM protocols, one row per span: "
+        "fmt is csv, tsv or jsonl; mqm.tsv is Google's MQM TSV (system, doc, doc_id, seg_id, "
+        "rater, source, target with the span marked <v>…</v>, category, severity; a judged "
+        "output without errors is one No-error row).",
+    )
+    def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
+        campaign = self.campaign(request, campaign_id)
+        if fmt not in spans.SPAN_FORMATS:
+            raise NotFound("Unknown format: use csv, tsv, jsonl or mqm.tsv.")
+        serializer = self.read_settings(request)
+        annotator_pseudonyms_ensure(campaign=campaign)
+        labels = judgments.annotator_labels(campaign=campaign, real_names=serializer.real_names)
+        response = HttpResponse(
+            spans.span_report_body(campaign=campaign, labels=labels, file_format=fmt),
+            content_type=report_text.CONTENT_TYPES[fmt],
+        )
+        response["Content-Disposition"] = report_text.download_disposition(
+            campaign.name, "spans", fmt
         )
         return response
 

@@ -21,6 +21,7 @@ CONTENT_TYPES = {
     "jsonl": "application/x-ndjson; charset=utf-8",
     "json": "application/json",
     "tex": "application/x-tex; charset=utf-8",
+    "mqm.tsv": "text/tab-separated-values; charset=utf-8",
 }
 
 

@@ -18,6 +18,16 @@ urlpatterns = [
         name="campaign_report_systems",
     ),
     path(
+        "campaigns/<uuid:campaign_id>/analysis/reports/spans.<str:fmt>",
+        views.campaign_report_spans,
+        name="campaign_report_spans",
+    ),
+    path(
+        "api/campaigns/<uuid:campaign_id>/reports/spans.<str:fmt>",
+        api.SpanReportView.as_view(),
+        name="api-campaign-report-spans",
+    ),
+    path(
         "campaigns/<uuid:campaign_id>/analysis/reports/annotators.csv",
         views.campaign_report_annotators,
         name="campaign_report_annotators",

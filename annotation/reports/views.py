@@ -16,7 +16,7 @@ from annotation.analysis.shown import PROVENANCE_HEADER, provenance
 from annotation.analysis.views import analysis_for, settings_from
 from annotation.campaigns.views import organizer_required
 from annotation.permissions import campaign_for_organizer
-from annotation.reports import annotators, judgments, stream, systems
+from annotation.reports import annotators, judgments, spans, stream, systems
 from annotation.reports import text as report_text
 
 
@@ -59,6 +59,23 @@ def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: s
     )
     response[PROVENANCE_HEADER] = provenance(shown)
     return _download(response, report_text.download_disposition(campaign.name, "systems", fmt))
+
+
+@organizer_required
+@require_safe
+def campaign_report_spans(request: HttpRequest, campaign_id: uuid.UUID, fmt: str) -> HttpResponse:
+    """The error-span report (CSV, TSV, JSONL) or Google's MQM TSV."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    if fmt not in spans.SPAN_FORMATS:
+        return HttpResponse(_("Unknown format."), status=404)
+    _form, _settings, real_names = settings_from(request, campaign)
+    annotator_pseudonyms_ensure(campaign=campaign)
+    labels = judgments.annotator_labels(campaign=campaign, real_names=real_names)
+    response = HttpResponse(
+        spans.span_report_body(campaign=campaign, labels=labels, file_format=fmt),
+        content_type=report_text.CONTENT_TYPES[fmt],
+    )
+    return _download(response, report_text.download_disposition(campaign.name, "spans", fmt))
 
 
 @organizer_required

@@ -177,6 +177,7 @@ MATRIX: dict[str, Rule] = {
     "campaign_report_judgments": organizer_page(GET),
     "campaign_report_systems": organizer_page(GET),
     "campaign_report_annotators": organizer_page(GET),
+    "campaign_report_spans": organizer_page(GET),
     "analysis_settings": organizer_page({"GET": 200, "POST": 302}),
     "campaign_dashboard": organizer_page(GET),
     "campaign_dashboard_status": organizer_page(GET),
@@ -196,6 +197,8 @@ MATRIX: dict[str, Rule] = {
     "api-campaign-report-judgments": organizer_api(GET),
     "api-campaign-report-systems": organizer_api(GET),
     "api-campaign-report-annotators": organizer_api(GET),
+    "api-campaign-report-spans": organizer_api(GET),
+    "api-campaign-error-spans": organizer_api(GET),
     # Invalid bodies (no file, no annotator): the role check passed, validation refused.
     "api-campaign-judgment-imports": organizer_api({"POST": 400}),
     "api-campaign-annotator-decisions": organizer_api({"POST": 400}),

@@ -1,0 +1,228 @@
+"""The error-span report: one row per span of the campaign's span protocols (ESA, MQM), as CSV,
+TSV or JSONL, and Google's MQM TSV (the layout of Freitag et al.'s released MQM annotations).
+
+Rows come from ``JudgmentSpan`` in one query; offsets are code points of the shown text, and
+``[length, length + 1)`` is the missing-content marker (``text`` "[missing]"). Annotators are
+named by pseudonym unless the organizer asks for usernames.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from annotation.models import Campaign, ItemOutput, Judgment, JudgmentSpan
+from annotation.protocols import PROTOCOLS
+from annotation.reports.text import cell_text
+
+SPAN_FORMATS = ("csv", "tsv", "jsonl", "mqm.tsv")
+
+SPAN_COLUMNS = (
+    "protocol",
+    "document",
+    "segment",
+    "system",
+    "run",
+    "annotator",
+    "item",
+    "item_type",
+    "output",
+    "start",
+    "end",
+    "severity",
+    "category",
+    "text",
+)
+
+# Google's MQM TSV: one row per error, a judged output without errors as one "No-error" row;
+# the error's span marked with <v>…</v> in the target.
+MQM_TSV_COLUMNS = (
+    "system",
+    "doc",
+    "doc_id",
+    "seg_id",
+    "rater",
+    "source",
+    "target",
+    "category",
+    "severity",
+)
+NO_ERROR = "No-error"
+MISSING = "[missing]"
+
+
+def _span_configs(campaign: Campaign) -> list[int]:
+    return [
+        pk
+        for pk, protocol in campaign.protocols.values_list("pk", "protocol")
+        if protocol in PROTOCOLS and PROTOCOLS[protocol].marks_spans
+    ]
+
+
+def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, Any]]:
+    """Every span of the campaign's span protocols, in protocol, item and output order."""
+    rows = (
+        JudgmentSpan.objects.filter(judgment__item__task__config__in=_span_configs(campaign))
+        .order_by(
+            "judgment__item__task__config_id",
+            "judgment__item_id",
+            "judgment_id",
+            "output__position",
+            "start",
+        )
+        .values_list(
+            "judgment__item__task__config__name",
+            "output__item__segment__document__external_id",
+            "output__item__segment__external_id",
+            "output__system__name",
+            "output__run__name",
+            "judgment__annotator_id",
+            "judgment__item_id",
+            "output__kind",
+            "output_id",
+            "start",
+            "end",
+            "severity",
+            "category",
+            "output__text",
+            "text_length",
+        )
+    )
+    found = []
+    for (
+        config,
+        document,
+        segment,
+        system,
+        run,
+        annotator,
+        item,
+        kind,
+        output,
+        start,
+        end,
+        severity,
+        category,
+        text,
+        length,
+    ) in rows:
+        found.append(
+            {
+                "protocol": config,
+                "document": document,
+                "segment": segment,
+                "system": system or "",
+                "run": run or "",
+                "annotator": labels.get(annotator, str(annotator)),
+                "item": item,
+                "item_type": kind,
+                "output": output,
+                "start": start,
+                "end": end,
+                "severity": severity,
+                "category": category,
+                "text": MISSING if start >= length else text[start:end],
+            }
+        )
+    return found
+
+
+def span_report_body(*, campaign: Campaign, labels: dict[int, str], file_format: str) -> str:
+    """The span report in ``file_format`` (one of ``SPAN_FORMATS``)."""
+    if file_format == "mqm.tsv":
+        return "".join(mqm_tsv(campaign=campaign, labels=labels))
+    return span_report_text(span_rows(campaign=campaign, labels=labels), file_format)
+
+
+def span_report_text(rows: list[dict[str, Any]], file_format: str) -> str:
+    """The span rows as CSV, TSV (texts made safe for spreadsheets; TSV without tabs or line
+    breaks in a field) or JSONL."""
+    if file_format == "jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    buffer = io.StringIO()
+    if file_format == "tsv":
+        buffer.write("\t".join(SPAN_COLUMNS) + "\n")
+        for row in rows:
+            buffer.write("\t".join(_tsv(cell_text(row[c])) for c in SPAN_COLUMNS) + "\n")
+        return buffer.getvalue()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(SPAN_COLUMNS)
+    writer.writerows([cell_text(row[c]) for c in SPAN_COLUMNS] for row in rows)
+    return buffer.getvalue()
+
+
+def _tsv(text: str) -> str:
+    return text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+
+
+def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
+    """Google's MQM TSV of the campaign's MQM protocols' judgments of system outputs (QC copies
+    and references left out): per judged output, its errors (severity and category as Google
+    writes them) with the span marked in the target, or one "No-error" row."""
+    configs = [
+        pk for pk, protocol in campaign.protocols.values_list("pk", "protocol") if protocol == "mqm"
+    ]
+    spans: dict[tuple[int, int], list[tuple[int, int, str, str]]] = defaultdict(list)
+    for judgment, output, start, end, severity, category in JudgmentSpan.objects.filter(
+        judgment__item__task__config__in=configs
+    ).values_list("judgment_id", "output_id", "start", "end", "severity", "category"):
+        spans[(judgment, output)].append((start, end, severity, category))
+    outputs: dict[int, list[tuple[int, str, str, str, str, str, str]]] = defaultdict(list)
+    for item, pk, system, document, in_document, segment, source, text in (
+        ItemOutput.objects.filter(item__task__config__in=configs, kind="real")
+        .order_by("item_id", "position")
+        .values_list(
+            "item_id",
+            "pk",
+            "system__name",
+            "item__segment__document__external_id",
+            "item__segment__position_in_document",
+            "item__segment__position",
+            "item__segment__source",
+            "text",
+        )
+    ):
+        outputs[item].append((pk, system, document, in_document, segment, source, text))
+    yield "\t".join(MQM_TSV_COLUMNS) + "\n"
+    judged = (
+        Judgment.objects.filter(item__task__config__in=configs)
+        .order_by("item__segment__position", "item_id", "annotator_id")
+        .values_list("pk", "item_id", "annotator_id")
+    )
+    for judgment, item, annotator in judged:
+        for pk, system, document, in_document, segment, source, text in outputs.get(item, ()):
+            base = [
+                system,
+                document,
+                str(in_document + 1),
+                str(segment + 1),
+                labels.get(annotator, str(annotator)),
+                _tsv(source),
+            ]
+            errors = sorted(spans.get((judgment, pk), ()))
+            if not errors:
+                yield "\t".join([*base, _tsv(text), NO_ERROR, NO_ERROR]) + "\n"
+            for start, end, severity, category in errors:
+                marked = (
+                    text
+                    if start >= len(text)
+                    else text[:start] + "<v>" + text[start:end] + "</v>" + text[end:]
+                )
+                yield (
+                    "\t".join(
+                        [*base, _tsv(marked), google_category(category), severity.capitalize()]
+                    )
+                    + "\n"
+                )
+
+
+def google_category(key: str) -> str:
+    """Our category key as Google's files write it: ``accuracy/mistranslation`` →
+    ``Accuracy/Mistranslation``, ``non-translation`` → ``Non-translation!``."""
+    if key == "non-translation":
+        return "Non-translation!"
+    return "/".join(part[:1].upper() + part[1:].replace("-", " ") for part in key.split("/"))
