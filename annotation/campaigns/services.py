@@ -94,6 +94,15 @@ def campaign_data_import(
         locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
         keys, positions, summary = _segments_for_upload(locked, parsed)
         summary.update(_store_outputs(locked, parsed, keys, positions, replace_systems))
+        if parsed.segments and len(parsed.segments) > 1 and not parsed.documents_given:
+            # Document context and document screens would show unrelated sentences together.
+            summary["warnings"] = [
+                f"No document ids: the {len(parsed.segments)} segments were put in one "
+                "document (doc1), so document context on the annotation page shows "
+                "neighbouring lines that may not belong together. Upload a doc_ids file (one "
+                "id per line) or a TSV, JSONL or WMT XML file with documents."
+            ]
+            summary["no_document_ids"] = len(parsed.segments)
         campaign_data_changed.send(sender=Upload, campaign_id=locked.pk)
         return Upload.objects.create(
             campaign=locked,

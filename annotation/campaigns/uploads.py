@@ -100,6 +100,8 @@ class ParsedUpload:
     segments: list[ParsedSegment] | None  # None: the upload adds systems to existing segments
     reference_labels: list[str]
     outputs: list[ParsedOutput]
+    # False for plain text without a document-id file: every segment is put in one document.
+    documents_given: bool = True
 
 
 class Collector:

@@ -25,6 +25,7 @@ from annotation.permissions import (
     campaigns_managed_by,
     user_is_organizer,
 )
+from evalsite.formatting import count_text
 
 View = Callable[..., HttpResponse]
 
@@ -157,6 +158,17 @@ def campaign_upload(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespons
                     "translations": summary.get("translations_added", 0),
                 },
             )
+            if summary.get("no_document_ids"):
+                messages.warning(
+                    request,
+                    _(
+                        "No document ids: the %(n)s segments were put in one document, so "
+                        "document context on the annotation page shows neighbouring lines that "
+                        "may not belong together. Upload a doc_ids file (one id per line) or a "
+                        "TSV, JSONL or WMT XML file with documents."
+                    )
+                    % {"n": count_text(summary["no_document_ids"])},
+                )
             return redirect(campaign)
     elif request.method == "POST":
         status = 400

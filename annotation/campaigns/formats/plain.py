@@ -73,6 +73,7 @@ def parse_plain(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
         segments=segments,
         reference_labels=reference_labels,
         outputs=outputs,
+        documents_given=not segments or bool(doc_files),
     )
 
 
