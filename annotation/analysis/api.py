@@ -312,10 +312,11 @@ class JudgmentImportView(CampaignAPIView):
                 },
             ),
         },
-        description="Import historical judgments (EvalSite table, Appraise CSV export or WMT "
-        "DA judgments) onto a campaign that has the texts. All or nothing; errors name file "
-        "and line. With dry_run, 200 and what it would store (each of the file's system names "
-        "and the campaign's system it maps to), storing nothing.",
+        description="Import historical judgments (EvalSite table, Appraise CSV export, WMT "
+        "DA judgments or Google's MQM TSV with error spans) onto a campaign that has the "
+        "texts. All or nothing; errors name file and line. With dry_run, 200 and what it "
+        "would store (each of the file's system names and the campaign's system it maps to), "
+        "storing nothing.",
     )
     def post(self, request: Request, campaign_id: Any) -> Response:
         campaign = self.campaign(request, campaign_id)

@@ -205,6 +205,7 @@ FORMAT_CHOICES = [
     ("evalsite", _("EvalSite table (TSV or CSV with a header)")),
     ("appraise", _("Appraise CSV export (ExportSystemScoresToCSV)")),
     ("wmt", _("WMT direct assessment (ad-good-raw.csv, ad-latest.csv)")),
+    ("mqm", _("Google's MQM TSV (error spans; imported as MQM)")),
 ]
 
 

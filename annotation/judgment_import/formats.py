@@ -34,7 +34,13 @@ FORMAT_APPRAISE = "appraise"
 
 FORMAT_WMT = "wmt"
 
-FORMATS = (FORMAT_EVALSITE, FORMAT_APPRAISE, FORMAT_WMT)
+# Google's MQM TSV, read by annotation/judgment_import/mqm_tsv.py (registered in PARSERS).
+FORMAT_MQM = "mqm"
+
+FORMATS = (FORMAT_EVALSITE, FORMAT_APPRAISE, FORMAT_WMT, FORMAT_MQM)
+
+# Layouts read by modules of their own: format → (does a first line look like it, parser).
+PARSERS: dict[str, tuple[Any, Any]] = {}
 
 SYSTEM = "SYSTEM"
 
@@ -110,6 +116,9 @@ class ImportRow:
     # campaign's: a mismatch names the line).
     source_text: str = ""
     output_text: str = ""
+    # An error-span kind's spans of the output, (start, end, severity, category) in code points
+    # of ``output_text``; None where the file has none.
+    spans: tuple[tuple[int, int, str, str], ...] | None = None
 
 
 @dataclass
@@ -169,6 +178,8 @@ def judgments_parse(
         parsed = _parse_appraise(upload.name, lines, first)
     elif chosen == FORMAT_WMT:
         parsed = _parse_wmt(upload.name, lines, first)
+    elif chosen in PARSERS:
+        parsed = PARSERS[chosen][1](upload.name, lines, first)
     else:
         raise UploadError(
             [
@@ -192,6 +203,9 @@ def detect_judgment_format(name: str, lines: list[str]) -> str:
     lowered = {f.lower() for f in fields}
     if {"workerid", "sys_id"} <= lowered:
         return FORMAT_WMT
+    for key, (looks_like, _parser) in PARSERS.items():
+        if looks_like(first):
+            return key
     if set(EVALSITE_REQUIRED) <= lowered:
         return FORMAT_EVALSITE
     tokens = first.split()

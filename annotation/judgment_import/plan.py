@@ -128,6 +128,8 @@ class _PlannedJudgment:
     task: str
     item: Any
     values: dict[tuple[int, str], float] = field(default_factory=dict)  # (slot, criterion)
+    # An error-span kind's spans by slot, (start, end, severity, category).
+    spans: dict[int, tuple[tuple[int, int, str, str], ...]] = field(default_factory=dict)
     seconds: float | None = None
     started: float | None = None
     submitted: float | None = None
@@ -553,6 +555,8 @@ def _judge(
         )
         return
     judgment.values[(slot, criterion)] = row.score
+    if row.spans is not None:
+        judgment.spans[slot] = row.spans
 
 
 def _check_screen_values(

@@ -48,8 +48,10 @@ from annotation.judgment_import.formats import (
     ParsedJudgments,
     judgments_parse,
 )
+from annotation.judgment_import.mqm_tsv import options_for
 from annotation.judgment_import.plan import ImportContext, ImportOptions, ImportPlan, import_plan
 from annotation.judgment_import.progress import ImportProgress, progress_step
+from annotation.judgment_import.spans import planned_spans, spans_insert
 from annotation.models import (
     Assignment,
     Campaign,
@@ -132,6 +134,7 @@ def judgments_preview(
     options = options or ImportOptions()
     with _no_cyclic_gc():
         parsed = _read(upload, options)
+        options = options_for(parsed, options)
         plan = import_plan(parsed, _campaign_context(campaign, parsed), options)
     counts = Counter(row.system for row in parsed.rows if row.system)
     return ImportPreview(
@@ -176,6 +179,7 @@ def judgments_import(
     with _no_cyclic_gc():
         progress_step(report, "read")
         parsed = _read(upload, options)
+        options = options_for(parsed, options)
         with transaction.atomic():
             progress_step(report, "check")
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -521,12 +525,14 @@ def _insert_judgments(
     judgment_ids = reserve_ids(Judgment, len(plan.judgments))
     judgment_rows: list[tuple[Any, ...]] = []
     value_rows: list[tuple[Any, ...]] = []
+    span_rows: list[tuple[Any, ...]] = []
     for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
-        answer: dict[str, dict[str, float]] = {}
+        answer: dict[str, dict[str, Any]] = {}
         for (slot, criterion), value in planned.values.items():
             output = output_id[(planned.task, planned.item, slot)]
             answer.setdefault(str(output), {})[criterion] = value
             value_rows.append((judgment_id, output, criterion, value))
+        span_rows += planned_spans(judgment_id, planned, plan, output_id, answer)
         judgment_rows.append(
             (
                 judgment_id,
@@ -558,6 +564,7 @@ def _insert_judgments(
         judgment_rows,
     )
     insert_rows(JudgmentValue, ("judgment", "output", "criterion", "value"), value_rows)
+    spans_insert(span_rows)
     return len(judgment_rows), len(value_rows)
 
 

@@ -1,0 +1,168 @@
+"""Google's MQM TSV imported onto a campaign: the file (written here by hand in the layout of
+Google's released MQM annotations) is detected, its rows become one MQM judgment per rater,
+system and segment, with the spans marked <v>…</v> in the target (an error marked in the source
+on the missing-content marker), and each system's MQM is the one the file gives, worked out
+here by hand with Google's weights; the span report writes the same scores back."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from annotation.campaigns.services import campaign_data_import
+from annotation.campaigns.uploads import UploadError, UploadFile
+from annotation.judgment_import.mqm_tsv import mqm_category
+from annotation.judgment_import.services import judgments_import, judgments_preview
+from annotation.models import JudgmentSpan, JudgmentValue
+from annotation.reports.spans import mqm_tsv
+from tests.factories import make_campaign, make_user, plain_files
+
+pytestmark = pytest.mark.django_db
+
+HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
+
+
+def row(
+    system: str, seg: int, rater: str, source: str, target: str, category: str, severity: str
+) -> tuple[str, ...]:
+    """A row of Google's MQM TSV: system, doc, doc_id, seg_id, rater, source, target, category,
+    severity (one document here, so doc_id is seg_id)."""
+    return (system, "d1", str(seg), str(seg), rater, source, target, category, severity)
+
+
+ROWS = [
+    # good/opt0: "The house is small.", "The dog barks loud."
+    row("good", 1, "rater1", "Das Haus ist klein.", "The house is small.", "No-error", "No-error"),
+    row("good", 1, "rater2", "Das Haus ist klein.", "The house is small.", "No-error", "No-error"),
+    row(
+        "good",
+        2,
+        "rater1",
+        "Der Hund bellt laut.",
+        "The dog barks <v>loud</v>.",
+        "Fluency/Grammar",
+        "Minor",
+    ),
+    row("good", 2, "rater2", "Der Hund bellt laut.", "The dog barks loud.", "No-error", "No-error"),
+    # bad/opt0: "House small.", "Dog the barks."
+    row(
+        "bad",
+        1,
+        "rater1",
+        "Das <v>Haus ist</v> klein.",
+        "House small.",
+        "Accuracy/Omission",
+        "Major",
+    ),
+    row(
+        "bad", 1, "rater1", "Das Haus ist klein.", "<v>House</v> small.", "Fluency/Grammar", "Minor"
+    ),
+    row(
+        "bad",
+        1,
+        "rater2",
+        "Das Haus ist klein.",
+        "House <v>small</v>.",
+        "Accuracy/Mistranslation",
+        "Major",
+    ),
+    row(
+        "bad",
+        2,
+        "rater1",
+        "Der Hund bellt laut.",
+        "<v>Dog the</v> barks.",
+        "Fluency/Grammar",
+        "Minor",
+    ),
+    row(
+        "bad",
+        2,
+        "rater1",
+        "Der Hund bellt laut.",
+        "Dog the barks<v>.</v>",
+        "Fluency/Punctuation",
+        "Minor",
+    ),
+    row(
+        "bad",
+        2,
+        "rater2",
+        "Der Hund bellt laut.",
+        "<v>Dog the barks.</v>",
+        "Non-translation!",
+        "Major",
+    ),
+]
+# Google's weights by hand: per (system, segment, rater) the sum, then the mean per system.
+BY_HAND = {"good": (0 + 0 + 1 + 0) / 4, "bad": ((5 + 1) + 5 + (1 + 0.1) + 25) / 4}
+
+
+def mqm_file(rows: list[tuple[str, ...]] = ROWS) -> UploadFile:
+    text = "\n".join([HEADER, *("\t".join(row) for row in rows)]) + "\n"
+    return UploadFile("mqm_newstest_de-en.tsv", text.encode(), "")
+
+
+@pytest.fixture
+def campaign() -> Any:
+    owner = make_user("mqm-importer", organizer=True)
+    made = make_campaign(owner=owner)
+    campaign_data_import(campaign=made, files=plain_files(), user=owner)
+    return made
+
+
+def test_a_google_mqm_file_yields_the_mqm_it_publishes(campaign: Any) -> None:
+    preview = judgments_preview(campaign=campaign, upload=mqm_file())
+    assert (preview.file_format, preview.rows, preview.judgments) == ("mqm", 8, 8)
+    record = judgments_import(campaign=campaign, upload=mqm_file(), user=None)
+    assert record.config.protocol == "mqm"
+    scores: dict[str, list[float]] = defaultdict(list)
+    for system, value in JudgmentValue.objects.filter(criterion="mqm").values_list(
+        "output__system__name", "value"
+    ):
+        scores[system].append(-value)
+    assert {s: sum(v) / len(v) for s, v in scores.items()} == pytest.approx(BY_HAND)
+    spans = {
+        (s.judgment.annotator.username.split("-")[-1], s.output.text, s.start, s.end): (
+            s.severity,
+            s.category,
+        )
+        for s in JudgmentSpan.objects.select_related("judgment__annotator", "output")
+    }
+    assert spans[("rater1", "The dog barks loud.", 14, 18)] == ("minor", "fluency/grammar")
+    # Marked in the source only: the missing-content marker after the 12 characters.
+    assert spans[("rater1", "House small.", 12, 13)] == ("major", "accuracy/omission")
+    assert spans[("rater1", "House small.", 0, 5)] == ("minor", "fluency/grammar")
+    assert spans[("rater2", "Dog the barks.", 0, 14)] == ("major", "non-translation")
+    assert len(spans) == 7
+    # Google's TSV written back from the campaign gives the same scores.
+    back = list(mqm_tsv(campaign=campaign, labels={}))
+    assert back[0].rstrip("\n").split("\t")[0] == "system"
+    assert len(back) == 1 + len(ROWS)
+
+
+def test_googles_categories_map_onto_mqms_typology() -> None:
+    assert mqm_category("Fluency/Punctuation") == "fluency/punctuation"
+    assert mqm_category("Non-translation!") == "non-translation"
+    assert mqm_category("Style/Awkward") == "style"
+    assert mqm_category("Locale convention/Currency format") == "locale-convention"
+    assert mqm_category("Fluency/Character Encoding") == "fluency/character-encoding"
+    assert mqm_category("Accuracy/Source language fragment") == "accuracy/untranslated"
+    assert mqm_category("Accuracy/Something new") == "other"
+
+
+def test_a_bad_row_is_refused_naming_its_line(campaign: Any) -> None:
+    rows = [*ROWS[:2], (*ROWS[2][:-1], "Critical")]
+    with pytest.raises(UploadError) as refused:
+        judgments_import(campaign=campaign, upload=mqm_file(rows), user=None)
+    [problem] = refused.value.problems
+    assert problem.line == 4
+    assert "severity 'Critical'" in problem.message
+    # A target that is not the system's output is refused too, naming its line.
+    rows = [(*ROWS[0][:6], "The home is small.", *ROWS[0][7:])]
+    with pytest.raises(UploadError) as refused:
+        judgments_import(campaign=campaign, upload=mqm_file(rows), user=None)
+    assert refused.value.problems[0].line == 2
+    assert not JudgmentValue.objects.exists()
