@@ -20,13 +20,14 @@ from sacrebleu.metrics.bleu import _get_tokenizer
 from evalcore.version import signature_version
 
 from .base import Metric, References, check_corpus
-from .edit_distance import levenshtein
 
 
 def word_edit_distance(hypothesis: Sequence[str], reference: Sequence[str]) -> int:
     """Levenshtein distance between two word sequences (insertions, deletions, substitutions),
     by the compiled kernel that TER's edit distance also uses
     (:func:`evalcore.scoring.edit_distance.levenshtein`)."""
+    from .edit_distance import levenshtein  # numba only where WER or TER is computed
+
     return levenshtein(hypothesis, reference)
 
 
@@ -116,6 +117,11 @@ class WER(TokenizedMetric):
     @property
     def stat_names(self) -> tuple[str, ...]:
         return ("edits", "ref_len")
+
+    def prepare(self) -> None:
+        from .edit_distance import warm_up
+
+        warm_up()
 
     def segment_row(self, hypothesis: list[str], references: list[list[str]]) -> list[float]:
         if not references:

@@ -21,7 +21,6 @@ from sacrebleu.metrics.ter import TER as SacreTER  # noqa: N811
 from evalcore.version import signature_version
 
 from .base import Metric, References, check_corpus
-from .edit_distance import ter_edits_ids, vocabulary_of, word_ids
 
 # sacreBLEU's floor for log(0) (``sacrebleu.utils.my_log``).
 _LOG_ZERO = -9999999999.0
@@ -408,6 +407,10 @@ class CompiledSacreTER(SacreTER):
     to the edit."""
 
     def _extract_reference_info(self, refs: Sequence[str]) -> dict[str, Any]:
+        # imported here: numba takes about a second to import, which only processes that
+        # compute TER or WER should pay
+        from .edit_distance import vocabulary_of, word_ids
+
         info = super()._extract_reference_info(refs)
         # each reference's words as ids once, with the vocabulary its hypotheses are read in
         vocabularies = [vocabulary_of(words) for words in info["ref_words"]]
@@ -418,6 +421,8 @@ class CompiledSacreTER(SacreTER):
         return info
 
     def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]) -> list[Any]:
+        from .edit_distance import ter_edits_ids, word_ids
+
         # sacreBLEU's loop over the references, with its "fewest edits" and average length
         words_hyp = hypothesis.split()
         best_num_edits = int(1e16)
@@ -470,6 +475,12 @@ class TER(SacreBackedMetric):
     @property
     def stat_names(self) -> tuple[str, ...]:
         return ("edits", "ref_len")
+
+    def prepare(self) -> None:
+        if self.compiled:
+            from .edit_distance import warm_up
+
+            warm_up()
 
     def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
         summed = np.asarray(summed, dtype=np.float64)

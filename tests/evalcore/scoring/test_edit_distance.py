@@ -185,3 +185,13 @@ def test_forked_worker_processes_compute_sacrebleus_ter():
     theirs = sacrebleu.TER()
     for output, stats in zip(outputs, ours, strict=True):
         assert stats.tolist() == theirs._extract_corpus_statistics(output, [a])
+
+
+def test_numba_is_imported_only_where_ter_or_wer_is_computed():
+    # importing numba takes about a second: web processes, which import the scoring package
+    # but compute no TER, should not pay it
+    script = "import sys, evalcore.scoring; print('numba' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "False"
