@@ -181,6 +181,24 @@ def _perform_shift(words: Array, start: int, length: int, target: int) -> Array:
 
 
 @_jit
+def _source(start: int, length: int, target: int, n: int, k: int) -> int:
+    """Where the word at position ``k`` of the shifted hypothesis comes from, by the slices of
+    :func:`_perform_shift` (so that a candidate is scored without building it)."""
+    if target < start:
+        if target <= k < target + length:
+            return start + k - target
+        return k - length if target + length <= k < start + length else k
+    if target > start + length:
+        if target - length <= k < target:
+            return start + k - (target - length)
+        return k + length if start <= k < target - length else k
+    jumped = min(n, length + target) - start - length  # the words the block moves past
+    if start <= k < start + jumped:
+        return k + length
+    return k - jumped if start + jumped <= k < start + jumped + length else k
+
+
+@_jit
 def _offset_from(scratch: Array, values: Array, off: Array, i: int) -> tuple[bool, int]:
     """Whether row ``i`` of ``scratch`` is row ``i`` of ``values`` plus a constant, and which
     (infinite cells must be the same in both)."""
@@ -210,7 +228,6 @@ def _shifted_distance(
     start, length, target = shift
     lo, off = band[0], band[2]
     values, _, scratch = rows
-    shifted = _perform_shift(words, start, length, target)
     n = len(words)
     first = min(start, target)  # rows up to here are the current hypothesis's
     if target < start:
@@ -221,7 +238,8 @@ def _shifted_distance(
         same_from = min(n, length + target)
     scratch[off[first] : off[first + 1]] = values[off[first] : off[first + 1]]
     for i in range(first + 1, n + 1):
-        _row(shifted[i - 1], ref, band, scratch, scratch, i, False)
+        word = words[_source(start, length, target, n, i - 1)]
+        _row(word, ref, band, scratch, scratch, i, False)
         if same_from <= i < n:
             same, change = _offset_from(scratch, values, off, i)
             if same:
