@@ -133,7 +133,7 @@ def main() -> None:
         _, one_time, one_cpu = timed(
             lambda m=metric: extract_statistics(m, outputs, refs, workers=1)
         )
-        plain, plain_time, _ = timed(
+        plain, plain_time, plain_cpu = timed(
             lambda m=metric: [m.statistics(hyps, refs) for hyps in outputs]
         )
         ours = [float(metric.score_from_statistics(s.sum(axis=0))) for s in two]
@@ -143,8 +143,9 @@ def main() -> None:
         emit(
             f"| {name} | {sacre_time:.2f} ({sacre_cpu:.2f}) | {two_time:.2f} ({two_cpu:.2f}) | "
             f"{two_time / sacre_time:.3f} | {one_time:.2f} ({one_cpu:.2f}) | "
-            f"{one_time / sacre_time:.3f} | {plain_time:.2f} | {plain_time / sacre_time:.3f} | "
-            f"{sacre_time / plain_time:.1f}× | {'yes' if equal else 'NO'} |"
+            f"{one_time / sacre_time:.3f} | {plain_time:.2f} ({plain_cpu:.2f}) | "
+            f"{plain_time / sacre_time:.3f} | {sacre_time / plain_time:.1f}× "
+            f"({sacre_cpu / plain_cpu:.1f}×) | {'yes' if equal else 'NO'} |"
         )
     emit(
         f"parallel efficiency at the end: {parallel_efficiency():.2f}; load average "
