@@ -15,5 +15,8 @@ RUN EVALSITE_ENV=production ALLOWED_HOSTS=build EVALSITE_VAR_DIR=/tmp/build \
     python manage.py collectstatic --noinput
 RUN useradd --create-home evalsite && mkdir -p /app/var && chown evalsite /app/var
 USER evalsite
+# TER's and WER's compiled kernels, compiled once into the image: numba caches them in this
+# user's home (site-packages is read-only to it), so no worker compiles them when it starts.
+RUN python -c "from evalcore.scoring.edit_distance import warm_up; warm_up()"
 EXPOSE 8000
 CMD ["gunicorn", "--config", "python:evalsite.gunicorn_config", "evalsite.wsgi:application", "--bind", "0.0.0.0:8000"]

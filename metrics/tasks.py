@@ -243,6 +243,19 @@ def _new_incarnation(**kwargs: Any) -> None:
     os.environ[INCARNATION_VARIABLE] = uuid.uuid4().hex
 
 
+@worker_init.connect
+def _compile_kernels(**kwargs: Any) -> None:
+    """Load TER's and WER's compiled kernels (numba's cache; compiled on the first start after
+    an install) before the pool's processes fork, so that they inherit them rather than each
+    loading or compiling them on its first chunk."""
+    from evalcore.scoring.edit_distance import warm_up  # numba: in workers, not web processes
+
+    try:
+        warm_up()
+    except Exception:  # a worker must start even if this fails; each process compiles on use
+        logger.exception("could not load the compiled edit-distance kernels")
+
+
 @worker_ready.connect
 def _rescue_on_start(sender: Any = None, **kwargs: Any) -> None:
     """A worker that starts sends again the tasks its predecessor under the same node name

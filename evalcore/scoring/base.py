@@ -156,6 +156,12 @@ class Metric(ABC):
             return np.zeros((0, len(self.stat_names)))
         return np.concatenate(parts, axis=0)
 
+    def prepare(self) -> None:
+        """Load or compile what computing statistics needs, now: called before worker processes
+        fork, so that they inherit it instead of each doing it (TER's and WER's compiled
+        kernels). Nothing for most metrics."""
+        return None
+
     @property
     def label(self) -> str:
         """The score's name in tables and signatures (``chrF2++`` for chrF with word order 2)."""

@@ -89,6 +89,7 @@ def extract_statistics(
         work.append((refs, list(index)))
 
     if workers > 1 and n_segments > 1:
+        metric.prepare()  # compiled once here, inherited by the forked workers
         with ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("fork"),

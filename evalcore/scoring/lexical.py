@@ -23,28 +23,12 @@ from .base import Metric, References, check_corpus
 
 
 def word_edit_distance(hypothesis: Sequence[str], reference: Sequence[str]) -> int:
-    """Levenshtein distance between two word sequences (insertions, deletions, substitutions).
+    """Levenshtein distance between two word sequences (insertions, deletions, substitutions),
+    by the compiled kernel that TER's edit distance also uses
+    (:func:`evalcore.scoring.edit_distance.levenshtein`)."""
+    from .edit_distance import levenshtein  # numba only where WER or TER is computed
 
-    One dynamic-programming row per reference word; within a row the insertion chain
-    ``d[j] = min(d[j], d[j-1] + 1)`` is a running minimum of ``d[k] - k`` plus ``j``, so each row
-    is a few vectorised numpy operations instead of a Python loop over hypothesis words.
-    """
-    if not reference:
-        return len(hypothesis)
-    if not hypothesis:
-        return len(reference)
-    vocabulary: dict[str, int] = {}
-    hyp = np.array([vocabulary.setdefault(w, len(vocabulary)) for w in hypothesis])
-    ref = [vocabulary.setdefault(w, len(vocabulary)) for w in reference]
-    positions = np.arange(len(hyp) + 1)
-    row = positions.copy()  # distance from the empty reference prefix
-    for i, word in enumerate(ref, start=1):
-        candidate = np.empty_like(row)
-        candidate[0] = i
-        # substitution or match from the diagonal, deletion from the row above
-        candidate[1:] = np.minimum(row[:-1] + (hyp != word), row[1:] + 1)
-        row = np.minimum.accumulate(candidate - positions) + positions
-    return int(row[-1])
+    return levenshtein(hypothesis, reference)
 
 
 def bag_matches(hypothesis: Sequence[str], reference: Sequence[str]) -> int:
@@ -133,6 +117,11 @@ class WER(TokenizedMetric):
     @property
     def stat_names(self) -> tuple[str, ...]:
         return ("edits", "ref_len")
+
+    def prepare(self) -> None:
+        from .edit_distance import warm_up
+
+        warm_up()
 
     def segment_row(self, hypothesis: list[str], references: list[list[str]]) -> list[float]:
         if not references:

@@ -93,7 +93,7 @@ def levenshtein_by_enumeration(a: list[str], b: list[str]) -> int:
     hyp=st.lists(st.sampled_from("abcd"), max_size=12),
     ref=st.lists(st.sampled_from("abcd"), max_size=12),
 )
-def test_vectorised_edit_distance_equals_the_textbook_recursion(hyp, ref):
+def test_compiled_edit_distance_equals_the_textbook_recursion(hyp, ref):
     assert word_edit_distance(hyp, ref) == levenshtein_by_enumeration(hyp, ref)
     assert word_edit_distance(hyp, ref) == word_edit_distance(ref, hyp)
 
