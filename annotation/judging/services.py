@@ -19,7 +19,6 @@ Rules for a submit:
 from __future__ import annotations
 
 import uuid
-from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
@@ -384,17 +383,15 @@ def _answer_new(
         show = screen_read(
             config=config, task_id=task.pk, position=next_position, annotator=annotator
         )
-    with transaction.atomic() if config.definition.marks_spans else nullcontext():
-        stored, next_outputs = answer_insert(
-            judgment=judgment,
-            rows=accepted.rows,
-            items_done=item.position,
-            update=update,
-            next_position=next_position,
-            show=show,
-        )
-        if stored and accepted.spans:
-            _spans_store(judgment.pk, accepted.spans)
+    stored, next_outputs = answer_insert(
+        judgment=judgment,
+        rows=accepted.rows,
+        items_done=item.position,
+        update=update,
+        next_position=next_position,
+        show=show,
+        spans=accepted.spans,
+    )
     if not stored:
         # Another submit for this item won the race (or the hold ended meanwhile).
         existing = Judgment.objects.filter(annotator=annotator, item=item).first()

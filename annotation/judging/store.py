@@ -9,7 +9,7 @@ process (evalsite/db/rawsql.py says why).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
@@ -18,7 +18,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field
 
 from annotation.judging.screens import ScreenRead, context_rows
-from annotation.models import Assignment, Item, ItemOutput, Judgment, JudgmentValue
+from annotation.models import Assignment, Item, ItemOutput, Judgment, JudgmentSpan, JudgmentValue
 from evalsite.db import features
 from evalsite.db.rawsql import hot_rows, model_field
 
@@ -31,12 +31,14 @@ def answer_insert(
     update: dict[str, Any],
     next_position: int | None,
     show: ScreenRead | None = None,
+    spans: Sequence[JudgmentSpan] = (),
 ) -> tuple[bool, list[ItemOutput] | None]:
     """Store a new answer if its assignment still is at ``items_done`` and active or done:
     ``UPDATE`` the assignment with ``update`` (its shown item becomes the task's item at
-    ``next_position`` when given), insert ``judgment`` (its pk set here) and its values
-    ``rows`` of (output id, criterion, value). False, with nothing written, when the
-    assignment has moved on: another submit won the race, or the hold ended.
+    ``next_position`` when given), insert ``judgment`` (its pk set here), its values
+    ``rows`` of (output id, criterion, value) and its error ``spans`` (unsaved, their judgment
+    set here). False, with nothing written, when the assignment has moved on: another submit
+    won the race, or the hold ended.
 
     On PostgreSQL this is one statement (data-modifying ``WITH``), atomic by itself: one round
     trip instead of BEGIN, three statements and COMMIT. With ``show`` (the next item's
@@ -67,11 +69,23 @@ def answer_insert(
                     for o, c, v in rows
                 ]
             )
+            for span in spans:
+                span.judgment = judgment
+            JudgmentSpan.objects.using(db.alias).bulk_create(spans)
         return True, None
-    sql, fields = _answer_sql(advance, len(rows), db.alias)
+    sql, fields = _answer_sql(advance, len(rows), db.alias, len(spans))
     params += [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in fields]
     for row in rows:
         params += row
+    for span in spans:
+        params += [
+            span.output_id,
+            span.start,
+            span.end,
+            span.text_length,
+            span.severity,
+            span.category,
+        ]
     pk = model_field(Judgment, "id").column
     if show is None:
         sql += f'SELECT stored."{pk}" FROM stored'
@@ -95,10 +109,13 @@ def answer_insert(
 
 
 @cache
-def _answer_sql(advance: str, n_values: int, alias: str) -> tuple[str, list[Field[Any, Any]]]:
+def _answer_sql(
+    advance: str, n_values: int, alias: str, n_spans: int = 0
+) -> tuple[str, list[Field[Any, Any]]]:
     """``answer_insert``'s statement on PostgreSQL around the ``advance`` UPDATE, for a
-    judgment of ``n_values`` values, up to its final SELECT (of ``stored``, the new judgment's
-    id); and the judgment's fields in the order of its parameters.
+    judgment of ``n_values`` values (and ``n_spans`` error spans), up to its final SELECT (of
+    ``stored``, the new judgment's id); and the judgment's fields in the order of its
+    parameters.
     Every parameter is cast to its column's type (server-side binding sends NULLs untyped)."""
     db = connections[alias]
     fields = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
@@ -120,9 +137,25 @@ def _answer_sql(advance: str, n_values: int, alias: str) -> tuple[str, list[Fiel
             SELECT stored."{pk}", v.o, v.c, v.x
             FROM stored CROSS JOIN (VALUES {", ".join(row for _r in range(n_values))})
                 AS v (o, c, x)
-        )
+        ){_spans_sql(db, pk, n_spans)}
     """
     return sql, fields
+
+
+def _spans_sql(db: BaseDatabaseWrapper, pk: str, n_spans: int) -> str:
+    """The part of ``_answer_sql`` that inserts the error spans (nothing without spans)."""
+    if not n_spans:
+        return ""
+    names = ("judgment", "output", "start", "end", "text_length", "severity", "category")
+    columns = [model_field(JudgmentSpan, n) for n in names]
+    row = "(" + ", ".join(f"%s::{f.db_type(db)}" for f in columns[1:]) + ")"
+    return f""",
+        marked AS (
+            INSERT INTO "{JudgmentSpan._meta.db_table}" ({_quoted(f.column for f in columns)})
+            SELECT stored."{pk}", sp.o, sp.s, sp.e, sp.l, sp.sev, sp.cat
+            FROM stored CROSS JOIN (VALUES {", ".join(row for _r in range(n_spans))})
+                AS sp (o, s, e, l, sev, cat)
+        )"""
 
 
 def _quoted(columns: Iterable[str]) -> str:

@@ -1,7 +1,8 @@
 """The embedded default (SQLite) stores a new answer with three statements in a transaction,
 where PostgreSQL uses one data-modifying WITH statement (annotation/judging/store.py
 ``answer_insert``), and runs the hot reads on its ordinary cursor. The judging and next-item
-tests run here once more, on a SQLite database, so both paths are tested."""
+tests (error spans among them) run here once more, on a SQLite database, so both paths are
+tested."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def test_the_submit_tests_pass_on_sqlite(tmp_path: Path) -> None:
             "pytest",
             "tests/annotation/judging/test_judging.py",
             "tests/annotation/judging/test_submit_next_item.py",
+            "tests/annotation/judging/test_span_judgments.py",
             "-q",
             "-p",
             "no:cacheprovider",
