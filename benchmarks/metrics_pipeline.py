@@ -53,7 +53,8 @@ def campaign_upload(*, systems: int, segments: int) -> tuple[str, str, float]:
         return ("\n".join(lines) + "\n").encode()
 
     outputs, refs = make_corpus(n_systems=systems, n_segments=segments, seed=2024)
-    owner = get_user_model().objects.create_user(username="organizer", password="unused-here")
+    # No password: create_user gives the organizer an unusable one.
+    owner = get_user_model().objects.create_user(username="organizer")
     user_make_organizer(user=owner)
     campaign = campaign_create(
         owner=owner,

@@ -78,14 +78,7 @@ def answer_insert(
     for row in rows:
         params += row
     for span in spans:
-        params += [
-            span.output_id,
-            span.start,
-            span.end,
-            span.text_length,
-            span.severity,
-            span.category,
-        ]
+        params += [getattr(span, name) for name in SPAN_PARAMETERS]
     pk = model_field(Judgment, "id").column
     if show is None:
         sql += f'SELECT stored."{pk}" FROM stored'
@@ -140,6 +133,10 @@ def _answer_sql(
         ){_spans_sql(db, pk, n_spans)}
     """
     return sql, fields
+
+
+# A span's parameters in ``_spans_sql``'s order (its judgment is the statement's new one).
+SPAN_PARAMETERS = ("output_id", "start", "end", "text_length", "severity", "category")
 
 
 def _spans_sql(db: BaseDatabaseWrapper, pk: str, n_spans: int) -> str:
