@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from annotation.judgment_import.mqm_tsv import MQM_COLUMNS
 from annotation.models import Campaign, ItemOutput, Judgment, JudgmentSpan
 from annotation.protocols import PROTOCOLS
 from annotation.reports.text import cell_text
@@ -40,17 +41,7 @@ SPAN_COLUMNS = (
 
 # Google's MQM TSV: one row per error, a judged output without errors as one "No-error" row;
 # the error's span marked with <v>…</v> in the target.
-MQM_TSV_COLUMNS = (
-    "system",
-    "doc",
-    "doc_id",
-    "seg_id",
-    "rater",
-    "source",
-    "target",
-    "category",
-    "severity",
-)
+MQM_TSV_COLUMNS = MQM_COLUMNS
 NO_ERROR = "No-error"
 MISSING = "[missing]"
 
