@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 
 from annotation.models import (
@@ -13,6 +15,7 @@ from annotation.models import (
     ItemOutput,
     Judgment,
     JudgmentImport,
+    JudgmentImportJob,
     JudgmentRevision,
     JudgmentSpan,
     JudgmentValue,
@@ -200,6 +203,20 @@ class JudgmentImportAdmin(admin.ModelAdmin):
     list_filter = ["file_format"]
     raw_id_fields = ["campaign", "config", "imported_by"]
     readonly_fields = ["created"]
+
+
+@admin.register(JudgmentImportJob)
+class JudgmentImportJobAdmin(admin.ModelAdmin):
+    list_display = ["pk", "file_name", "campaign", "status", "created", "finished"]
+    list_filter = ["status"]
+    list_select_related = ["campaign"]
+    raw_id_fields = ["campaign", "result", "requested_by"]
+    # The file itself (up to the upload limit) is not shown: it is dropped when the job ends.
+    exclude = ["content"]
+    readonly_fields = ["created", "started", "finished", "progressed"]
+
+    def get_queryset(self, request: Any) -> Any:
+        return super().get_queryset(request).defer("content")
 
 
 @admin.register(AnnotatorPseudonym)

@@ -7,6 +7,11 @@ from typing import Any
 from celery import Task, shared_task
 
 from annotation.analysis.explore import TASK_EXPLORE, analysis_explore_run
+from annotation.judgment_import.background import (
+    TASK_JUDGMENT_IMPORT,
+    judgment_import_fail,
+    judgment_import_run,
+)
 from annotation.tasking.background import TASK_BUILD, task_build_fail, task_build_run
 from evalsite.jobs import RETRY, failure_record
 
@@ -36,6 +41,30 @@ def task_build(build_id: str) -> str:
     """Build the tasks of a queued :class:`~annotation.models.TaskBuild`."""
     build = task_build_run(build_id=build_id)
     return "skipped" if build is None else build.status
+
+
+class ImportTask(Task):  # type: ignore[misc]
+    """An import that fails for good is marked failed with a readable message, as a build is."""
+
+    def on_failure(  # type: ignore[no-untyped-def]
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        failure_record(
+            exc,
+            args,
+            kwargs,
+            key="job_id",
+            subject="The import",
+            max_retries=self.max_retries,
+            fail=lambda job_id, message: judgment_import_fail(job_id=job_id, error=message),
+        )
+
+
+@shared_task(base=ImportTask, name=TASK_JUDGMENT_IMPORT, **RETRY)
+def judgment_import(job_id: str) -> str:
+    """Import the judgments of a queued :class:`~annotation.models.JudgmentImportJob`."""
+    job = judgment_import_run(job_id=job_id)
+    return "skipped" if job is None else job.status
 
 
 @shared_task(name=TASK_EXPLORE, **RETRY)

@@ -151,6 +151,27 @@ def full_answer(item: Any, value: float | None = None) -> dict[str, dict[str, An
     return answer
 
 
+def imports_run_queued() -> list[Any]:
+    """Run the queued judgment imports in this process, as a worker would: the Celery task
+    itself, applied locally (for tests about views and services;
+    tests/annotation/judgment_import/test_judgment_import_worker.py uses a worker)."""
+    from django.conf import settings
+    from django.utils import translation
+
+    from annotation.models import JudgmentImportJob
+    from annotation.tasks import judgment_import
+
+    queued = list(
+        JudgmentImportJob.objects.filter(status=JudgmentImportJob.Status.QUEUED)
+        .order_by("created")
+        .values_list("pk", flat=True)
+    )
+    with translation.override(settings.LANGUAGE_CODE):
+        for pk in queued:
+            judgment_import.apply(args=(str(pk),))
+    return list(JudgmentImportJob.objects.filter(pk__in=queued).order_by("created"))
+
+
 def builds_run_queued() -> list[Any]:
     """Run the queued task builds in this process, as a worker would: the Celery task itself,
     applied locally (for tests about views; tests/annotation/tasking/test_task_build_worker.py uses

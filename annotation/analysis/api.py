@@ -8,6 +8,8 @@ from typing import Any
 
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
@@ -43,10 +45,15 @@ from annotation.analysis.shown import (
 )
 from annotation.analysis.spans import campaign_span_summaries
 from annotation.campaigns.uploads import UploadError, upload_file_read
+from annotation.judgment_import.background import (
+    judgment_import_request,
+    judgment_import_state,
+    judgment_imports_abandon_stale,
+)
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
-from annotation.judgment_import.services import judgments_import, judgments_preview
-from annotation.models import AnnotatorPseudonym, Campaign, pseudonym_code
+from annotation.judgment_import.services import judgments_preview
+from annotation.models import AnnotatorPseudonym, Campaign, JudgmentImportJob, pseudonym_code
 from annotation.permissions import campaign_for_organizer, user_is_organizer
 from annotation.protocols import PROTOCOLS
 
@@ -285,6 +292,41 @@ def problems_response(exc: UploadError) -> Response:
     )
 
 
+IMPORT_JOB = inline_serializer(
+    "JudgmentImportJob",
+    {
+        "id": serializers.UUIDField(),
+        "status": serializers.ChoiceField(choices=["queued", "running", "done", "failed"]),
+        "status_label": serializers.CharField(),
+        "active": serializers.BooleanField(),
+        "file_name": serializers.CharField(),
+        "stage": serializers.CharField(help_text="The step under way, in words."),
+        "step": serializers.IntegerField(),
+        "steps": serializers.IntegerField(),
+        "percent": serializers.IntegerField(),
+        "message": serializers.CharField(),
+        "error": serializers.CharField(),
+        "problems": serializers.ListField(
+            child=serializers.DictField(),
+            help_text="A refused file's problems: file, line, message.",
+        ),
+        "import": inline_serializer(
+            "JudgmentImport",
+            {
+                "id": serializers.IntegerField(),
+                "protocol_config": serializers.IntegerField(),
+                "name": serializers.CharField(),
+                "file_format": serializers.CharField(),
+                "summary": serializers.DictField(),
+            },
+            allow_null=True,
+        ),
+        "created": serializers.DateTimeField(),
+        "finished": serializers.DateTimeField(allow_null=True),
+    },
+)
+
+
 class JudgmentImportView(CampaignAPIView):
     parser_classes = [MultiPartParser, FormParser]
 
@@ -301,22 +343,14 @@ class JudgmentImportView(CampaignAPIView):
                     "systems": serializers.ListField(child=serializers.DictField()),
                 },
             ),
-            201: inline_serializer(
-                "JudgmentImport",
-                {
-                    "id": serializers.IntegerField(),
-                    "protocol_config": serializers.IntegerField(),
-                    "name": serializers.CharField(),
-                    "file_format": serializers.CharField(),
-                    "summary": serializers.DictField(),
-                },
-            ),
+            202: IMPORT_JOB,
         },
         description="Import historical judgments (EvalSite table, Appraise CSV export, WMT "
         "DA judgments or Google's MQM TSV with error spans) onto a campaign that has the "
-        "texts. All or nothing; errors name file and line. With dry_run, 200 and what it "
-        "would store (each of the file's system names and the campaign's system it maps to), "
-        "storing nothing.",
+        "texts. The import runs in a worker: 202 with the job, whose URL (Location) tells "
+        "how it goes; it is all or nothing, and a refused file's problems name file and line. "
+        "With dry_run, 200 at once with what it would store (each of the file's system names "
+        "and the campaign's system it maps to), storing nothing.",
     )
     def post(self, request: Request, campaign_id: Any) -> Response:
         campaign = self.campaign(request, campaign_id)
@@ -333,21 +367,35 @@ class JudgmentImportView(CampaignAPIView):
                     campaign=campaign, upload=upload, options=serializer.options()
                 )
                 return Response(preview.as_json())
-            record = judgments_import(
-                campaign=campaign, upload=upload, user=request.user, options=serializer.options()
-            )
         except UploadError as exc:
             return problems_response(exc)
-        return Response(
-            {
-                "id": record.pk,
-                "protocol_config": record.config_id,
-                "name": record.config.name,
-                "file_format": record.file_format,
-                "summary": record.summary,
-            },
-            status=status.HTTP_201_CREATED,
+        job = judgment_import_request(
+            campaign=campaign, upload=upload, options=serializer.options(), user=request.user
         )
+        url = reverse("api-campaign-judgment-import-job", args=[campaign.pk, job.pk])
+        return Response(
+            judgment_import_state(job),
+            status=status.HTTP_202_ACCEPTED,
+            headers={"Location": request.build_absolute_uri(url)},
+        )
+
+
+class JudgmentImportJobView(CampaignAPIView):
+    @extend_schema(
+        responses=IMPORT_JOB,
+        description="An import sent with POST judgment-imports/: queued, running (the step "
+        "under way), done (what it stored) or failed (the reason and a refused file's "
+        "problems).",
+    )
+    def get(self, request: Request, campaign_id: Any, job_id: Any) -> Response:
+        campaign = self.campaign(request, campaign_id)
+        judgment_imports_abandon_stale(campaign=campaign)
+        job = get_object_or_404(
+            JudgmentImportJob.objects.select_related("result__config").defer("content"),
+            campaign=campaign,
+            pk=job_id,
+        )
+        return Response(judgment_import_state(job))
 
 
 class DecisionSerializer(serializers.Serializer):

@@ -34,6 +34,11 @@ urlpatterns = [
         name="campaign_judgment_import",
     ),
     path(
+        "campaigns/<uuid:campaign_id>/analysis/import/<uuid:job_id>/",
+        analysis_views.campaign_judgment_import_job,
+        name="campaign_judgment_import_job",
+    ),
+    path(
         "api/campaigns/<uuid:campaign_id>/human-analysis/",
         analysis_api.AnalysisView.as_view(),
         name="api-campaign-analysis",
@@ -52,6 +57,11 @@ urlpatterns = [
         "api/campaigns/<uuid:campaign_id>/judgment-imports/",
         analysis_api.JudgmentImportView.as_view(),
         name="api-campaign-judgment-imports",
+    ),
+    path(
+        "api/campaigns/<uuid:campaign_id>/judgment-imports/<uuid:job_id>/",
+        analysis_api.JudgmentImportJobView.as_view(),
+        name="api-campaign-judgment-import-job",
     ),
     path(
         "api/campaigns/<uuid:campaign_id>/annotator-decisions/",

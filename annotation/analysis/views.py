@@ -9,7 +9,7 @@ from django.conf import settings as django_settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -28,9 +28,17 @@ from annotation.analysis.shown import ShownAnalysis, campaign_analysis_shown
 from annotation.analysis.spans import campaign_span_summaries
 from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
 from annotation.campaigns.views import organizer_required
-from annotation.judgment_import.services import judgments_import, judgments_preview
-from annotation.models import Campaign, JudgmentImport
+from annotation.judgment_import.background import (
+    judgment_import_request,
+    judgment_import_state,
+    judgment_imports_abandon_stale,
+)
+from annotation.judgment_import.services import judgments_preview
+from annotation.models import Campaign, JudgmentImport, JudgmentImportJob
 from annotation.permissions import campaign_for_organizer
+
+# The imports listed on the import page, newest first.
+RECENT_IMPORTS = 10
 
 
 def settings_from(
@@ -162,46 +170,69 @@ def campaign_analysis_decision(request: HttpRequest, campaign_id: uuid.UUID) -> 
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
-    """Upload historical judgments (EvalSite, Appraise or WMT layout) onto the campaign."""
+    """Upload historical judgments (EvalSite, Appraise, WMT or MQM layout) onto the campaign:
+    a preview is answered at once; an import is queued for a worker and followed on its own
+    page."""
     campaign = campaign_for_organizer(request.user, campaign_id)
     form = JudgmentImportForm(request.POST or None, request.FILES or None)
     problems: list[UploadProblem] = []
     preview = None
     status = 200
     if request.method == "POST" and form.is_valid():
-        record = None
         try:
             upload = upload_file_read(
                 form.cleaned_data["file"], max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
             )
-            if "preview" in request.POST:
-                # Check the file and show how its system names map, storing nothing.
-                preview = judgments_preview(
-                    campaign=campaign, upload=upload, options=form.options()
+            if "preview" not in request.POST:
+                job = judgment_import_request(
+                    campaign=campaign, upload=upload, options=form.options(), user=request.user
                 )
-            else:
-                record = judgments_import(
-                    campaign=campaign, upload=upload, user=request.user, options=form.options()
+                return redirect(
+                    "campaign_judgment_import_job", campaign_id=campaign.pk, job_id=job.pk
                 )
+            # Check the file and show how its system names map, storing nothing.
+            preview = judgments_preview(campaign=campaign, upload=upload, options=form.options())
         except UploadError as exc:
             problems = exc.problems
             status = 400
-        if record is not None:
-            messages.success(
-                request,
-                _("Imported %(judgments)d judgments of %(annotators)d annotators as “%(name)s”.")
-                % {
-                    "judgments": record.summary["judgments"],
-                    "annotators": len(record.summary["annotators"]),
-                    "name": record.config.name,
-                },
-            )
-            return redirect("campaign_analysis", campaign_id=campaign.pk)
     elif request.method == "POST":
         status = 400
+    judgment_imports_abandon_stale(campaign=campaign)
     return render(
         request,
         "annotation/analysis_import.html",
-        {"campaign": campaign, "form": form, "problems": problems, "preview": preview},
+        {
+            "campaign": campaign,
+            "form": form,
+            "problems": problems,
+            "preview": preview,
+            "jobs": [
+                (job, judgment_import_state(job))
+                for job in JudgmentImportJob.objects.filter(campaign=campaign)
+                .select_related("result__config")
+                .defer("content")[:RECENT_IMPORTS]
+            ],
+        },
         status=status,
+    )
+
+
+@organizer_required
+@require_safe
+def campaign_judgment_import_job(
+    request: HttpRequest, campaign_id: uuid.UUID, job_id: uuid.UUID
+) -> HttpResponse:
+    """One import sent to the workers: queued, its step while it runs, what it stored, or the
+    problems of a refused file."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    judgment_imports_abandon_stale(campaign=campaign)
+    job = get_object_or_404(
+        JudgmentImportJob.objects.select_related("result__config").defer("content"),
+        campaign=campaign,
+        pk=job_id,
+    )
+    return render(
+        request,
+        "annotation/analysis_import_job.html",
+        {"campaign": campaign, "job": judgment_import_state(job)},
     )

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import ProtocolConfig
+from annotation.models import JudgmentImportJob, ProtocolConfig
 from metrics.forms import METRIC_NAMES, TOKENIZERS
 from tests.dashboard_factories import analysis_run_sync, make_judged_demo_campaign
 from tests.factories import PASSWORD, make_user
@@ -109,6 +109,15 @@ def test_every_organizer_page_is_german_for_a_german_browser() -> None:
     names = {campaign.name, "nmt-base", "nmt-large", "smt-phrase", "rbmt-toy", "org"}
     names |= {f"rater-{x}" for x in ("a", "b", "c", "careless")}
     names |= set(ProtocolConfig.objects.filter(campaign=campaign).values_list("name", flat=True))
+    # An import the worker refused, with the problems of its file.
+    job = JudgmentImportJob.objects.create(
+        campaign=campaign,
+        file_name="past.tsv",
+        status=JudgmentImportJob.Status.FAILED,
+        error="past.tsv, line 2: unknown system 'x'",
+        problems=[{"file": "past.tsv", "line": 2, "message": "unknown system 'x'"}],
+    )
+    names |= {"past.tsv", "past.tsv, line 2: unknown system 'x'", "unknown system 'x'"}
     pages = {
         reverse("campaign_list"): "Kampagnen",
         reverse("campaign_create"): "Neue Kampagne",
@@ -132,6 +141,10 @@ def test_every_organizer_page_is_german_for_a_german_browser() -> None:
             "normalisiert über echte und wiederholte Items, QC mit gepaarter t-Test",
         ),
         reverse("campaign_judgment_import", args=[campaign.pk]): "Bewertungen importieren",
+        reverse("campaign_judgment_import_job", args=[campaign.pk, job.pk]): (
+            "Import von Bewertungen",
+            "Fehlgeschlagen",
+        ),
         reverse("campaign_dashboard", args=[campaign.pk]): "Fortschritt der Annotation",
         reverse("analysis_settings", args=[campaign.pk]): "Analyseeinstellungen",
     }

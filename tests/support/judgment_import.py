@@ -1,4 +1,5 @@
-"""Row counts of every annotation model (and users), to compare around a failed judgment import."""
+"""Row counts of every annotation model (and users), to compare around a failed judgment import.
+The import's own record (a :class:`JudgmentImportJob`, kept to show how it ended) is left out."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ def database_snapshot() -> dict[str, int]:
     counts = {
         model.__name__: model.objects.count()
         for model in apps.get_app_config("annotation").get_models()
+        if model.__name__ != "JudgmentImportJob"
     }
     counts["User"] = get_user_model().objects.count()
     return counts

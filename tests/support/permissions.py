@@ -18,7 +18,14 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.resolvers import RoutePattern
 
 from annotation.campaigns.forms import ProtocolConfigForm
-from annotation.models import Assignment, Campaign, Invite, Item, ProtocolConfig
+from annotation.models import (
+    Assignment,
+    Campaign,
+    Invite,
+    Item,
+    JudgmentImportJob,
+    ProtocolConfig,
+)
 from annotation.protocols import PROTOCOLS
 from annotation.tasking.invites import invite_create, invite_token
 from annotation.tasking.services import task_assign_next
@@ -174,6 +181,7 @@ MATRIX: dict[str, Rule] = {
     "campaign_analysis_settings": organizer_page({"POST": 302}),
     "campaign_analysis_explore": organizer_page(GET),
     "campaign_judgment_import": organizer_page({"GET": 200, "POST": 400}),
+    "campaign_judgment_import_job": organizer_page(GET),
     "campaign_report_judgments": organizer_page(GET),
     "campaign_report_systems": organizer_page(GET),
     "campaign_report_annotators": organizer_page(GET),
@@ -201,6 +209,7 @@ MATRIX: dict[str, Rule] = {
     "api-campaign-error-spans": organizer_api(GET),
     # Invalid bodies (no file, no annotator): the role check passed, validation refused.
     "api-campaign-judgment-imports": organizer_api({"POST": 400}),
+    "api-campaign-judgment-import-job": organizer_api(GET),
     "api-campaign-annotator-decisions": organizer_api({"POST": 400}),
     # Annotator pages and API
     "my_tasks": logged_in(GET),
@@ -228,6 +237,7 @@ class Seed:
     config: ProtocolConfig
     assignment: Assignment
     invite: Invite
+    import_job: JudgmentImportJob
 
     def values(self) -> dict[str, Any]:
         """A value for every path parameter of the project's URLs."""
@@ -238,6 +248,7 @@ class Seed:
             "assignment_id": self.assignment.pk,
             "position": 1,
             "invite_id": self.invite.pk,
+            "job_id": self.import_job.pk,
             "user_id": self.assignment.annotator_id,
             "username": self.assignment.annotator.get_username(),
             "token": invite_token(invite=self.invite),
@@ -358,7 +369,11 @@ def seed_build() -> Seed:
         "other_organizer": other_organizer,
         "staff": staff,
     }
-    return Seed(users, campaign, config, assignment, invite)
+    # An import that ended (refused), for the pages and the API that show one.
+    import_job = JudgmentImportJob.objects.create(
+        campaign=campaign, file_name="a.tsv", status=JudgmentImportJob.Status.FAILED, error="x"
+    )
+    return Seed(users, campaign, config, assignment, invite, import_job)
 
 
 def request(client: Client, method: str, url: str, body: dict[str, Any], is_json: bool) -> Any:

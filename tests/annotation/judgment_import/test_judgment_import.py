@@ -14,8 +14,6 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import transaction
-from django.test import Client
-from django.urls import reverse
 
 from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.settings import AnalysisSettings
@@ -407,55 +405,6 @@ def test_the_command_imports_and_fails_with_status_2(texts, tmp_path) -> None:  
         call_command("import_judgments", str(texts.pk), str(bad))
     assert raised.value.returncode == 2
     assert "bad.tsv, line 2: unknown system 'google'" in str(raised.value)
-
-
-def login(user: Any) -> Client:
-    client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
-    return client
-
-
-def test_the_upload_page_imports_and_shows_errors_escaped(texts, owner) -> None:  # type: ignore[no-untyped-def]
-    client = login(owner)
-    url = reverse("campaign_judgment_import", args=[texts.pk])
-    bad = io.BytesIO(text("w\t<script>x</script>\t1\tSYSTEM\t50\n"))
-    bad.name = "bad.tsv"
-    form = {"file_format": "auto", "protocol": "direct_assessment", "line_base": 1}
-    response = client.post(url, {"file": bad, **form})
-    assert response.status_code == 400
-    page = response.content.decode()
-    assert "bad.tsv" in page
-    assert "line 2" in page
-    assert "<script>x</script>" not in page
-    assert "&lt;script&gt;" in page
-    good = io.BytesIO(evalsite_file(make_rows()))
-    good.name = "past.tsv"
-    response = client.post(url, {"file": good, **form})
-    assert response.status_code == 302
-    assert response["Location"] == reverse("campaign_analysis", args=[texts.pk])
-    assert JudgmentImport.objects.filter(campaign=texts).count() == 1
-
-
-def test_the_api_imports_multipart_and_answers_problems_as_json(texts, owner) -> None:  # type: ignore[no-untyped-def]
-    client = login(owner)
-    url = reverse("api-campaign-judgment-imports", args=[texts.pk])
-    upload = io.BytesIO(appraise_file(make_rows()))
-    upload.name = "scores.csv"
-    response = client.post(url, {"file": upload, "file_format": "appraise"})
-    assert response.status_code == 201, response.content
-    body = response.json()
-    assert body["summary"]["judgments"] == 120
-    assert body["file_format"] == "appraise"
-    bad = io.BytesIO(text("w\tnmt\t99\tSYSTEM\t50\n"))
-    bad.name = "bad.tsv"
-    response = client.post(url, {"file": bad})
-    assert response.status_code == 400
-    problem = response.json()["problems"][0]
-    assert problem == {
-        "file": "bad.tsv",
-        "line": 2,
-        "message": "unknown segment: line 99 (counting from 1); the campaign has 20 segments",
-    }
 
 
 @pytest.mark.parametrize("make_file", [evalsite_file, appraise_file, wmt_file])

@@ -18,12 +18,14 @@ from rest_framework.test import APIClient
 
 from annotation.models import Campaign, JudgmentImport
 from tests.analysis_factories import make_text_campaign
+from tests.factories import imports_run_queued
 from tests.support.judgment_import import database_snapshot
 
 pytestmark = pytest.mark.django_db
 
-# What an entry point answered: the status and the problems as (file, line, message).
-Answer = tuple[int, list[tuple[str, int | None, str]]]
+# What became of an upload ("stored" or "refused", at once or by its background job) and the
+# problems as (file, line, message).
+Answer = tuple[str, list[tuple[str, int | None, str]]]
 
 HEADER = "annotator,system,segment,type,score\n"
 WMT_HEADER = (
@@ -55,10 +57,15 @@ def api_import(owner: AbstractBaseUser, campaign: Campaign, name: str, body: byt
     client.force_authenticate(owner)
     url = reverse("api-campaign-judgment-imports", args=[campaign.pk])
     response = client.post(url, {"file": named_file(name, body)}, format="multipart")
-    if response.status_code != 400:
-        return response.status_code, []
-    problems = response.json()["problems"]
-    return 400, [(p["file"], p["line"], p["message"]) for p in problems]
+    if response.status_code == 400:
+        problems = response.json()["problems"]
+        return "refused", [(p["file"], p["line"], p["message"]) for p in problems]
+    assert response.status_code == 202, response.content
+    imports_run_queued()
+    job = client.get(response["Location"]).json()
+    problems = job["problems"]
+    outcome = {"done": "stored", "failed": "refused"}[job["status"]]
+    return outcome, [(p["file"], p["line"], p["message"]) for p in problems]
 
 
 def page_import(owner: AbstractBaseUser, campaign: Campaign, name: str, body: bytes) -> Answer:
@@ -67,9 +74,13 @@ def page_import(owner: AbstractBaseUser, campaign: Campaign, name: str, body: by
     url = reverse("campaign_judgment_import", args=[campaign.pk])
     form = {"file_format": "auto", "protocol": "direct_assessment", "line_base": 1}
     response = client.post(url, {"file": named_file(name, body), **form})
-    if response.status_code != 400:
-        return response.status_code, []
-    return 400, [(p.file, p.line, p.message) for p in response.context["problems"]]
+    if response.status_code == 400:
+        return "refused", [(p.file, p.line, p.message) for p in response.context["problems"]]
+    assert response.status_code == 302, response.content
+    imports_run_queued()
+    job = client.get(response["Location"]).context["job"]
+    outcome = {"done": "stored", "failed": "refused"}[job["status"]]
+    return outcome, [(p["file"], p["line"], p["message"]) for p in job["problems"]]
 
 
 ENTRY_POINTS = {"api": api_import, "page": page_import}
@@ -91,8 +102,8 @@ def assert_refused(
     message: str,
 ) -> None:
     before = database_snapshot()
-    status, problems = entry(owner, campaign, name, body)
-    assert status == 400
+    outcome, problems = entry(owner, campaign, name, body)
+    assert outcome == "refused"
     assert problems[0][:2] == (name, line)
     assert message in problems[0][2]
     assert database_snapshot() == before
@@ -129,8 +140,7 @@ def test_appraise_times_of_the_last_representable_days_are_still_imported(
 ) -> None:
     # 9999-12-29 and 9999-12-30 00:00 UTC.
     body = b"w,nmt,1,TGT,deu,eng,70,253402041600,253402128000\n"
-    status, problems = api_import(owner, texts, "scores.csv", body)
-    assert (status, problems) == (201, [])
+    assert api_import(owner, texts, "scores.csv", body) == ("stored", [])
 
 
 # --------------------------------------------------------------------------------------------
@@ -213,8 +223,8 @@ def test_a_quoted_field_over_two_lines_leaves_the_next_lines_their_numbers(
 def test_blank_lines_before_the_header_are_skipped(
     entry: Entry, owner: AbstractBaseUser, texts: Campaign, name: str, body: str
 ) -> None:
-    status, problems = entry(owner, texts, name, body.encode())
-    assert status in {201, 302}, problems
+    outcome, problems = entry(owner, texts, name, body.encode())
+    assert outcome == "stored", problems
     assert JudgmentImport.objects.get(campaign=texts).summary["judgments"] == 1
 
 
@@ -272,6 +282,5 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(
     message = f"the file is {len(big)} bytes; the limit is 100 bytes"
     assert_refused(entry, owner, texts, "big.csv", big, None, message)
     assert reads == []
-    status, _ = entry(owner, texts, "small.csv", small)
-    assert status in {201, 302}
+    assert entry(owner, texts, "small.csv", small) == ("stored", [])
     assert reads == ["small.csv"]

@@ -20,7 +20,7 @@ from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_import
 from annotation.models import Judgment, JudgmentImport
 from tests.analysis_factories import make_text_campaign
-from tests.factories import PASSWORD
+from tests.factories import PASSWORD, imports_run_queued
 
 pytestmark = pytest.mark.django_db
 
@@ -106,6 +106,8 @@ def test_the_page_previews_the_mapping_then_imports(campaign: Any, owner: Any) -
         url, {**fields, "system_map": MAP, "file": SimpleUploadedFile("w.tsv", _file())}
     )
     assert done.status_code == 302
+    [job] = imports_run_queued()
+    assert job.status == "done", job.problems
     assert JudgmentImport.objects.count() == 1
 
 

@@ -1,0 +1,248 @@
+"""Imports of historical judgments in the background (services).
+
+A file of a million rows takes minutes to import (``docs/benchmarks.md``), past gunicorn's
+120 s: the upload page and the API record a :class:`JudgmentImportJob` holding the file and the
+options, and a Celery worker runs it (``annotation.tasks.judgment_import``), as task builds run
+(``annotation.tasking.background``, ``docs/background.md``).
+
+- The import is one transaction, and the job turns done inside it: the page never shows "done"
+  without the judgments, nor the judgments without "done". A refused file (``UploadError``)
+  stores nothing and leaves its problems on the job, each naming the file and line; any other
+  failure marks the job failed through the Celery task's ``on_failure``.
+- While the transaction runs nothing it writes is visible: the worker reports its step to the
+  cache, which the page and the API read.
+- A job is claimed with a conditional UPDATE, and the import waits for the job's row lock: a
+  message delivered again after the job ended does nothing, one delivered while it runs waits
+  and then finds it ended.
+- The file is removed from the job when the job ends; a job under way that has not moved for
+  ``EVALSITE_JOB_STALE_SECONDS`` (its worker died) is marked failed ("abandoned") when the
+  campaign's imports are next listed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.functions import Length
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from annotation.campaigns.uploads import UploadError, UploadFile
+from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.progress import STAGES
+from annotation.judgment_import.services import judgments_import
+from annotation.models import Campaign, JudgmentImportJob
+from evalsite.formatting import count_text
+from evalsite.jobs import BROKER_ERRORS, registered_task, stale_abandon
+
+logger = logging.getLogger(__name__)
+
+UNDER_WAY = (JudgmentImportJob.Status.QUEUED, JudgmentImportJob.Status.RUNNING)
+
+# The Celery task that runs an import, by the name ``annotation.tasks`` registers it under.
+TASK_JUDGMENT_IMPORT = "annotation.judgment_import"
+
+
+def progress_key(job_id: Any) -> str:
+    return f"evalsite:judgment-import:{job_id}"
+
+
+def judgment_import_request(
+    *,
+    campaign: Campaign,
+    upload: UploadFile,
+    options: ImportOptions,
+    user: AbstractBaseUser | None = None,
+) -> JudgmentImportJob:
+    """Record an import of ``upload`` onto ``campaign`` and send it to the workers. A queue
+    that cannot be reached fails the job at once, saying so; nothing is stored then."""
+    job = JudgmentImportJob.objects.create(
+        campaign=campaign,
+        file_name=upload.name[:255],
+        content=upload.content,
+        options=dataclasses.asdict(options),
+        requested_by=user,
+        language=translation.get_language() or settings.LANGUAGE_CODE,
+    )
+    try:
+        registered_task(TASK_JUDGMENT_IMPORT).apply_async((str(job.pk),), retry=False)
+    except BROKER_ERRORS as exc:
+        logger.warning("broker unreachable, import %s not sent: %s", job.pk, exc)
+        judgment_import_fail(
+            job_id=job.pk,
+            error=_(
+                "The task queue cannot be reached right now, so the import could not start. "
+                "Upload the file again when it is back."
+            ),
+        )
+    job.refresh_from_db()
+    return job
+
+
+def judgment_import_run(*, job_id: Any) -> JudgmentImportJob | None:
+    """Run a queued import (the worker's side); ``None`` when there is nothing to do (the job
+    no longer exists or has ended). A refused file marks the job failed with its problems;
+    other errors propagate (the Celery task marks the job failed) and store nothing."""
+    now = timezone.now()
+    if not JudgmentImportJob.objects.filter(pk=job_id, status__in=UNDER_WAY).update(
+        status=JudgmentImportJob.Status.RUNNING, started=now, progressed=now
+    ):
+        return None
+    job = JudgmentImportJob.objects.select_related("campaign", "requested_by").get(pk=job_id)
+    try:
+        with translation.override(job.language), transaction.atomic():
+            # A second delivery of this job waits for the first one's lock here, then finds it
+            # ended.
+            if not (
+                JudgmentImportJob.objects.select_for_update()
+                .filter(pk=job.pk, status=JudgmentImportJob.Status.RUNNING)
+                .exists()
+            ):
+                return None
+            record = judgments_import(
+                campaign=job.campaign,
+                upload=UploadFile(name=job.file_name, content=bytes(job.content)),
+                user=job.requested_by,
+                options=ImportOptions(**job.options),
+                report=_reporter(job.pk),
+            )
+            finished = timezone.now()
+            JudgmentImportJob.objects.filter(pk=job.pk).update(
+                status=JudgmentImportJob.Status.DONE,
+                result=record,
+                content=b"",
+                finished=finished,
+                progressed=finished,
+            )
+    except UploadError as exc:
+        judgment_import_fail(
+            job_id=job.pk,
+            error=str(exc.problems[0]) if exc.problems else str(exc),
+            problems=[{"file": p.file, "line": p.line, "message": p.message} for p in exc.problems],
+        )
+    finally:
+        _forget_progress(job.pk)
+    job.refresh_from_db()
+    return job
+
+
+def judgment_import_fail(
+    *, job_id: Any, error: str, problems: list[dict[str, Any]] | None = None
+) -> bool:
+    """Mark a queued or running job failed with a readable ``error`` (and a refused file's
+    ``problems``) and drop its file; one that has ended keeps its status. Whether it was
+    marked."""
+    now = timezone.now()
+    return bool(
+        JudgmentImportJob.objects.filter(pk=job_id, status__in=UNDER_WAY).update(
+            status=JudgmentImportJob.Status.FAILED,
+            error=error[:4000],
+            problems=problems or [],
+            content=b"",
+            finished=now,
+            progressed=now,
+        )
+    )
+
+
+def judgment_imports_abandon_stale(*, campaign: Campaign) -> int:
+    """Mark the campaign's imports that have not moved for ``EVALSITE_JOB_STALE_SECONDS``
+    failed ("abandoned"); the number marked."""
+    jobs = JudgmentImportJob.objects.filter(campaign=campaign)
+    marked = stale_abandon(
+        jobs, under_way=UNDER_WAY, failed=JudgmentImportJob.Status.FAILED, what="judgment import"
+    )
+    if marked:
+        # Their files too are dropped, as those of every job that ended.
+        jobs.exclude(status__in=UNDER_WAY).annotate(size=Length("content")).filter(
+            size__gt=0
+        ).update(content=b"")
+    return marked
+
+
+def judgment_import_state(job: JudgmentImportJob) -> dict[str, Any]:
+    """The job as the status page and the API show it: status, the step under way (from the
+    cache while it runs), a message, a refused file's problems and what a finished job stored."""
+    step, steps, stage = 0, len(STAGES), ""
+    if job.status == JudgmentImportJob.Status.RUNNING:
+        try:
+            progress = cache.get(progress_key(job.pk))
+        except BROKER_ERRORS:
+            progress = None
+        if progress:
+            stage, step, steps = progress["stage"], progress["step"], progress["steps"]
+    result = job.result if job.status == JudgmentImportJob.Status.DONE else None
+    return {
+        "id": str(job.pk),
+        "status": job.status,
+        "status_label": str(job.get_status_display()),
+        "active": job.active,
+        "file_name": job.file_name,
+        "stage": stage,
+        "step": step,
+        "steps": steps,
+        "percent": 100 if result else round(100 * max(step - 1, 0) / steps),
+        "message": _job_message(job, stage, step, steps),
+        "error": job.error,
+        "problems": job.problems,
+        "import": None
+        if result is None
+        else {
+            "id": result.pk,
+            "protocol_config": result.config_id,
+            "name": result.config.name,
+            "file_format": result.file_format,
+            "summary": result.summary,
+        },
+        "created": job.created.isoformat(),
+        "finished": job.finished.isoformat() if job.finished else None,
+    }
+
+
+def _job_message(job: JudgmentImportJob, stage: str, step: int, steps: int) -> str:
+    if job.status == JudgmentImportJob.Status.DONE and job.result is not None:
+        return _("Imported %(judgments)s judgments of %(annotators)s annotators as “%(name)s”.") % {
+            "judgments": count_text(job.result.summary["judgments"]),
+            "annotators": count_text(len(job.result.summary["annotators"])),
+            "name": job.result.config.name,
+        }
+    if job.status == JudgmentImportJob.Status.FAILED:
+        return job.error
+    if job.status == JudgmentImportJob.Status.QUEUED:
+        return _("Waiting for a worker.")
+    if stage:
+        return _("Step %(step)d of %(steps)d: %(stage)s…") % {
+            "step": step,
+            "steps": steps,
+            "stage": stage,
+        }
+    return _("Starting…")
+
+
+def _reporter(job_id: Any) -> Any:
+    """Progress of an import, written where the page can read it while the import's
+    transaction hides everything else. Never raises: an import does not fail for want of a
+    progress bar."""
+    key = progress_key(job_id)
+    timeout = settings.EVALSITE_JOB_STALE_SECONDS
+
+    def report(stage: str, step: int, steps: int) -> None:
+        try:
+            cache.set(key, {"stage": stage, "step": step, "steps": steps}, timeout=timeout)
+        except BROKER_ERRORS as exc:
+            logger.debug("no progress for import %s: %s", job_id, exc)
+
+    return report
+
+
+def _forget_progress(job_id: Any) -> None:
+    try:
+        cache.delete(progress_key(job_id))
+    except BROKER_ERRORS as exc:
+        logger.debug("progress of import %s not removed: %s", job_id, exc)
