@@ -86,18 +86,20 @@ def dashboard_data(*, campaign: Campaign) -> Dashboard:
     human_data = result_data(state, AnalysisResult.Kind.HUMAN)
     human_doc = HumanDocument.from_json(human_data) if human_data else None
     correlations_doc = result_data(state, AnalysisResult.Kind.CORRELATIONS)
+    # Config id → protocol kind, to name the correlations' criteria in the page's language.
+    protocols = {c.config_id: c.protocol for c in human_doc.analysis.criteria} if human_doc else {}
     return Dashboard(
         state=state,
         progress=campaign_progress(campaign=campaign),
         metrics=metrics_panel(metrics_doc) if metrics_doc else None,
         human=human_panel(human_doc) if human_doc else [],
-        correlations=correlation_panel(correlations_doc) if correlations_doc else [],
+        correlations=correlation_panel(correlations_doc, protocols) if correlations_doc else [],
         human_version=human_doc.analysis.version if human_doc else "",
         human_settings=human_doc.analysis.settings if human_doc else None,
         correlation_params=(correlations_doc or {}).get("params", {}),
         plots={
             "heatmaps": significance_heatmaps(metrics_doc) if metrics_doc else [],
             "histograms": histogram_plots(human_doc) if human_doc else [],
-            "scatter": scatter_plots(correlations_doc) if correlations_doc else [],
+            "scatter": scatter_plots(correlations_doc, protocols) if correlations_doc else [],
         },
     )

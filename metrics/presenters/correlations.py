@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from annotation.protocols.registry import criterion_label_shown
 from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
 from metrics.presenters.human import criterion_slug
@@ -20,6 +22,31 @@ DARR_SOURCES = {
     "ranks on one screen": _("ranks on one screen"),
     "DA translations of one segment": _("DA translations of one segment"),
 }
+
+# The human side of a correlation as the stored results name it (metrics/correlations.py), in
+# the page's language.
+HUMAN_SCORES = {
+    "Expected Wins": _("Expected Wins"),
+    "mean z": _("mean z-score"),
+    "mean raw": _("mean raw score"),
+    "mean shifted": _("mean mean-shifted score"),
+}
+
+
+def _title(crit: dict[str, Any], protocols: Mapping[int, str]) -> str:
+    """ "Config · criterion", the criterion named in the page's language (stored results keep
+    the language they were computed in)."""
+    label = criterion_label_shown(
+        protocols.get(crit.get("config_id", 0), ""),
+        crit.get("criterion", ""),
+        crit.get("label", ""),
+    )
+    return f"{crit.get('config_name', '')} · {label}"
+
+
+def _human_score(crit: dict[str, Any]) -> str:
+    stored = str(crit.get("human_score", ""))
+    return str(HUMAN_SCORES.get(stored, stored))
 
 
 @dataclass(frozen=True)
@@ -98,9 +125,12 @@ def _interval(entry: dict[str, Any] | None) -> Interval | None:
     )
 
 
-def correlation_panel(doc: dict[str, Any]) -> list[CorrelationCriterion]:
+def correlation_panel(
+    doc: dict[str, Any], protocols: Mapping[int, str] | None = None
+) -> list[CorrelationCriterion]:
     """The correlation table and the Williams test per human criterion of a ``correlations``
-    document."""
+    document; ``protocols`` (config id → protocol kind) names the criteria in the page's
+    language."""
     out = []
     for crit in doc.get("criteria", []):
         labels = {m["key"]: m.get("label", m["key"]) for m in crit.get("metrics", [])}
@@ -131,8 +161,8 @@ def correlation_panel(doc: dict[str, Any]) -> list[CorrelationCriterion]:
         out.append(
             CorrelationCriterion(
                 slug=criterion_slug(crit.get("config_id"), crit.get("criterion", "")),
-                title=f"{crit.get('config_name', '')} · {crit.get('label', '')}",
-                human_score=str(crit.get("human_score", "")),
+                title=_title(crit, protocols or {}),
+                human_score=_human_score(crit),
                 rows=rows,
                 williams_metrics=[labels.get(k, k) for k in williams.get("metrics", [])],
                 williams_p=[[finite_or_none(p) for p in row] for row in williams.get("p", [])],
@@ -141,9 +171,11 @@ def correlation_panel(doc: dict[str, Any]) -> list[CorrelationCriterion]:
     return out
 
 
-def scatter_plots(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def scatter_plots(
+    doc: dict[str, Any], protocols: Mapping[int, str] | None = None
+) -> list[dict[str, Any]]:
     """Per human criterion, per metric: one point per system (metric, human) and the fitted
-    least-squares line, for the plots."""
+    least-squares line, for the plots (criteria named as :func:`correlation_panel` does)."""
     out = []
     for crit in doc.get("criteria", []):
         metrics = []
@@ -173,8 +205,8 @@ def scatter_plots(doc: dict[str, Any]) -> list[dict[str, Any]]:
             out.append(
                 {
                     "id": criterion_slug(crit.get("config_id"), crit.get("criterion", "")),
-                    "title": f"{crit.get('config_name', '')} · {crit.get('label', '')}",
-                    "human": str(crit.get("human_score", "")),
+                    "title": _title(crit, protocols or {}),
+                    "human": _human_score(crit),
                     "metrics": metrics,
                 }
             )
