@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.plan import ImportOptions
@@ -85,6 +86,8 @@ ESA_ROWS = [
     line("bob", "bad", 1, 50, [span(6, 10, "major")]),  # "small"
 ]
 ESA_BY_HAND = {"good": (90 + 70 + 100) / 3, "bad": (30 + 20 + 50) / 3}
+# The analysis' system score: the mean over segments of each segment's mean.
+ESA_SYSTEMS = {"good": ((90 + 100) / 2 + 70) / 2, "bad": ((30 + 50) / 2 + 20) / 2}
 
 # The score field of MQM rows is Appraise's hidden slider (0): not read.
 MQM_ROWS = [
@@ -106,6 +109,7 @@ MQM_ROWS = [
 ]
 # Google's weights: minor punctuation 0.1; major 5 + minor 1; neutral 0; major 5.
 MQM_BY_HAND = {"good": -(0 + 0.1 + 0) / 3, "bad": -((5 + 1) + 0 + 5) / 3}
+MQM_SYSTEMS = {"good": -((0 + 0) / 2 + 0.1) / 2, "bad": -((6 + 5) / 2 + 0) / 2}
 
 
 def export(rows: list[str], name: str = "wmt24-esa.csv") -> UploadFile:
@@ -119,6 +123,11 @@ def system_means(criterion: str) -> dict[str, float]:
     ):
         scores[system].append(value)
     return {s: sum(v) / len(v) for s, v in scores.items()}
+
+
+def analysed_means(campaign: Any) -> dict[str, float]:
+    [criterion] = campaign_analysis_compute(campaign=campaign).criteria
+    return {s.name: s.mean_raw for s in criterion.ranked_systems}
 
 
 def stored_spans() -> dict[tuple[str, str, int], tuple[str, str]]:
@@ -137,6 +146,7 @@ def test_an_esa_export_yields_its_published_scores_and_spans_in_code_points(camp
     record = judgments_import(campaign=campaign, upload=export(ESA_ROWS), user=None)
     assert record.config.protocol == "esa"
     assert system_means("score") == pytest.approx(ESA_BY_HAND)
+    assert analysed_means(campaign) == pytest.approx(ESA_SYSTEMS)
     assert stored_spans() == {
         ("alice", "We go 🚗 to Berlin.", 6): ("6-7", "minor/"),
         ("alice", "House small.", 0): ("0-5", "major/"),
@@ -151,6 +161,7 @@ def test_an_mqm_export_is_scored_from_its_spans_with_the_configs_weights(campaig
     record = judgments_import(campaign=campaign, upload=export(MQM_ROWS), user=None)
     assert record.config.protocol == "mqm"
     assert system_means("mqm") == pytest.approx(MQM_BY_HAND)
+    assert analysed_means(campaign) == pytest.approx(MQM_SYSTEMS)
     assert stored_spans() == {
         ("alice", "We go 🚗 to Berlin.", 6): ("6-7", "minor/fluency/punctuation"),
         ("alice", "House small.", 0): ("0-5", "major/accuracy/mistranslation"),
