@@ -19,6 +19,7 @@ from typing import Any
 from annotation.judgment_import.mqm_tsv import MQM_COLUMNS
 from annotation.models import Campaign, ItemOutput, Judgment, JudgmentSpan, ProtocolConfig
 from annotation.protocols import PROTOCOLS, Protocol
+from annotation.reports.span_cells import MISSING
 from annotation.reports.text import cell_text
 
 SPAN_FORMATS = ("csv", "tsv", "jsonl", "mqm.tsv")
@@ -45,7 +46,6 @@ SPAN_COLUMNS = (
 # the error's span marked with <v>…</v> in the target.
 MQM_TSV_COLUMNS = MQM_COLUMNS
 NO_ERROR = "No-error"
-MISSING = "[missing]"
 
 
 def _span_configs(campaign: Campaign) -> dict[int, Protocol]:
