@@ -100,6 +100,8 @@ class ProtocolConfigAdmin(admin.ModelAdmin):
     list_display = ["name", "campaign", "protocol", "mode", "outputs_per_screen", "items_per_task"]
     list_filter = ["protocol"]
     list_select_related = ["campaign"]
+    # Set when the config is created (MQM's weights); judgments keep the weights they used.
+    readonly_fields = ["settings"]
 
 
 @admin.register(Task)

@@ -206,6 +206,7 @@ FORMAT_CHOICES = [
     ("appraise", _("Appraise CSV export (ExportSystemScoresToCSV)")),
     ("wmt", _("WMT direct assessment (ad-good-raw.csv, ad-latest.csv)")),
     ("mqm", _("Google's MQM TSV (error spans; imported as MQM)")),
+    ("appraise-spans", _("Appraise ESA/MQM export (error spans; imported as ESA or MQM)")),
 ]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
@@ -76,6 +76,10 @@ class SpanSummary:
     inter: SpanAgreement
     intra: SpanAgreement
     annotators: tuple[AnnotatorFinds, ...]
+    # The kind's settings as the config runs it (MQM: the weights its scores were computed
+    # with), as stored, and as (label, value) for the page.
+    settings: dict[str, Any] = field(default_factory=dict)
+    settings_shown: tuple[tuple[str, str], ...] = ()
 
     @property
     def severity_columns(self) -> list[tuple[str, Any]]:
@@ -141,6 +145,7 @@ class SpanSummary:
             "config": self.config_id,
             "name": self.config_name,
             "protocol": self.protocol,
+            "settings": self.settings,
             "judged_outputs": self.n_judged,
             "spans": self.n_spans,
             "systems": [
@@ -289,6 +294,8 @@ def _summary(
         config_id=config.pk,
         config_name=config.name,
         protocol=config.protocol,
+        settings=config.definition.current_settings(),
+        settings_shown=tuple(config.definition.settings_shown()),
         severities=severities,
         categories=categories,
         n_judged=n_judged,

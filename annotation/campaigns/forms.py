@@ -185,8 +185,19 @@ def upload_files_from(cleaned: dict[str, Any]) -> list[UploadFile]:
 MAX_HOLD_MINUTES = 365 * 24 * 60
 
 
+# The largest weight a kind's number setting may have: MQM's non-translation, whose five
+# errors make the bottom of the MQM score's scale (−125).
+MAX_SETTING = 25.0
+
+
+def setting_field_name(kind: str, key: str) -> str:
+    """The form field of a kind's number setting (``mqm_major``)."""
+    return f"{kind}_{key}"
+
+
 class ProtocolConfigForm(forms.ModelForm):
-    """An organizer's settings for one protocol of a campaign."""
+    """An organizer's settings for one protocol of a campaign, with the numbers its kind asks
+    for (MQM's weights: one field per kind and number, shown when the kind is chosen)."""
 
     hold_minutes = ProtocolConfig._meta.get_field("hold_minutes").formfield(
         max_value=MAX_HOLD_MINUTES
@@ -230,6 +241,17 @@ class ProtocolConfigForm(forms.ModelForm):
                 ),
             }
         )
+        for key, kind in PROTOCOLS.items():
+            for setting in kind.number_settings:
+                self.fields[setting_field_name(key, setting.key)] = forms.FloatField(
+                    label=setting.label,
+                    required=False,
+                    initial=setting.default,
+                    min_value=0,
+                    max_value=MAX_SETTING,
+                    help_text=_("Empty: %(default)s.") % {"default": f"{setting.default:g}"},
+                    widget=forms.NumberInput(attrs={"step": "any", "data-protocol": key}),
+                )
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -259,7 +281,23 @@ class ProtocolConfigForm(forms.ModelForm):
         qc = sum(cleaned.get(f) or 0 for f in ("qc_bad_reference", "qc_repeat", "qc_reference"))
         if qc > 60:
             raise forms.ValidationError(_("At most 60 of every 100 items can be QC items."))
+        for key, kind in PROTOCOLS.items():
+            if protocol is None or key != protocol.key:
+                # Another kind's numbers (hidden on the page) are not this protocol's.
+                for setting in kind.number_settings:
+                    self._errors.pop(setting_field_name(key, setting.key), None)
+        if protocol:
+            self.instance.settings = protocol.settings_json(self._numbers(protocol.key))
         return cleaned
+
+    def _numbers(self, kind: str) -> dict[str, float]:
+        """The chosen kind's number settings that were given (the others keep defaults)."""
+        numbers = {}
+        for setting in PROTOCOLS[kind].number_settings:
+            value = self.cleaned_data.get(setting_field_name(kind, setting.key))
+            if value is not None:
+                numbers[setting.key] = value
+        return numbers
 
 
 class PushAssignForm(forms.Form):

@@ -37,7 +37,10 @@ FORMAT_WMT = "wmt"
 # Google's MQM TSV, read by annotation/judgment_import/mqm_tsv.py (registered in PARSERS).
 FORMAT_MQM = "mqm"
 
-FORMATS = (FORMAT_EVALSITE, FORMAT_APPRAISE, FORMAT_WMT, FORMAT_MQM)
+# Appraise's ESA/MQM export, read by annotation/judgment_import/appraise_spans.py.
+FORMAT_APPRAISE_SPANS = "appraise-spans"
+
+FORMATS = (FORMAT_EVALSITE, FORMAT_APPRAISE, FORMAT_WMT, FORMAT_MQM, FORMAT_APPRAISE_SPANS)
 
 # Layouts read by modules of their own: format → (does a first line look like it, parser).
 PARSERS: dict[str, tuple[Any, Any]] = {}
@@ -119,6 +122,9 @@ class ImportRow:
     # An error-span kind's spans of the output, (start, end, severity, category) in code points
     # of ``output_text``; None where the file has none.
     spans: tuple[tuple[int, int, str, str], ...] | None = None
+    # Spans in the offsets of a file without texts (Appraise's), made ``spans`` against the
+    # campaign's text of the output (annotation/judgment_import/appraise_spans.py).
+    text_spans: tuple[tuple[Any, ...], ...] | None = None
 
 
 @dataclass

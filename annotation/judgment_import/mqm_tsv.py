@@ -30,6 +30,7 @@ from annotation.judgment_import.formats import (
     _csv_rows,
     is_line_number,
 )
+from annotation.judgment_import.options import OPTION_HOOKS
 from annotation.judgment_import.plan import ImportOptions
 from annotation.protocols.mqm import CATEGORIES, MQM, MQM_SCORE, Weights
 
@@ -158,11 +159,14 @@ def _judgment_row(
     )
 
 
-def options_for(parsed: ParsedJudgments, options: ImportOptions) -> ImportOptions:
+def mqm_options(
+    parsed: ParsedJudgments, options: ImportOptions
+) -> tuple[ImportOptions, ParsedJudgments]:
     """An MQM TSV file holds MQM judgments: it is imported under the MQM protocol."""
-    if parsed.file_format == FORMAT_MQM and options.protocol != MQM:
-        return replace(options, protocol=MQM, criterion="")
-    return options
+    if options.protocol != MQM:
+        return replace(options, protocol=MQM, criterion=""), parsed
+    return options, parsed
 
 
 PARSERS[FORMAT_MQM] = (looks_like_mqm_tsv, parse_mqm_tsv)
+OPTION_HOOKS[FORMAT_MQM] = mqm_options

@@ -29,6 +29,7 @@ from annotation.judgment_import.formats import (
     Problems,
     is_line_number,
 )
+from annotation.judgment_import.text_spans import spans_on_text
 from annotation.models import (
     ItemKind,
 )
@@ -252,10 +253,12 @@ def _resolved_rows(
         if shown is None:
             continue
         source, system_id, run_id, text = shown
-        if not _texts_match(problems, row, segment_id, text, context):
+        # A file without texts gives spans in its own offsets: they are placed on the text here.
+        placed = spans_on_text(problems, row, text)
+        if placed is None or not _texts_match(problems, placed, segment_id, text, context):
             continue
         task = row.hit or f"annotator {row.annotator}"
-        resolved.append((row, segment_id, source, system_id, run_id, text, task))
+        resolved.append((placed, segment_id, source, system_id, run_id, text, task))
     return resolved
 
 

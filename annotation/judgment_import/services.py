@@ -48,7 +48,7 @@ from annotation.judgment_import.formats import (
     ParsedJudgments,
     judgments_parse,
 )
-from annotation.judgment_import.mqm_tsv import options_for
+from annotation.judgment_import.options import options_for
 from annotation.judgment_import.plan import ImportContext, ImportOptions, ImportPlan, import_plan
 from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.judgment_import.spans import planned_spans, spans_insert
@@ -134,7 +134,7 @@ def judgments_preview(
     options = options or ImportOptions()
     with _no_cyclic_gc():
         parsed = _read(upload, options)
-        options = options_for(parsed, options)
+        options, parsed = options_for(parsed, options)
         plan = import_plan(parsed, _campaign_context(campaign, parsed), options)
     counts = Counter(row.system for row in parsed.rows if row.system)
     return ImportPreview(
@@ -179,7 +179,7 @@ def judgments_import(
     with _no_cyclic_gc():
         progress_step(report, "read")
         parsed = _read(upload, options)
-        options = options_for(parsed, options)
+        options, parsed = options_for(parsed, options)
         with transaction.atomic():
             progress_step(report, "check")
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)

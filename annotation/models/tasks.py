@@ -68,6 +68,10 @@ class ProtocolConfig(models.Model):
         help_text=_("A pulled task returns to the pool when its annotator is idle this long."),
     )
     seed = models.PositiveIntegerField(_("seed"), default=12345)
+    # The kind's own settings (MQM: {"weights": {…}}; Protocol.settings_json writes them).
+    # Set when the config is created and not changed after: every judgment of an MQM config
+    # stores the weights its score was computed with anyway.
+    settings = models.JSONField(_("settings"), default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -91,7 +95,8 @@ class ProtocolConfig(models.Model):
 
     @property
     def definition(self) -> Protocol:
-        return PROTOCOLS[self.protocol]
+        """The kind as this config runs it, with its settings (MQM's weights)."""
+        return PROTOCOLS[self.protocol].configured(self.settings or {})
 
 
 class TaskBuild(models.Model):

@@ -59,6 +59,16 @@ SOURCE_BASED = Mode("source", _("Source-based"), True, False)
 REFERENCE_BASED = Mode("reference", _("Reference-based"), False, True)
 
 
+@dataclass(frozen=True)
+class NumberSetting:
+    """A number an organizer sets for a protocol of a kind (MQM's weights): its key in the
+    kind's settings, its label and default; never negative."""
+
+    key: str
+    label: Any
+    default: float
+
+
 # One error span as a judgment stores it: (output id, start, end, length of the shown text,
 # severity, category); offsets are code points of the shown text.
 SpanRow = tuple[int, int, int, int, str, str]
@@ -104,6 +114,26 @@ class Protocol:
         """Every script the screen needs, in order: the kind's own, and any whose widgets its
         screen borrows."""
         return (self.screen_script,)
+
+    # The numbers an organizer may set for a protocol of this kind (the setup page's form
+    # asks for them when the kind is chosen); a protocol config stores them in its settings.
+    number_settings: tuple[NumberSetting, ...] = ()
+
+    def settings_json(self, numbers: Mapping[str, float]) -> dict[str, Any]:
+        """A config's settings from the numbers of :attr:`number_settings` (by key)."""
+        return {}
+
+    def configured(self, settings: Mapping[str, Any]) -> Protocol:
+        """The kind as a config with these ``settings`` runs it (itself when it has none)."""
+        return self
+
+    def current_settings(self) -> dict[str, Any]:
+        """The settings this kind runs with, as a config stores them (for reports and APIs)."""
+        return {}
+
+    def settings_shown(self) -> list[tuple[str, str]]:
+        """The numbers this kind runs with, as (label, value as text), for pages."""
+        return []
 
     def mode(self, key: str) -> Mode:
         for mode in self.modes:
@@ -197,6 +227,11 @@ class Protocol:
         """The answer as a judgment stores it, by output id (a string): the values of a valid
         answer (``validate``'s) and, for a kind that marks spans, its spans."""
         return {str(o): {c: v for (oid, c), v in values.items() if oid == o} for o in output_ids}
+
+    def span_weight(self, stored: Mapping[str, Any], severity: str, category: str) -> float | None:
+        """The weight of a span of an output whose stored answer is ``stored`` (None for a
+        kind whose spans carry no weight)."""
+        return None
 
     def span_rows(self, stored: Mapping[str, Mapping[str, Any]]) -> list[SpanRow]:
         """The error spans of a stored answer as rows (none for a kind without spans)."""

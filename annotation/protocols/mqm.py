@@ -8,12 +8,12 @@ need no special case."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from annotation.protocols.base import REFERENCE_BASED, SOURCE_BASED, Criterion
+from annotation.protocols.base import REFERENCE_BASED, SOURCE_BASED, Criterion, NumberSetting
 from annotation.protocols.spans import MAJOR, MINOR, NEUTRAL, Category, SpanProtocol
 
 MQM = "mqm"
@@ -62,13 +62,32 @@ class Weights:
         return {"major": self.major, "minor": self.minor, "neutral": self.neutral}[severity]
 
     def as_json(self) -> dict[str, float]:
-        return {
-            "major": self.major,
-            "minor": self.minor,
-            "neutral": self.neutral,
-            "minor_punctuation": self.minor_punctuation,
-            "non_translation": self.non_translation,
-        }
+        return {f.name: float(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Weights:
+        """Weights as :meth:`as_json` writes them; a weight not given has its default (a
+        config or judgment stored before weights were configurable has Google's)."""
+        data = data or {}
+        return cls(**{f.name: float(data[f.name]) for f in fields(cls) if f.name in data})
+
+
+WEIGHTS = "weights"
+
+# The weights as the setup page's form asks for them, in Weights' order.
+WEIGHT_SETTINGS = (
+    NumberSetting("major", _("Weight of a major error"), Weights.major),
+    NumberSetting("minor", _("Weight of a minor error"), Weights.minor),
+    NumberSetting("neutral", _("Weight of a neutral error"), Weights.neutral),
+    NumberSetting(
+        "minor_punctuation", _("Weight of a minor punctuation error"), Weights.minor_punctuation
+    ),
+    NumberSetting(
+        "non_translation",
+        _("Weight of a non-translation (any severity)"),
+        Weights.non_translation,
+    ),
+)
 
 
 def mqm_score(spans: Sequence[Mapping[str, Any]], weights: Weights) -> float:
@@ -93,6 +112,40 @@ class MQMProtocol(SpanProtocol):
     """Spans with severity and category; the score criterion is worked out from them."""
 
     weights: Weights = field(default_factory=Weights)
+    number_settings: tuple[NumberSetting, ...] = WEIGHT_SETTINGS
+
+    def settings_json(self, numbers: Mapping[str, float]) -> dict[str, Any]:
+        """``{"weights": {…}}``: the weights given, the others Google's."""
+        return {WEIGHTS: Weights.from_json(numbers).as_json()}
+
+    def configured(self, settings: Mapping[str, Any]) -> MQMProtocol:
+        """The kind with the config's weights (Google's where the settings have none)."""
+        return replace(self, weights=Weights.from_json(settings.get(WEIGHTS)))
+
+    def current_settings(self) -> dict[str, Any]:
+        return {WEIGHTS: self.weights.as_json()}
+
+    def settings_shown(self) -> list[tuple[str, str]]:
+        return [(str(s.label), f"{getattr(self.weights, s.key):g}") for s in self.number_settings]
+
+    def span_weight(self, stored: Mapping[str, Any], severity: str, category: str) -> float:
+        """The weight by the weights the judgment stored (the config's for one stored without
+        them, as an import stores Google's)."""
+        weights = Weights.from_json(stored[WEIGHTS]) if WEIGHTS in stored else self.weights
+        return weights.of(severity, category)
+
+    def stored_answer(
+        self,
+        values: Mapping[tuple[int, str], float],
+        output_ids: Sequence[int],
+        answer: Mapping[str, Any],
+    ) -> dict[str, dict[str, Any]]:
+        """The values and spans by output, each with the weights its score was computed
+        with: a judgment keeps them, whatever the config says later."""
+        stored = super().stored_answer(values, output_ids, answer)
+        for given in stored.values():
+            given[WEIGHTS] = self.weights.as_json()
+        return stored
 
     def histogram_criteria(self) -> tuple[Criterion, ...]:
         """None: scores pile up at a few values (0, −1, −5, …) over a wide scale; the analysis

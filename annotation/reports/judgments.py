@@ -47,6 +47,7 @@ from annotation.models import (
     ProtocolConfig,
     pseudonym_code,
 )
+from annotation.reports.span_cells import chunk_spans, row_spans, span_config_ids
 from evalsite.db import features
 
 logger = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ JUDGMENT_COLUMNS = (
     "started",
     "submitted",
     "seconds",
+    "spans",
 )
 
 # The stable order: protocol configs as created, then task, item, shown output, annotator,
@@ -107,6 +109,8 @@ _QUERY_COLUMNS = (
     "judgment__shown_at",
     "judgment__submitted_at",
     "judgment__seconds",
+    "judgment_id",
+    "output_id",
 )
 
 STATUS_CODES = ("", "passed", "failed", "untested")
@@ -310,9 +314,12 @@ def report_chunks(
     real_names: bool,
     chunk_size: int,
     text_numbers: bool = False,
+    span_texts: bool = True,
 ) -> Iterator[dict[str, list[Any]]]:
     """The report column by column, one chunk of rows at a time (Python values; None where a
-    value is missing, NaN for a normalised score that does not exist).
+    value is missing, NaN for a normalised score that does not exist). ``spans`` holds a
+    row's error spans (a list, with their marked text when ``span_texts``) for a span kind,
+    None for the others.
 
     On PostgreSQL the whole report is read in one REPEATABLE READ transaction (when it opens
     the transaction itself), so the normalisation pass and the rows see the same judgments,
@@ -329,6 +336,7 @@ def report_chunks(
             labels=labels,
             chunk_size=chunk_size,
             text_numbers=text_numbers,
+            span_texts=span_texts,
         )
 
 
@@ -339,8 +347,10 @@ def _report_chunks_in_snapshot(
     labels: dict[int, str],
     chunk_size: int,
     text_numbers: bool,
+    span_texts: bool,
 ) -> Iterator[dict[str, list[Any]]]:
     configs = {c.pk: (c.name, c.protocol) for c in ProtocolConfig.objects.filter(campaign=campaign)}
+    with_spans = span_config_ids(configs)
     queryset = judgment_report_queryset(campaign=campaign, text_numbers=text_numbers)
     rows = queryset.iterator(chunk_size=chunk_size)
     campaign_name = campaign.name
@@ -355,6 +365,7 @@ def _report_chunks_in_snapshot(
         at = np.maximum(position, 0)
         status = np.where(known, statistics.status[at], 0)
         config = [configs[k] for k in c[1]]
+        spans = chunk_spans(list(c[1]), list(c[17]), with_spans, with_text=span_texts)
         yield {
             "campaign": [campaign_name] * n,
             "protocol": [name for name, _ in config],
@@ -378,6 +389,7 @@ def _report_chunks_in_snapshot(
             "started": [_iso(v) for v in c[14]],
             "submitted": [_iso(v) for v in c[15]],
             "seconds": list(c[16]),
+            "spans": row_spans(c[1], c[17], c[18], spans),
         }
 
 

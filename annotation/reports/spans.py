@@ -1,7 +1,8 @@
 """The error-span report: one row per span of the campaign's span protocols (ESA, MQM), as CSV,
 TSV or JSONL, and Google's MQM TSV (the layout of Freitag et al.'s released MQM annotations).
 
-Rows come from ``JudgmentSpan`` in one query; offsets are code points of the shown text, and
+Rows come from ``JudgmentSpan`` in one query (and the judgments' stored answers in one more,
+for the weight each span's score counted: MQM's); offsets are code points of the shown text, and
 ``[length, length + 1)`` is the missing-content marker (``text`` "[missing]"). Annotators are
 named by pseudonym unless the organizer asks for usernames.
 """
@@ -16,8 +17,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation.judgment_import.mqm_tsv import MQM_COLUMNS
-from annotation.models import Campaign, ItemOutput, Judgment, JudgmentSpan
-from annotation.protocols import PROTOCOLS
+from annotation.models import Campaign, ItemOutput, Judgment, JudgmentSpan, ProtocolConfig
+from annotation.protocols import PROTOCOLS, Protocol
+from annotation.reports.span_cells import MISSING
 from annotation.reports.text import cell_text
 
 SPAN_FORMATS = ("csv", "tsv", "jsonl", "mqm.tsv")
@@ -36,6 +38,7 @@ SPAN_COLUMNS = (
     "end",
     "severity",
     "category",
+    "weight",
     "text",
 )
 
@@ -43,21 +46,34 @@ SPAN_COLUMNS = (
 # the error's span marked with <v>…</v> in the target.
 MQM_TSV_COLUMNS = MQM_COLUMNS
 NO_ERROR = "No-error"
-MISSING = "[missing]"
 
 
-def _span_configs(campaign: Campaign) -> list[int]:
-    return [
-        pk
-        for pk, protocol in campaign.protocols.values_list("pk", "protocol")
-        if protocol in PROTOCOLS and PROTOCOLS[protocol].marks_spans
-    ]
+def _span_configs(campaign: Campaign) -> dict[int, Protocol]:
+    """The campaign's configs of span kinds, each with its kind as the config runs it."""
+    return {
+        c.pk: c.definition
+        for c in ProtocolConfig.objects.filter(campaign=campaign)
+        if c.protocol in PROTOCOLS and PROTOCOLS[c.protocol].marks_spans
+    }
+
+
+def _stored_answers(configs: dict[int, Protocol]) -> dict[int, tuple[Protocol, dict[str, Any]]]:
+    """Per judgment of the configs: its kind and its stored answer (with MQM's weights)."""
+    return {
+        judgment: (configs[config], answer)
+        for judgment, config, answer in Judgment.objects.filter(
+            item__task__config__in=list(configs)
+        ).values_list("pk", "item__task__config_id", "answer")
+    }
 
 
 def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, Any]]:
-    """Every span of the campaign's span protocols, in protocol, item and output order."""
+    """Every span of the campaign's span protocols, in protocol, item and output order, with
+    the weight its judgment's score gave it (None for a kind without weights)."""
+    configs = _span_configs(campaign)
+    answers = _stored_answers(configs)
     rows = (
-        JudgmentSpan.objects.filter(judgment__item__task__config__in=_span_configs(campaign))
+        JudgmentSpan.objects.filter(judgment__item__task__config__in=list(configs))
         .order_by(
             "judgment__item__task__config_id",
             "judgment__item_id",
@@ -67,6 +83,7 @@ def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, A
         )
         .values_list(
             "judgment__item__task__config__name",
+            "judgment_id",
             "output__item__segment__document__external_id",
             "output__item__segment__external_id",
             "output__system__name",
@@ -86,6 +103,7 @@ def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, A
     found = []
     for (
         config,
+        judgment,
         document,
         segment,
         system,
@@ -101,6 +119,8 @@ def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, A
         text,
         length,
     ) in rows:
+        protocol, answer = answers[judgment]
+        weight = protocol.span_weight(answer.get(str(output), {}), severity, category)
         found.append(
             {
                 "protocol": config,
@@ -116,6 +136,7 @@ def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, A
                 "end": end,
                 "severity": severity,
                 "category": category,
+                "weight": weight,
                 "text": MISSING if start >= length else text[start:end],
             }
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,7 @@ from annotation.reports.judgments import (
     report_chunks,
     report_snapshot,
 )
+from annotation.reports.span_cells import chunk_spans, row_spans, span_cell, span_config_ids
 from evalcore.human import ItemType
 from evalsite.db import features
 from evalsite.formatting import formula_safe
@@ -64,6 +65,9 @@ def _text_columns(columns: dict[str, list[Any]], *, tsv: bool) -> list[tuple[str
             text[name] = [str(v) for v in values]
         elif name == "included":
             text[name] = ["1" if v else "0" for v in values]
+        elif name == "spans":
+            quote = _tsv_field if tsv else _csv_quote
+            text[name] = [quote(span_cell(v)) if v else "" for v in values]
         elif tsv:
             text[name] = ["" if v is None else _tsv_field(v) for v in values]
         else:
@@ -200,6 +204,8 @@ def _line_parts(*, campaign: Campaign, separator: str) -> Any:
             "_head",
             "_middle",
             "_tail",
+            "judgment_id",
+            "output_id",
         )
     )
 
@@ -226,10 +232,14 @@ def _database_lines(
         real_names=real_names,
     ) as (statistics, names):
         labels = {k: text(v) for k, v in names.items()}
-        heads = {
-            c.pk: separator.join(text(v) for v in (campaign.name, c.name, c.protocol))
-            for c in ProtocolConfig.objects.filter(campaign=campaign)
+        configs = {
+            c.pk: (c.name, c.protocol) for c in ProtocolConfig.objects.filter(campaign=campaign)
         }
+        heads = {
+            pk: separator.join(text(v) for v in (campaign.name, name, protocol))
+            for pk, (name, protocol) in configs.items()
+        }
+        with_spans = span_config_ids(configs)
         rows = _line_parts(campaign=campaign, separator=separator).iterator(chunk_size=chunk_size)
         status_text = [text(v) for v in STATUS_CODES]
         while True:
@@ -245,12 +255,30 @@ def _database_lines(
             z = _finite_texts(np.where(known, statistics.z[at], np.nan))
             status = np.where(known, statistics.status[at], 0).tolist()
             included = (known & statistics.included[at]).tolist()
+            cells = _span_cells(chunk, with_spans, text)
             s = separator
             yield "".join(
                 f"{heads[r[1]]}{s}{r[3]}{s}{labels.get(r[2]) or r[2]}{s}{r[4]}{s}{shifted[i]}{s}"
-                f"{z[i]}{s}{status_text[status[i]]}{s}{'1' if included[i] else '0'}{s}{r[5]}\n"
+                f"{z[i]}{s}{status_text[status[i]]}{s}{'1' if included[i] else '0'}{s}{r[5]}"
+                f"{s}{cells[i]}\n"
                 for i, r in enumerate(chunk)
             )
+
+
+def _span_cells(
+    chunk: list[tuple[Any, ...]], with_spans: frozenset[int], text: Callable[[str], str]
+) -> list[str]:
+    """The span cells of a chunk of :func:`_line_parts` rows (one query for the chunk, none
+    when the campaign has no span kind)."""
+    if not with_spans:
+        return [""] * len(chunk)
+    configs = [r[1] for r in chunk]
+    judgments = [r[6] for r in chunk]
+    spans = chunk_spans(configs, judgments, with_spans, with_text=False)
+    return [
+        text(span_cell(v)) if v else ""
+        for v in row_spans(configs, judgments, [r[7] for r in chunk], spans)
+    ]
 
 
 def judgment_report_stream(
@@ -277,6 +305,7 @@ def judgment_report_stream(
         real_names=real_names,
         chunk_size=chunk_size,
         text_numbers=file_format != "jsonl",
+        span_texts=file_format == "jsonl",
     )
     if file_format == "jsonl":
         for columns in chunks:

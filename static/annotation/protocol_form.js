@@ -1,6 +1,6 @@
 // The "Add a protocol" form: the mode list offers the chosen kind's modes only, "outputs per
 // screen" is hidden for a kind that shows one output a screen, "fluency first" for a kind
-// that does not allow it. The kinds' modes come from
+// that does not allow it, and a kind's own numbers (MQM's weights) for that kind only. The kinds' modes come from
 // the protocol field's data attributes (annotation/campaigns/forms.py); the server checks the
 // same rules, so without this script a wrong choice is refused with a message instead.
 (function () {
@@ -17,6 +17,8 @@
   const fluency = document.getElementById("id_fluency_first");
   const fluencyField = fluency ? fluency.closest(".field") : null;
 
+  const kindFields = Array.from(document.querySelectorAll("input[data-protocol]"));
+
   function update() {
     const allowed = modes[protocol.value] || [];
     Array.from(mode.options).forEach((option) => {
@@ -26,6 +28,10 @@
     });
     if (!allowed.includes(mode.value) && allowed.length) mode.value = allowed[0];
     if (outputsField) outputsField.hidden = single.includes(protocol.value);
+    kindFields.forEach((input) => {
+      const field = input.closest(".field");
+      if (field) field.hidden = input.dataset.protocol !== protocol.value;
+    });
     if (fluencyField) {
       fluencyField.hidden = !fluencyFirst.includes(protocol.value);
       if (fluencyField.hidden) fluency.checked = false;

@@ -1,5 +1,6 @@
 """In a real Chromium: the "Add a protocol" form offers the chosen kind's modes only, and no
-"outputs per screen" for direct assessment, which shows one output a screen."""
+"outputs per screen" for direct assessment, which shows one output a screen, and MQM's weights
+for MQM only."""
 
 from __future__ import annotations
 
@@ -46,8 +47,13 @@ def test_the_protocol_form_offers_the_kinds_own_modes(  # type: ignore[no-untype
     assert page.input_value("#id_mode") in ("bilingual", "monolingual")
     assert page.is_visible("#id_outputs_per_screen")
     assert page.is_hidden("#id_fluency_first")
+    assert page.is_hidden("#id_mqm_major")
+    page.select_option("#id_protocol", "mqm")
+    assert page.is_visible("#id_mqm_major")
+    assert page.input_value("#id_mqm_non_translation") == "25.0"
     page.select_option("#id_protocol", "adequacy_fluency")
     assert page.is_visible("#id_fluency_first")
+    assert page.is_hidden("#id_mqm_minor_punctuation")
     page.select_option("#id_protocol", "ranking")
 
     # What the form sends is accepted: the protocol is added.

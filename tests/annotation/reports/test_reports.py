@@ -161,6 +161,8 @@ def expected_rows() -> list[dict[str, str]]:
                 "started": shown.isoformat(timespec="microseconds"),
                 "submitted": submitted.isoformat(timespec="microseconds"),
                 "seconds": str(seconds),
+                # Direct assessment marks no spans.
+                "spans": "",
             }
         )
     return sorted(rows, key=lambda r: (int(r["task"]), int(r["item"])))

@@ -1,0 +1,246 @@
+"""Appraise's ESA and MQM score export: the CSV that ``ExportSystemScoresToCSV`` writes for a
+campaign of document-level error-span tasks (WMT's human evaluation since 2024).
+
+Its rows come from ``DirectAssessmentDocumentResult.get_system_data(campaign,
+extended_csv=True, add_batch_info=…)``, without a header, one row per system (``A+B`` items are
+split): username, system (``item__targetID``), item id, item type (TGT, BAD, REF, CHK), source
+and target language, score, document id (``document#system`` in WMT's batches), whether the item
+is a whole document (``True``/``False``), the ``mqm`` field — a JSON list of spans
+``{"start_i", "end_i", "severity", "error_type"}`` — start and end time (Unix seconds) and, with
+``--batch-info``, the batch number and Appraise's item id: 12 or 14 fields (AppraiseDev/Appraise
+``EvalData/models/direct_assessment_document.py``, commit 054e27cb).
+
+The spans are set by Appraise's annotation page
+(``EvalView/static/EvalView/js/direct-assessment-document-mqm-esa.js``, commit 17c319c0): it
+splits the trimmed target text with JavaScript's ``split("")`` — **UTF-16 code units** — and a
+span covers ``start_i`` to ``end_i`` **inclusive** (it colours ``start_i <= i <= end_i``);
+``"missing"`` for both marks the missing-content marker after the text (an omission).
+Severities are ``minor``, ``major`` and, in MQM, ``neutral``; a span left ``undecided`` is no
+error and is left out. ``error_type`` is null in ESA and the path in Appraise's MQM typology
+(``["Accuracy", "Mistranslation"]``) in MQM.
+
+Here a span becomes EvalSite's: code points of the campaign's text of the output, end
+exclusive, the marker ``[len, len + 1)``; the conversion needs that text, so it is done when
+the rows are matched with the campaign
+(:func:`annotation.judgment_import.text_spans.spans_on_text`). A file whose spans carry error
+types is MQM, else ESA (the import's protocol option, when it names one of the two, decides).
+ESA rows keep the published score; an MQM row's value is the negated sum of the imported
+config's weights (Google's: Appraise's own page counts major 5, minor 1, neutral 0 too, but
+a minor punctuation error 1 where Google counts 0.1); Appraise's ``score`` of an MQM row is its
+hidden slider's and is not read.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import replace
+from typing import Any
+
+from annotation.judgment_import.formats import (
+    _EARLIEST_SECONDS,
+    _LATEST_SECONDS,
+    APPRAISE_TYPES,
+    FORMAT_APPRAISE_SPANS,
+    PARSERS,
+    ImportRow,
+    ParsedJudgments,
+    Problems,
+    _csv_rows,
+    _number,
+    _row,
+)
+from annotation.judgment_import.options import OPTION_HOOKS
+from annotation.judgment_import.plan import ImportOptions
+from annotation.protocols.esa import ESA
+from annotation.protocols.mqm import MQM, MQM_SCORE, Weights
+
+FIELDS = (12, 14)
+SEVERITIES = ("minor", "major", "neutral")
+ESA_SEVERITIES = ("minor", "major")
+UNDECIDED = "undecided"
+MISSING = "missing"
+
+# Appraise's MQM typology (its page's ERROR_TYPES) onto MQM's, by "parent/child" in lower case;
+# a path not listed is read by its parent, else as "other".
+CATEGORY = {
+    "accuracy/mistranslation": "accuracy/mistranslation",
+    "accuracy/overtranslation": "accuracy/mistranslation",
+    "accuracy/undertranslation": "accuracy/mistranslation",
+    "accuracy/addition": "accuracy/addition",
+    "accuracy/omission": "accuracy/omission",
+    "accuracy/untranslated": "accuracy/untranslated",
+    "accuracy/do not translate": "accuracy/untranslated",
+    "accuracy": "accuracy/mistranslation",
+    "linguistic conventions/grammar": "fluency/grammar",
+    "linguistic conventions/punctuation": "fluency/punctuation",
+    "linguistic conventions/spelling": "fluency/spelling",
+    "linguistic conventions/character encoding": "fluency/character-encoding",
+    "linguistic conventions": "fluency/grammar",
+    "style/language register": "fluency/register",
+    "style/inconsistent style": "fluency/inconsistency",
+    "style": "style",
+    "terminology": "terminology",
+    "locale convention": "locale-convention",
+}
+
+
+def looks_like_appraise_spans(first_line: str) -> bool:
+    """12 or 14 fields, an Appraise item type in the fourth, True/False in the ninth and a
+    JSON list in the tenth."""
+    try:
+        values = next(csv.reader([first_line]), [])
+    except csv.Error:  # the parser that reads the file names the line
+        return False
+    return (
+        len(values) in FIELDS
+        and values[3].strip() in APPRAISE_TYPES
+        and values[8].strip() in ("True", "False")
+        and values[9].strip().startswith("[")
+    )
+
+
+def parse_appraise_spans(name: str, lines: list[str], first: int) -> ParsedJudgments:
+    """The judgments of an Appraise ESA/MQM export (see the module), one row per output."""
+    problems = Problems(name)
+    rows: list[ImportRow] = []
+    for number, values in _csv_rows(name, lines, first):
+        if not any(v.strip() for v in values):
+            continue
+        row = _parsed_row(problems, number, values)
+        if row is not None:
+            rows.append(row)
+    problems.raise_if_any()
+    return ParsedJudgments(name, FORMAT_APPRAISE_SPANS, rows, has_items=False)
+
+
+def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow | None:
+    if len(values) not in FIELDS:
+        problems.add(
+            number,
+            f"{len(values)} fields; Appraise's ESA/MQM export has 12 (username, system, item id, "
+            "type, source and target language, score, document, whole document, spans, start, "
+            "end) or 14 (with batch number and item id)",
+        )
+        return None
+    if values[8].strip() != "False":
+        problems.add(
+            number,
+            f"a whole-document item (field 9 is {values[8].strip()!r}): its score is the "
+            "document's, not a segment's; leave these rows out of the file",
+        )
+        return None
+    fields = {"annotator": values[0], "system": values[1], "segment": values[2]}
+    fields["score"] = values[6]
+    row = _row(problems, number, lambda key: fields[key].strip(), values[3].strip(), APPRAISE_TYPES)
+    if row is None:
+        return None
+    start, end = _number(values[10]), _number(values[11])
+    if start is None or end is None or not _EARLIEST_SECONDS <= start <= end <= _LATEST_SECONDS:
+        problems.add(number, f"start and end {values[10]!r}, {values[11]!r} are not Unix seconds")
+        return None
+    spans = _spans(problems, number, values[9])
+    if spans is None:
+        return None
+    return ImportRow(
+        **row,
+        hit=values[12].strip() if len(values) == 14 else "",
+        seconds=end - start,
+        started=start,
+        submitted=end,
+        language_pair=f"{values[4].strip()}-{values[5].strip()}",
+        text_spans=spans,
+    )
+
+
+def _spans(problems: Problems, number: int, text: str) -> tuple[tuple[Any, ...], ...] | None:
+    """The spans field as (start_i, end_i, severity, category) — offsets as Appraise gives
+    them, None for the missing-content marker; undecided spans left out."""
+    try:
+        given = json.loads(text)
+    except ValueError as exc:
+        problems.add(number, f"the spans (field 10) are not JSON: {exc}")
+        return None
+    if not isinstance(given, list):
+        problems.add(number, "the spans (field 10) are not a JSON list")
+        return None
+    spans = []
+    for k, span in enumerate(given, start=1):
+        if not isinstance(span, dict) or not {"start_i", "end_i", "severity"} <= set(span):
+            problems.add(number, f"span {k} is not an object with start_i, end_i and severity")
+            return None
+        severity, start, end = span["severity"], span["start_i"], span["end_i"]
+        if severity == UNDECIDED:
+            continue
+        if severity not in SEVERITIES:
+            problems.add(number, f"span {k}: severity {severity!r} is not one of {SEVERITIES}")
+            return None
+        if (start == MISSING) != (end == MISSING) or (
+            start != MISSING and not _offsets(start, end)
+        ):
+            problems.add(
+                number,
+                f"span {k}: start_i {start!r} and end_i {end!r} are not offsets 0 ≤ start_i ≤ "
+                'end_i, nor both "missing"',
+            )
+            return None
+        offsets = (None, None) if start == MISSING else (start, end)
+        spans.append((*offsets, severity, _category(span.get("error_type"))))
+    return tuple(spans)
+
+
+def _offsets(start: Any, end: Any) -> bool:
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end))
+    return whole and 0 <= start <= end
+
+
+def _category(error_type: Any) -> str:
+    """An Appraise error type path as MQM's category ("" for none: ESA)."""
+    if not error_type:
+        return ""
+    path = [error_type] if isinstance(error_type, str) else [str(p) for p in error_type]
+    key = "/".join(p.strip().lower() for p in path[:2])
+    return CATEGORY.get(key) or CATEGORY.get(key.split("/", 1)[0]) or "other"
+
+
+def appraise_options(
+    parsed: ParsedJudgments, options: ImportOptions
+) -> tuple[ImportOptions, ParsedJudgments]:
+    """ESA or MQM, as the option says or else the file (error types: MQM); MQM rows get the
+    negated weighted sum of their spans as their value."""
+    protocol = options.protocol
+    if protocol not in (ESA, MQM):
+        typed = any(s[3] for row in parsed.rows for s in row.text_spans or ())
+        protocol = MQM if typed else ESA
+    options = replace(options, protocol=protocol, criterion="")
+    if protocol == ESA:
+        return options, _as_esa(parsed)
+    weights = Weights()
+    rows = [
+        replace(
+            row,
+            score=-sum(weights.of(s[2], s[3] or "other") for s in row.text_spans or ()) or 0.0,
+            criterion=MQM_SCORE.key,
+            text_spans=tuple((*s[:3], s[3] or "other") for s in row.text_spans or ()),
+        )
+        for row in parsed.rows
+    ]
+    return options, replace(parsed, rows=rows)
+
+
+def _as_esa(parsed: ParsedJudgments) -> ParsedJudgments:
+    """ESA's spans carry no category and are minor or major: a neutral one is refused."""
+    problems = Problems(parsed.file)
+    for row in parsed.rows:
+        if any(s[2] not in ESA_SEVERITIES for s in row.text_spans or ()):
+            problems.add(row.line, "a neutral span: ESA's spans are minor or major (import as MQM)")
+    problems.raise_if_any()
+    rows = [
+        replace(row, text_spans=tuple((*s[:3], "") for s in row.text_spans or ()))
+        for row in parsed.rows
+    ]
+    return replace(parsed, rows=rows)
+
+
+PARSERS[FORMAT_APPRAISE_SPANS] = (looks_like_appraise_spans, parse_appraise_spans)
+OPTION_HOOKS[FORMAT_APPRAISE_SPANS] = appraise_options

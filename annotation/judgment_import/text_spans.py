@@ -1,0 +1,53 @@
+"""Spans of an imported file that carries no texts (Appraise's ESA/MQM export), placed on the
+campaign's text of their output when the rows are matched with the campaign: Appraise counts
+UTF-16 units of the trimmed text with the end inclusive and marks an omission ``"missing"``
+(see :mod:`annotation.judgment_import.appraise_spans`); EvalSite counts code points of the
+whole text with the end exclusive, the missing-content marker ``[len, len + 1)``."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from dataclasses import replace
+
+from annotation.judgment_import.formats import ImportRow, Problems
+
+
+def spans_on_text(problems: Problems, row: ImportRow, text: str) -> ImportRow | None:
+    """``row`` with its Appraise spans as EvalSite's on ``text``, the campaign's text of the
+    output (None, with a problem naming the line, when a span does not fit the text). Appraise
+    counted UTF-16 units of the trimmed text, the end inclusive; a span that cuts a character
+    in two (half of a surrogate pair) is widened to the whole character."""
+    if row.text_spans is None:
+        return row
+    shown = text.strip()
+    lead = len(text) - len(text.lstrip())
+    # UTF-16 offset where each code point of the shown text starts, and where it ends.
+    units = [0]
+    for character in shown:
+        units.append(units[-1] + (2 if ord(character) > 0xFFFF else 1))
+    spans = []
+    for start, end, severity, category in row.text_spans:
+        if start is None:
+            spans.append((len(text), len(text) + 1, severity, category))
+            continue
+        if end >= units[-1]:
+            problems.add(
+                row.line,
+                f"the span {start}–{end} (UTF-16 units, end inclusive) is not within the output "
+                f"of {units[-1]} UTF-16 units: {shown[:60]!r}",
+            )
+            return None
+        first = bisect.bisect_right(units, start) - 1
+        after = bisect.bisect_left(units, end + 1)
+        spans.append((lead + first, lead + after, severity, category))
+    spans.sort()
+    for before, later in itertools.pairwise(spans):
+        if later[0] < before[1]:
+            problems.add(
+                row.line,
+                f"the spans at characters {before[0]}–{before[1]} and {later[0]}–{later[1]} "
+                "overlap",
+            )
+            return None
+    return replace(row, spans=tuple(spans), text_spans=None)
