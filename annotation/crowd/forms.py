@@ -79,7 +79,11 @@ class CrowdLinkForm(forms.Form):
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         configs = ProtocolConfig.objects.filter(campaign=campaign).order_by("created")
-        self.fields["config"].queryset = configs  # type: ignore[attr-defined]
+        field = self.fields["config"]
+        field.queryset = configs  # type: ignore[attr-defined]
+        field.label_from_instance = (  # type: ignore[attr-defined]
+            lambda config: f"{config.name} · {config.get_protocol_display()}"
+        )
 
     def clean_return_url(self) -> str:
         url: str = self.cleaned_data["return_url"].strip()
