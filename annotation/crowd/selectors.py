@@ -53,7 +53,7 @@ def crowd_links(*, request: HttpRequest, campaign: Campaign) -> list[dict[str, A
 def crowd_workers(*, campaign: Campaign, worker_id: str | None = None) -> QuerySet[CrowdWorker]:
     """The campaign's crowd workers (only those of ``worker_id``, on any platform), the last
     to finish first, then those still at work."""
-    workers = CrowdWorker.objects.filter(campaign=campaign).select_related("user")
+    workers = CrowdWorker.objects.filter(campaign=campaign).select_related("user", "assignment")
     if worker_id is not None:
         workers = workers.filter(worker_id=worker_id.strip())
     return workers.order_by(F("completed_at").desc(nulls_last=True), "-created")

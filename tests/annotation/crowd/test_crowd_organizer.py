@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from annotation.crowd.services import crowd_completion_record, crowd_task_start, crowd_worker_enter
 from annotation.models import CrowdLink, CrowdWorker
+from annotation.tasking.invites import invite_token
 from tests.crowd_factories import crowd_study, task_answer
 from tests.factories import make_user
 
@@ -147,3 +148,23 @@ def test_completions_are_in_the_api_schema(client) -> None:  # type: ignore[no-u
     schema = client.get(reverse("api_schema"), {"format": "json"}).json()
     operation = schema["paths"]["/api/campaigns/{campaign_id}/completions/"]["get"]
     assert {p["name"] for p in operation["parameters"]} >= {"worker", "code"}
+
+
+def test_a_worker_who_left_before_seeing_the_code_gets_it_when_they_come_back(
+    client, owner, link
+) -> None:  # type: ignore[no-untyped-def]
+    worker = crowd_worker_enter(invite=link.invite, worker_id="left-early")
+    assignment = crowd_task_start(worker=worker)
+    assert assignment is not None
+    task_answer(assignment)
+    client.force_login(owner)
+    page = client.get(reverse("crowd_setup", args=[link.config.campaign_id]))
+    assert "finished, code not shown yet" in page.content.decode()
+    back = Client()
+    study = reverse("invite", args=[invite_token(invite=link.invite)])
+    done = back.post(study, {"worker_id": "left-early"})
+    assert done["Location"] == reverse("crowd_completion", args=[assignment.pk])
+    back.get(done["Location"])
+    worker.refresh_from_db()
+    assert worker.passed is True
+    assert worker.code
