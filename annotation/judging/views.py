@@ -41,7 +41,12 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
         .order_by("status", "-claimed_at")
     )
     finished = _finished_assignment(request, assignments)
-    if finished is not None and CrowdWorker.objects.filter(user=request.user).exists():
+    if (
+        finished is not None
+        and CrowdWorker.objects.filter(
+            user=request.user, campaign_id=finished.task.config.campaign_id
+        ).exists()
+    ):
         # A crowd worker's task ends on the page with their completion code.
         return redirect("crowd_completion", assignment_id=finished.pk)
     context = {

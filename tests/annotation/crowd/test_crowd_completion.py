@@ -19,7 +19,7 @@ from annotation.crowd.services import (
 from annotation.models import CrowdLink, CrowdWorker, Item
 from annotation.tasking.services import task_assign_next
 from tests.crowd_factories import crowd_study, task_answer
-from tests.factories import full_answer, make_user
+from tests.factories import full_answer, make_config, make_rich_campaign, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -177,3 +177,17 @@ def test_without_a_return_url_the_page_asks_to_copy_the_code(owner) -> None:  # 
     text = client.get(reverse("crowd_completion", args=[worker.assignment_id])).content.decode()
     assert 'id="crowd-return"' not in text
     assert "Copy this code into the platform" in text
+
+
+def test_a_crowd_worker_finishing_a_task_of_another_campaign_finishes_on_my_tasks(owner) -> None:  # type: ignore[no-untyped-def]
+    worker = finished_worker(crowd_study(owner), "w1")
+    other = make_config(make_rich_campaign(owner=owner, name="Other"), "direct_assessment")
+    other.campaign.annotators.add(worker.user)
+    assignment = task_assign_next(config=other, annotator=worker.user)
+    assert assignment is not None
+    task_answer(assignment)
+    client = Client()
+    client.force_login(worker.user)
+    page = client.get(reverse("my_tasks"), {"finished": str(assignment.pk)})
+    assert page.status_code == 200
+    assert page.context["finished"] == assignment

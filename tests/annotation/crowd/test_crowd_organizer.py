@@ -168,3 +168,13 @@ def test_a_worker_who_left_before_seeing_the_code_gets_it_when_they_come_back(
     worker.refresh_from_db()
     assert worker.passed is True
     assert worker.code
+
+
+def test_the_setup_page_sends_the_organizer_to_the_crowd_page_for_a_crowd_links_url(
+    client, owner, link
+) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(owner)
+    page = client.get(reverse("annotation_setup", args=[link.config.campaign_id]))
+    text = page.content.decode()
+    assert "crowd link: its study URL is on the crowd page" in text
+    assert invite_token(invite=link.invite) not in text
