@@ -39,5 +39,10 @@ urlpatterns = [
         crowd_api.CompletionsView.as_view(),
         name="api-campaign-completions",
     ),
+    path(
+        "campaigns/<uuid:campaign_id>/crowd-links/",
+        crowd_api.CrowdLinksView.as_view(),
+        name="api-campaign-crowd-links",
+    ),
     *router.urls,
 ]

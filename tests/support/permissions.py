@@ -169,6 +169,7 @@ MATRIX: dict[str, Rule] = {
     "roster_remove": organizer_page({"POST": 302}),
     "crowd_setup": organizer_page({"GET": 200, "POST": 302}),
     "api-campaign-completions": organizer_api(GET),
+    "api-campaign-crowd-links": organizer_api({"GET": 200, "POST": 201}),
     "api-campaign-annotators": organizer_api({"GET": 200, "POST": 200}),
     "api-campaign-annotator": organizer_api({"DELETE": 200}),
     "campaign_analysis": organizer_page(GET),
@@ -280,6 +281,8 @@ class Seed:
             return {"label": "Crowd", "count": 1, "days": 7}, False
         if name == "roster_add":
             return {"usernames": "annotator"}, False
+        if name == "api-campaign-crowd-links":
+            return {"platform": "prolific", "config": self.config.pk}, True
         if name == "crowd_setup":
             return {
                 "platform": "prolific",

@@ -178,3 +178,42 @@ def test_the_setup_page_sends_the_organizer_to_the_crowd_page_for_a_crowd_links_
     text = page.content.decode()
     assert "crowd link: its study URL is on the crowd page" in text
     assert invite_token(invite=link.invite) not in text
+
+
+def test_an_organizer_makes_and_lists_crowd_links_through_the_api(owner, link) -> None:  # type: ignore[no-untyped-def]
+    client = APIClient()
+    client.force_authenticate(owner)
+    url = reverse("api-campaign-crowd-links", args=[link.config.campaign_id])
+    made = client.post(
+        url,
+        {"platform": "prolific", "config": link.config.pk, "pass_code": "C1A2B3C4"},
+        format="json",
+    )
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert (body["id_parameter"], body["rule"], body["pass_code"]) == (
+        "PROLIFIC_PID",
+        "not_failed",
+        "C1A2B3C4",
+    )
+    assert body["study_url"].endswith("&SESSION_ID={{%SESSION_ID%}}")
+    listed = client.get(url).json()["links"]
+    assert [row["id"] for row in listed] == [body["id"], link.invite_id]
+    refused = client.post(
+        url,
+        {"platform": "other", "config": link.config.pk, "return_url": "http://x.org/"},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert set(refused.json()) >= {"id_parameter", "return_url"}
+    assert CrowdLink.objects.count() == 2
+
+
+def test_a_crowd_link_cannot_use_another_campaigns_protocol(owner, link) -> None:  # type: ignore[no-untyped-def]
+    other = crowd_study(owner)
+    client = APIClient()
+    client.force_authenticate(owner)
+    url = reverse("api-campaign-crowd-links", args=[link.config.campaign_id])
+    refused = client.post(url, {"platform": "prolific", "config": other.config.pk}, format="json")
+    assert refused.status_code == 400
+    assert "config" in refused.json()
