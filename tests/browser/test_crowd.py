@@ -37,6 +37,24 @@ def keys_for(assignment_id: str) -> list[str]:
     return list(("20", "30") if low else ("75", "85"))[item.position % 2]
 
 
+def study_url_made(page, setup_url: str) -> str:  # type: ignore[no-untyped-def]
+    """From the annotation page, make a Prolific link with Prolific's codes on the crowd page;
+    its study URL."""
+    page.goto(setup_url)
+    page.click("#crowd-setup-link")
+    page.select_option("#id_platform", "prolific")
+    page.select_option("#id_config", label="DA study · Direct assessment")
+    page.fill("#id_pass_code", "C1PASS42")
+    page.fill("#id_fail_code", "C9FAIL17")
+    page.click("#links button[type=submit]")
+    page.wait_for_selector("[data-study-url]")
+    study_url: str = page.inner_text("[data-study-url]").strip()
+    assert study_url.endswith(
+        "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+    )
+    return study_url
+
+
 def test_a_crowd_invite_ends_with_a_code_the_organizer_verifies(  # type: ignore[no-untyped-def]
     page, live_server, browser, output_dir: Path
 ) -> None:
@@ -57,28 +75,24 @@ def test_a_crowd_invite_ends_with_a_code_the_organizer_verifies(  # type: ignore
 
     # The organizer makes a Prolific link with Prolific's codes and copies its study URL.
     log_in(page, live_server, "olga", lands_on="**/campaigns/")
-    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/annotation/")
-    page.click("#crowd-setup-link")
-    page.select_option("#id_platform", "prolific")
-    page.select_option("#id_config", label="DA study · Direct assessment")
-    page.fill("#id_pass_code", "C1PASS42")
-    page.fill("#id_fail_code", "C9FAIL17")
-    page.click("#links button[type=submit]")
-    page.wait_for_selector("[data-study-url]")
-    study_url = page.inner_text("[data-study-url]").strip()
-    assert study_url.endswith(
-        "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
-    )
+    study_url = study_url_made(page, f"{live_server.url}/campaigns/{campaign.pk}/annotation/")
 
     # Prolific fills in the placeholders; the worker starts and answers with the keyboard.
     worker_page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     worker_page.set_default_timeout(15_000)
+    # Without the worker id the link refuses, and says which parameter it needs.
+    refused = worker_page.goto(study_url.split("?", 1)[0])
+    assert refused is not None
+    assert refused.status == 400
+    assert "PROLIFIC_PID" in worker_page.inner_text("#crowd-invite")
+    shoot(worker_page, shots / "crowd-invite-refused.png", "#crowd-invite")
     worker_page.goto(
         study_url.replace("{{%PROLIFIC_PID%}}", WORKER)
         .replace("{{%STUDY_ID%}}", "study1")
         .replace("{{%SESSION_ID%}}", "sess1")
     )
     assert WORKER in worker_page.inner_text("#crowd-invite")
+    shoot(worker_page, shots / "crowd-invite.png", "#crowd-invite")
     worker_page.click("#crowd-start")
     worker_page.wait_for_url("**/annotate/**")
     assignment_id = worker_page.url.rstrip("/").rsplit("/", 1)[1]
