@@ -9,6 +9,8 @@ from annotation.models import (
     AnnotatorPseudonym,
     Assignment,
     Campaign,
+    CrowdLink,
+    CrowdWorker,
     Document,
     Invite,
     Item,
@@ -191,6 +193,23 @@ class JudgmentRevisionAdmin(admin.ModelAdmin):
 class InviteAdmin(admin.ModelAdmin):
     list_display = ["label", "campaign", "user", "expires_at", "revoked", "used_at"]
     raw_id_fields = ["campaign", "user", "created_by"]
+
+
+@admin.register(CrowdLink)
+class CrowdLinkAdmin(admin.ModelAdmin):
+    list_display = ["invite", "platform", "id_parameter", "config", "rule"]
+    list_filter = ["platform", "rule"]
+    raw_id_fields = ["invite", "config"]
+
+
+@admin.register(CrowdWorker)
+class CrowdWorkerAdmin(admin.ModelAdmin):
+    list_display = ["worker_id", "platform", "campaign", "user", "completed_at", "code", "passed"]
+    list_filter = ["platform", "passed"]
+    search_fields = ["worker_id", "code"]
+    raw_id_fields = ["campaign", "link", "user", "assignment"]
+    # What a worker was shown is evidence for the platform's payment: not edited by hand.
+    readonly_fields = ["created", "completed_at", "code", "passed", "qc"]
 
 
 @admin.register(AnnotatorDecision)

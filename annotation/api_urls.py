@@ -4,6 +4,7 @@ from django.urls import path
 from rest_framework.routers import DefaultRouter
 
 from annotation.campaigns.api import CampaignViewSet
+from annotation.crowd import api as crowd_api
 from annotation.judging import api as annotate_api
 from annotation.tasking import api as roster_api
 
@@ -32,6 +33,16 @@ urlpatterns = [
         "campaigns/<uuid:campaign_id>/annotators/<str:username>/",
         roster_api.RosterMemberView.as_view(),
         name="api-campaign-annotator",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/completions/",
+        crowd_api.CompletionsView.as_view(),
+        name="api-campaign-completions",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/crowd-links/",
+        crowd_api.CrowdLinksView.as_view(),
+        name="api-campaign-crowd-links",
     ),
     *router.urls,
 ]

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.urls import path
 
 from annotation.campaigns import views
+from annotation.crowd import views as crowd_views
 from annotation.judging import views as annotate_views
 from annotation.tasking import views as setup_views
 
@@ -58,6 +59,7 @@ urlpatterns = [
         setup_views.invite_revoke,
         name="invite_revoke",
     ),
+    path("campaigns/<uuid:campaign_id>/crowd/", crowd_views.crowd_setup, name="crowd_setup"),
     path("my/tasks/", annotate_views.my_tasks, name="my_tasks"),
     path("my/tasks/take/<int:config_id>/", annotate_views.task_take, name="task_take"),
     path("annotate/<uuid:assignment_id>/", annotate_views.annotate, name="annotate"),
@@ -67,4 +69,9 @@ urlpatterns = [
         name="annotate_item",
     ),
     path("invite/<str:token>/", annotate_views.invite, name="invite"),
+    path(
+        "crowd/done/<uuid:assignment_id>/",
+        crowd_views.crowd_completion,
+        name="crowd_completion",
+    ),
 ]

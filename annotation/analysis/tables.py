@@ -139,19 +139,28 @@ def campaign_criteria(*, campaign: Campaign) -> list[tuple[ProtocolConfig, str]]
     return found
 
 
-def criterion_values(*, config: ProtocolConfig, criterion: str) -> QuerySet[JudgmentValue]:
-    """The judgment values of one criterion of one protocol config."""
-    return JudgmentValue.objects.filter(judgment__item__task__config=config, criterion=criterion)
+def criterion_values(
+    *, config: ProtocolConfig, criterion: str, annotator_id: int | None = None
+) -> QuerySet[JudgmentValue]:
+    """The judgment values of one criterion of one protocol config (of one annotator's
+    judgments only, with ``annotator_id``)."""
+    values = JudgmentValue.objects.filter(judgment__item__task__config=config, criterion=criterion)
+    if annotator_id is not None:
+        values = values.filter(judgment__annotator_id=annotator_id)
+    return values
 
 
-def criterion_table_load(*, config: ProtocolConfig, criterion: str) -> CriterionTable:
-    """Read one criterion of one protocol config into a :class:`CriterionTable`.
+def criterion_table_load(
+    *, config: ProtocolConfig, criterion: str, annotator_id: int | None = None
+) -> CriterionTable:
+    """Read one criterion of one protocol config into a :class:`CriterionTable` (one
+    annotator's judgments only, with ``annotator_id``: what a crowd worker's QC runs on).
 
     One query (``values_list`` of numeric columns, the item type computed by the database);
     everything else is numpy over whole columns.
     """
     data = values_array(
-        criterion_values(config=config, criterion=criterion)
+        criterion_values(config=config, criterion=criterion, annotator_id=annotator_id)
         .annotate(kind_code=KIND_CODE)
         .order_by("id"),
         _COLUMNS,

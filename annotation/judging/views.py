@@ -16,9 +16,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from annotation.crowd.views import crowd_invite
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import closed_message
-from annotation.models import Assignment, Campaign, ProtocolConfig
+from annotation.models import Assignment, Campaign, CrowdWorker, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.protocols import Criterion
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
@@ -39,6 +40,15 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
         .select_related("task__config__campaign")
         .order_by("status", "-claimed_at")
     )
+    finished = _finished_assignment(request, assignments)
+    if (
+        finished is not None
+        and CrowdWorker.objects.filter(
+            user=request.user, campaign_id=finished.task.config.campaign_id
+        ).exists()
+    ):
+        # A crowd worker's task ends on the page with their completion code.
+        return redirect("crowd_completion", assignment_id=finished.pk)
     context = {
         "assignments": assignments,
         # Unfinished tasks of campaigns closed since: the annotators who hold them are told.
@@ -48,7 +58,7 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
             if a.task.config.campaign.status == Campaign.Status.CLOSED
             and a.status in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED)
         ],
-        "finished": _finished_assignment(request, assignments),
+        "finished": finished,
         "open_configs": configs_for_annotator(annotator=request.user),
         "campaigns": campaigns_annotated_by(request.user).order_by("name"),
     }
@@ -204,6 +214,8 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
         invitation = invite_from_token(token=token)
     except InviteError as exc:
         return render(request, "annotation/invite.html", {"error": str(exc)}, status=410)
+    if hasattr(invitation, "crowd"):
+        return crowd_invite(request, invitation)
     if request.method == "POST":
         # A logged-in user joins as themselves; only an anonymous visitor is logged in, and
         # only as the annotator account the link created (invite_accept checks it).

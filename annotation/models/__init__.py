@@ -12,6 +12,16 @@ from annotation.models.campaigns import (
     Translation,
     Upload,
 )
+from annotation.models.crowd import (
+    CODE_PATTERN,
+    DEFAULT_PARAMETER,
+    PARAMETER_PATTERN,
+    WORKER_ID_PATTERN,
+    CompletionRule,
+    CrowdLink,
+    CrowdPlatform,
+    CrowdWorker,
+)
 from annotation.models.judgments import (
     AnnotatorDecision,
     AnnotatorPseudonym,
@@ -35,10 +45,18 @@ from annotation.models.tasks import (
 )
 
 __all__ = [
+    "CODE_PATTERN",
+    "DEFAULT_PARAMETER",
+    "PARAMETER_PATTERN",
+    "WORKER_ID_PATTERN",
     "AnnotatorDecision",
     "AnnotatorPseudonym",
     "Assignment",
     "Campaign",
+    "CompletionRule",
+    "CrowdLink",
+    "CrowdPlatform",
+    "CrowdWorker",
     "Document",
     "Invite",
     "Item",

@@ -57,7 +57,11 @@ def invite_from_token(*, token: str) -> Invite:
         ) from None
     except signing.BadSignature:
         raise InviteError(_("This invite link is not valid.")) from None
-    invite = Invite.objects.select_related("campaign", "user").filter(pk=data.get("invite")).first()
+    invite = (
+        Invite.objects.select_related("campaign", "user", "crowd")
+        .filter(pk=data.get("invite"))
+        .first()
+    )
     if invite is None or invite.revoked:
         raise InviteError(_("This invite link has been withdrawn."))
     if invite.expires_at < timezone.now():

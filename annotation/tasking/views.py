@@ -154,8 +154,12 @@ def _invite_rows(request: HttpRequest, campaign: Campaign) -> tuple[list[dict[st
             "invite": inv,
             "url": request.build_absolute_uri(reverse("invite", args=[invite_token(invite=inv)])),
             "expired": inv.expires_at < timezone.now(),
+            # A crowd link's URL needs the worker id parameter: the crowd page shows it.
+            "crowd": hasattr(inv, "crowd"),
         }
-        for inv in Invite.objects.filter(campaign=campaign).select_related("user")[:INVITES_SHOWN]
+        for inv in Invite.objects.filter(campaign=campaign).select_related("user", "crowd")[
+            :INVITES_SHOWN
+        ]
     ]
     invites_total = (
         len(invites)

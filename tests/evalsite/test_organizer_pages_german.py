@@ -27,6 +27,7 @@ SAME_IN_BOTH = {
     "τ",
     "k",
     "QC",
+    "Code",
     "Name",
     "Status",
     "Format",
@@ -147,6 +148,7 @@ def test_every_organizer_page_is_german_for_a_german_browser() -> None:
         ),
         reverse("campaign_dashboard", args=[campaign.pk]): "Fortschritt der Annotation",
         reverse("analysis_settings", args=[campaign.pk]): "Analyseeinstellungen",
+        reverse("crowd_setup", args=[campaign.pk]) + "?worker=nobody": "Crowdworker",
     }
     same = SAME_IN_BOTH | {*METRIC_NAMES, *TOKENIZERS}  # the metric settings' keys
     clients = {}

@@ -174,6 +174,9 @@ MATRIX: dict[str, Rule] = {
     "invite_revoke": organizer_page({"POST": 302}),
     "roster_add": organizer_page({"POST": 302}),
     "roster_remove": organizer_page({"POST": 302}),
+    "crowd_setup": organizer_page({"GET": 200, "POST": 302}),
+    "api-campaign-completions": organizer_api(GET),
+    "api-campaign-crowd-links": organizer_api({"GET": 200, "POST": 201}),
     "api-campaign-annotators": organizer_api({"GET": 200, "POST": 200}),
     "api-campaign-annotator": organizer_api({"DELETE": 200}),
     "campaign_analysis": organizer_page(GET),
@@ -220,6 +223,8 @@ MATRIX: dict[str, Rule] = {
     "annotate_item": annotator_only(GET, api=False),
     "api-assignment-current": annotator_only(GET, api=True),
     "api-assignment-submit": annotator_only({"POST": 201}, api=True),
+    # The annotator's task is not finished (and they came through no crowd link): back to it.
+    "crowd_completion": annotator_only({"GET": 302}, api=False),
     # An invite link is a capability: whoever holds it joins (a logged-in user as themselves).
     "invite": public({"GET": 200, "POST": 302}),
     "favicon": public({"GET": 302}),
@@ -287,6 +292,15 @@ class Seed:
             return {"label": "Crowd", "count": 1, "days": 7}, False
         if name == "roster_add":
             return {"usernames": "annotator"}, False
+        if name == "api-campaign-crowd-links":
+            return {"platform": "prolific", "config": self.config.pk}, True
+        if name == "crowd_setup":
+            return {
+                "platform": "prolific",
+                "config": self.config.pk,
+                "rule": "not_failed",
+                "days": 7,
+            }, False
         if name == "api-campaign-annotators":
             return {"usernames": ["annotator"]}, True
         if name == "campaign_analysis_decision":

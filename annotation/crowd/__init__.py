@@ -1,0 +1,2 @@
+"""Crowd platforms (Prolific, Mechanical Turk, others): crowd invite links, worker accounts
+bound to a platform id, completion codes."""

@@ -1,0 +1,141 @@
+"""REST API of a campaign's crowd links (list, create) and crowd workers: their completions, and
+the verification of a code a worker sent in. Owner and co-organizers only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.campaigns.api import IsOrganizer
+from annotation.crowd.forms import CrowdLinkForm
+from annotation.crowd.selectors import crowd_links, crowd_study_url, crowd_verify
+from annotation.crowd.services import crowd_link_create
+from annotation.models import CompletionRule, CrowdPlatform
+from annotation.permissions import campaign_for_organizer
+
+
+class CompletionQuerySerializer(serializers.Serializer):
+    worker = serializers.CharField(max_length=64, required=False)
+    code = serializers.CharField(max_length=40, required=False, allow_blank=True)
+
+
+class CompletionsView(APIView):
+    permission_classes = [permissions.IsAuthenticated, IsOrganizer]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "worker", str, description="Only this platform worker id (on any platform)."
+            ),
+            OpenApiParameter(
+                "code",
+                str,
+                description="A code a worker sent in: each row then says whether it is the "
+                "code that worker was shown (`code_matches`; case and spaces ignored).",
+            ),
+        ],
+        responses=OpenApiTypes.OBJECT,
+        description="The campaign's crowd workers, finished ones first: worker id, platform, "
+        "account, when they started and finished, their completion code, whether it is the "
+        "pass code (`passed`), and the quality test it was decided on (`qc`: test, space, "
+        "threshold, status, and per criterion the bad-reference pairs and the p-value).",
+    )
+    def get(self, request: Request, campaign_id: Any) -> Response:
+        campaign = campaign_for_organizer(request.user, campaign_id)
+        query = CompletionQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = crowd_verify(
+            campaign=campaign,
+            worker_id=query.validated_data.get("worker"),
+            code=query.validated_data.get("code", ""),
+        )
+        return Response({"completions": [row.to_json() for row in rows]})
+
+
+class CrowdLinkSerializer(serializers.Serializer):
+    """A new crowd link's settings; checked by the crowd page's form (one set of rules)."""
+
+    platform = serializers.ChoiceField(choices=CrowdPlatform.choices)
+    config = serializers.IntegerField(help_text="The protocol config whose tasks workers get.")
+    id_parameter = serializers.CharField(
+        max_length=40,
+        required=False,
+        allow_blank=True,
+        help_text="The URL parameter with the worker id; empty: PROLIFIC_PID (Prolific), "
+        "workerId (Mechanical Turk).",
+    )
+    rule = serializers.ChoiceField(
+        choices=CompletionRule.choices, default=CompletionRule.NOT_FAILED
+    )
+    pass_code = serializers.CharField(max_length=40, required=False, allow_blank=True)
+    fail_code = serializers.CharField(max_length=40, required=False, allow_blank=True)
+    return_url = serializers.CharField(
+        max_length=500,
+        required=False,
+        allow_blank=True,
+        help_text="https only; {code} in it becomes the worker's code.",
+    )
+    label = serializers.CharField(max_length=150, required=False, allow_blank=True)
+    days = serializers.IntegerField(min_value=1, max_value=365, default=30)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        form = CrowdLinkForm(attrs, campaign=self.context["campaign"])
+        if not form.is_valid():
+            raise serializers.ValidationError(
+                {field: [str(e) for e in errors] for field, errors in form.errors.items()}
+            )
+        return dict(form.cleaned_data)
+
+
+def _link_json(row: dict[str, Any]) -> dict[str, Any]:
+    link = row["link"]
+    return {
+        "id": link.invite_id,
+        "label": link.invite.label,
+        "platform": link.platform,
+        "id_parameter": link.id_parameter,
+        "config": link.config_id,
+        "rule": link.rule,
+        "pass_code": link.pass_code or None,
+        "fail_code": link.fail_code or None,
+        "return_url": link.return_url or None,
+        "expires_at": link.invite.expires_at,
+        "usable": row["usable"],
+        "study_url": row["url"],
+    }
+
+
+class CrowdLinksView(APIView):
+    permission_classes = [permissions.IsAuthenticated, IsOrganizer]
+
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        description="The campaign's crowd links, newest first, each with the study URL to give "
+        "the platform (`study_url`) and whether it still works (not withdrawn or expired).",
+    )
+    def get(self, request: Request, campaign_id: Any) -> Response:
+        campaign = campaign_for_organizer(request.user, campaign_id)
+        rows = crowd_links(request=request, campaign=campaign)
+        return Response({"links": [_link_json(row) for row in rows]})
+
+    @extend_schema(
+        request=CrowdLinkSerializer,
+        responses={201: OpenApiTypes.OBJECT},
+        description="Make a crowd link: one invite link for a whole study, each worker bound "
+        "by the platform id in the URL. Empty codes give every worker a code of their own.",
+    )
+    def post(self, request: Request, campaign_id: Any) -> Response:
+        campaign = campaign_for_organizer(request.user, campaign_id)
+        serializer = CrowdLinkSerializer(data=request.data, context={"campaign": campaign})
+        serializer.is_valid(raise_exception=True)
+        link = crowd_link_create(
+            campaign=campaign, created_by=request.user, **serializer.validated_data
+        )
+        row = {"link": link, "url": crowd_study_url(request=request, link=link), "usable": True}
+        return Response(_link_json(row), status=status.HTTP_201_CREATED)
