@@ -4,14 +4,17 @@ The policy is ``settings.EVALSITE_CSP``: ``{directive: [source, ...]}``, the sha
 ``SECURE_CSP`` (Django 5.2 has no CSP support of its own), so moving to Django's middleware later
 is a rename. A directive with no sources is sent bare (``upgrade-insecure-requests``).
 
-One kind of page gets more: DRF's browsable API (the HTML pages under ``/api/`` a browser sees)
-has ``settings.EVALSITE_CSP_BROWSABLE_API`` laid over the policy, since DRF's page template places
-a few buttons with ``style`` attributes. The API's JSON answers get the policy unchanged.
+Some pages get more, laid over the policy: DRF's browsable API (the HTML pages under ``/api/`` a
+browser sees) ``settings.EVALSITE_CSP_BROWSABLE_API``, since DRF's page template places a few
+buttons with ``style`` attributes (the API's JSON answers get the policy unchanged); a view
+decorated with ``csp_additions("SETTING")`` the directives of that setting.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -30,6 +33,26 @@ def csp_policy_for(response: HttpResponse) -> Mapping[str, Sequence[str]]:
     if isinstance(getattr(response, "accepted_renderer", None), BrowsableAPIRenderer):
         return {**settings.EVALSITE_CSP, **settings.EVALSITE_CSP_BROWSABLE_API}
     return settings.EVALSITE_CSP  # type: ignore[no-any-return]
+
+
+def csp_additions(
+    setting: str,
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """A view decorator: the view's answers carry the site's policy with the directives of the
+    setting named ``setting`` laid over it (read on every answer, as the policy is)."""
+
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(view)
+        def with_policy(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            response = view(request, *args, **kwargs)
+            if settings.EVALSITE_CSP:
+                policy = {**settings.EVALSITE_CSP, **getattr(settings, setting)}
+                response.headers[HEADER] = csp_header(policy)
+            return response
+
+        return with_policy
+
+    return decorator
 
 
 class ContentSecurityPolicyMiddleware:

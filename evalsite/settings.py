@@ -113,6 +113,18 @@ EVALSITE_CSP: dict[str, list[str]] = {
 # and "Filters" buttons (and lays out nested forms) with style attributes. Style attributes only;
 # inline <style> elements and every script stay refused there too.
 EVALSITE_CSP_BROWSABLE_API: dict[str, list[str]] = {"style-src-attr": ["'unsafe-inline'"]}
+# Laid over it on the campaign dashboard only: plotly sets two style attributes there, allowed by
+# their hashes alone (no other style attribute is): an empty one on a colour bar's rectangles,
+# and "image-rendering: pixelated" (with its vendor forms) on a heatmap it draws one pixel a cell
+# (which the browser would otherwise smooth into a blur). tests/browser/test_plotly_css.py checks
+# them against the installed plotly.
+EVALSITE_CSP_DASHBOARD: dict[str, list[str]] = {
+    "style-src-attr": [
+        "'unsafe-hashes'",
+        "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
+        "'sha256-AR/cKIZjWPcPmBUPDA6oti9XBiTbJvz0Cro2J1VzzS8='",
+    ]
+}
 
 ROOT_URLCONF = "evalsite.urls"
 WSGI_APPLICATION = "evalsite.wsgi.application"

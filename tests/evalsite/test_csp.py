@@ -48,6 +48,17 @@ def test_the_browsable_apis_pages_alone_may_also_have_style_attributes(
     assert json["Content-Security-Policy"] == POLICY
 
 
+def test_the_dashboard_allows_the_two_style_attributes_plotly_sets_and_no_other(
+    as_role, campaign
+) -> None:  # type: ignore[no-untyped-def]
+    response = as_role("owner").get(reverse("campaign_dashboard", args=[campaign.pk]))
+    assert response.status_code == 200
+    assert response["Content-Security-Policy"] == POLICY + (
+        "; style-src-attr 'unsafe-hashes' 'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=' "
+        "'sha256-AR/cKIZjWPcPmBUPDA6oti9XBiTbJvz0Cro2J1VzzS8='"
+    )
+
+
 @pytest.mark.django_db
 def test_an_error_answer_carries_the_policy(client: Client) -> None:
     response = client.get("/no-such-page/")
