@@ -96,12 +96,13 @@ if PRODUCTION:
 # site, no inline script or style (data reaches scripts through data-* attributes and json_script),
 # no plugins, no <base> elsewhere, forms post here only, and no site may frame a page (as
 # X-Frame-Options: DENY says to older browsers). data: images: plotly draws a heatmap as a PNG
-# data URI, and Swagger UI's stylesheet has its icons as SVG data URIs.
+# data URI, and Swagger UI's stylesheet has its icons as SVG data URIs; blob: images: a plot's
+# "download as PNG" button draws the plot from a blob URL of its SVG.
 EVALSITE_CSP: dict[str, list[str]] = {
     "default-src": ["'self'"],
     "script-src": ["'self'"],
     "style-src": ["'self'"],
-    "img-src": ["'self'", "data:"],
+    "img-src": ["'self'", "data:", "blob:"],
     "font-src": ["'self'"],
     "connect-src": ["'self'"],
     "object-src": ["'none'"],

@@ -81,7 +81,7 @@ def test_the_api_docs_render_the_schema_under_the_policy(page, live_server) -> N
     assert page.evaluate("getComputedStyle(document.body).margin") == "0px"
 
 
-def test_plotly_draws_a_heatmap_with_a_colour_bar_under_the_dashboards_policy(
+def test_plotly_draws_and_downloads_a_heatmap_with_a_colour_bar_under_the_dashboards_policy(
     page, live_server
 ) -> None:  # type: ignore[no-untyped-def]
     # The per-annotator histograms past 12 annotators: a heatmap drawn one pixel a cell, its
@@ -106,9 +106,15 @@ def test_plotly_draws_a_heatmap_with_a_colour_bar_under_the_dashboards_policy(
             type: "heatmap", x: ["1", "2", "3"], y: ["a", "b"], z: [[1, 2, 3], [3, 2, 1]],
             colorbar: {title: {text: "%"}, thickness: 10},
         }]);
+        el.id = "extra-plot";
         return getComputedStyle(el.querySelector(".hm image")).imageRendering;
     }""")
     assert rendering == "pixelated"
+    # The plot's "download as PNG" button (drawn from a blob URL of the plot's SVG).
+    page.hover("#extra-plot .nsewdrag")
+    with page.expect_download() as download:
+        page.click("#extra-plot .modebar-btn[data-title='Download plot as a PNG']")
+    assert download.value.suggested_filename.endswith(".png")
 
 
 def test_the_harness_catches_an_inline_script_and_style_under_the_policy(browser) -> None:  # type: ignore[no-untyped-def]

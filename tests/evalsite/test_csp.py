@@ -12,7 +12,7 @@ from rest_framework.authtoken.models import Token
 from evalsite.csp import ContentSecurityPolicyMiddleware, csp_header
 
 POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
