@@ -3,6 +3,8 @@ a view that sets a policy of its own keeps it."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
@@ -10,6 +12,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from evalsite.csp import ContentSecurityPolicyMiddleware, csp_header
+from tests.conftest import ROOT
 
 POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
@@ -93,3 +96,22 @@ def test_an_empty_policy_setting_sends_no_header(settings) -> None:  # type: ign
         RequestFactory().get("/")
     )
     assert "Content-Security-Policy" not in response
+
+
+def test_no_template_of_ours_has_an_inline_script_style_or_event_handler() -> None:
+    # What the policy refuses, found before any browser runs: inline scripts (JSON data blocks
+    # are not run), <style> elements, style and on* attributes, javascript: URLs. Pages that no
+    # browser test opens are covered here. Template comments may name them.
+    refused = re.compile(
+        r"<script(?![^>]*\b(?:src=|type=\"application/json\"))[^>]*>|<style\b"
+        r"|\sstyle=|\son[a-z]+=|javascript:",
+        re.IGNORECASE,
+    )
+    templates = sorted((ROOT / "templates").rglob("*.html"))
+    assert len(templates) > 20
+    found = {
+        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        for path in templates
+        for match in refused.finditer(re.sub(r"{#.*?#}", "", path.read_text()))
+    }
+    assert found == set()
