@@ -77,6 +77,8 @@ MIDDLEWARE = [
     # A view that cannot reach the database answers 503 with a message (JSON under /api/).
     "evalsite.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The Content-Security-Policy below on every answer (pages, API, admin, errors).
+    "evalsite.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -89,6 +91,41 @@ MIDDLEWARE = [
 if PRODUCTION:
     # gunicorn serves the collected static files itself (runserver does it in development).
     MIDDLEWARE.insert(2, "whitenoise.middleware.WhiteNoiseMiddleware")
+
+# Content-Security-Policy (evalsite/csp.py): scripts, styles, fonts and fetches only from this
+# site, no inline script or style (data reaches scripts through data-* attributes and json_script),
+# no plugins, no <base> elsewhere, forms post here only, and no site may frame a page (as
+# X-Frame-Options: DENY says to older browsers). data: images: plotly draws a heatmap as a PNG
+# data URI, and Swagger UI's stylesheet has its icons as SVG data URIs; blob: images: a plot's
+# "download as PNG" button draws the plot from a blob URL of its SVG.
+EVALSITE_CSP: dict[str, list[str]] = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:", "blob:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+# Laid over it on DRF's browsable API pages only: DRF's page template floats its "Extra Actions"
+# and "Filters" buttons (and lays out nested forms) with style attributes. Style attributes only;
+# inline <style> elements and every script stay refused there too.
+EVALSITE_CSP_BROWSABLE_API: dict[str, list[str]] = {"style-src-attr": ["'unsafe-inline'"]}
+# Laid over it on the campaign dashboard only: plotly sets two style attributes there, allowed by
+# their hashes alone (no other style attribute is): an empty one on a colour bar's rectangles,
+# and "image-rendering: pixelated" (with its vendor forms) on a heatmap it draws one pixel a cell
+# (which the browser would otherwise smooth into a blur). tests/browser/test_plotly_css.py checks
+# them against the installed plotly.
+EVALSITE_CSP_DASHBOARD: dict[str, list[str]] = {
+    "style-src-attr": [
+        "'unsafe-hashes'",
+        "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
+        "'sha256-AR/cKIZjWPcPmBUPDA6oti9XBiTbJvz0Cro2J1VzzS8='",
+    ]
+}
 
 ROOT_URLCONF = "evalsite.urls"
 WSGI_APPLICATION = "evalsite.wsgi.application"

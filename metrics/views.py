@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST, require_safe
 from annotation.campaigns.views import organizer_required
 from annotation.permissions import campaign_for_organizer
 from annotation.reports.text import download_disposition
+from evalsite.csp import csp_additions
 from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult
 from metrics.queries import analysis_result_document, dashboard_status
@@ -27,6 +28,7 @@ from metrics.services import analysis_request, jobs_dispatch_pending
 
 @organizer_required
 @require_safe
+@csp_additions("EVALSITE_CSP_DASHBOARD")  # two style attributes plotly sets
 def campaign_dashboard(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
     """Job status, annotation progress, QC, human rankings, metrics, significance and
     metric–human correlations, from the stored results."""

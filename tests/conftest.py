@@ -24,6 +24,7 @@ from tests.factories import (
     make_campaign,
     make_user,
 )
+from tests.support.browser_csp import CspCheckedBrowser
 
 # Playwright's sync API runs an event loop in the test thread; Django refuses ORM calls from a
 # thread with a running loop unless told that this is deliberate (the test thread is synchronous).
@@ -172,13 +173,29 @@ CHROMIUM_FLAGS = [
 
 
 @pytest.fixture(scope="session")
-def browser(chromium_path: str) -> Iterator[object]:
+def browser(chromium_path: str) -> Iterator[CspCheckedBrowser]:
+    """Chromium; the CSP violations of every context opened through it are collected (and fail
+    the test, see ``_no_csp_violations``)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_FLAGS)
-        yield browser
+        yield CspCheckedBrowser(browser)
         browser.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_csp_violations(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that drives the browser fails when a page broke the Content-Security-Policy, even
+    if what it asserts still held: the browser suite is the proof that the pages work under it."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    browser: CspCheckedBrowser = request.getfixturevalue("browser")
+    browser.violations.clear()
+    yield
+    violations, browser.violations[:] = list(browser.violations), []
+    assert not violations, "Content-Security-Policy violations:\n" + "\n".join(violations)
 
 
 @pytest.fixture

@@ -247,13 +247,13 @@
     const p = status.progress;
     ["judged_text", "needed_text", "percent", "remaining_text", "seconds_display", "remaining_display"].forEach((key) => setText('[data-live="' + key + '"]', p[key]));
     const overall = document.querySelector('[data-live-bar="overall"]');
-    if (overall) overall.style.width = p.percent + "%";
+    if (overall) overall.value = p.percent;
     p.configs.forEach((c) => {
       const row = document.querySelector('#progress-configs tr[data-config="' + c.config_id + '"]');
       if (!row) return;
       row.querySelectorAll("[data-live-config]").forEach((el) => { el.textContent = c[el.dataset.liveConfig]; });
       const bar = row.querySelector("[data-live-bar]");
-      if (bar) bar.style.width = c.percent + "%";
+      if (bar) bar.value = c.percent;
     });
     // Quick polls while a job is under way; a job still waiting for the queue to come back
     // is retried by every poll on the server, so those come slowly.

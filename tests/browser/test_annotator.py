@@ -118,7 +118,7 @@ def submit_in_place(page, done: int) -> None:  # type: ignore[no-untyped-def]
     load (a marker set on this document survives)."""
     page.evaluate("window.__samePage = true")
     page.keyboard.press("Enter")
-    page.wait_for_function(f"document.getElementById('progress').value === {done}")
+    page.wait_for_function(f"() => document.getElementById('progress').value === {done}")
     page.wait_for_selector("fieldset.criterion.focused")
     assert page.evaluate("window.__samePage") is True
 
@@ -412,7 +412,7 @@ def test_after_revising_an_earlier_item_the_current_one_comes_in_place(page, liv
     page.keyboard.type("45")
     page.evaluate("window.__samePage = true")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('.revising-note') === null")
+    page.wait_for_function("() => document.querySelector('.revising-note') === null")
     assert page.evaluate("window.__samePage") is True
     assert page.url == live_server.url + current_url
     assert shown_item(page) == current_item(assignment.pk)

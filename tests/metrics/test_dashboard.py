@@ -327,16 +327,16 @@ def test_uploaded_names_reach_the_page_as_text(judged) -> None:  # type: ignore[
     assert MARKUP_NAME in json_block(html, "dashboard-plots")["heatmaps"][0]["systems"]
 
 
-def test_numbers_follow_the_language_but_bar_positions_stay_css(judged) -> None:  # type: ignore[no-untyped-def]
+def test_numbers_follow_the_language_but_bar_positions_stay_machine_numbers(judged) -> None:  # type: ignore[no-untyped-def]
     client = client_for(judged, "owner")
     client.cookies["django_language"] = "de"
     html = client.get(urls(judged.campaign)["page"]).content.decode()
     doc = AnalysisResult.objects.get(job=judged.job, kind="metrics").data
     bleu = next(d for d in doc["metrics"] if d["key"] == "bleu")
     assert f"{bleu['systems'][0]['mean']:.2f}".replace(".", ",") in section(html, "metrics")
-    bars = re.findall(r'class="ci-(?:bar|dot)" style="([^"]+)"', html)
-    assert bars
-    assert all(re.fullmatch(r"left: -?[\d.]+%(; width: [\d.]+%)?", style) for style in bars)
+    shapes = re.findall(r'<(rect|circle) class="ci-\w+" (c?x="[^"]*"(?: width="[^"]*")?)', html)
+    assert {shape for shape, _ in shapes} == {"rect", "circle"}
+    assert all(re.fullmatch(r'c?x="-?[\d.]+%"( width="[\d.]+%")?', place) for _, place in shapes)
 
 
 def test_a_campaign_without_results_says_so(judged) -> None:  # type: ignore[no-untyped-def]
