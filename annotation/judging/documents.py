@@ -12,13 +12,13 @@ from dataclasses import replace
 from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.judging.screens import Screen, ScreenSegment
-from annotation.models import Item, ItemOutput, Judgment, Reference
+from annotation.models import Item, ItemOutput, Judgment, ProtocolConfig, Reference, Segment
 
 
 def document_screen(screen: Screen, *, annotator: AbstractBaseUser) -> Screen:
     """``screen`` (of one item) widened to every item of its document screen, in document
-    order; a screen of an item that is a screen of its own is returned as it is. Four queries
-    whatever the window's size. ``position`` becomes the first item's; the screen counts as
+    order; a screen of an item that is a screen of its own is returned as it is. At most five
+    queries whatever the window's size. ``position`` becomes the first item's; the screen counts as
     being revised when every item of it has an answer."""
     first = screen.item.screen
     if first is None:
@@ -57,6 +57,8 @@ def document_screen(screen: Screen, *, annotator: AbstractBaseUser) -> Screen:
             # What the kind's screen template shows beside the output.
             output.shown_segment = text
         segments.append(ScreenSegment(item, outputs[item.pk], text, answer, revision))
+    config = screen.assignment.task.config
+    before, after = _window_context(items, config, references=screen.shows_reference)
     merged = {k: v for segment in segments for k, v in (segment.answer or {}).items()}
     return replace(
         screen,
@@ -68,7 +70,37 @@ def document_screen(screen: Screen, *, annotator: AbstractBaseUser) -> Screen:
         answer=merged or None,
         revision=0,
         reference=None,
-        context_before=[],
-        context_after=[],
+        context_before=before,
+        context_after=after,
         segments=segments,
+    )
+
+
+def _window_context(
+    items: list[Item], config: ProtocolConfig, *, references: bool
+) -> tuple[list[str], list[str]]:
+    """The config's ``context_segments`` neighbours of a window (its items' segments, which
+    are consecutive in their document): before its first segment and after its last, their
+    first references (``references``) or their sources, in document order. A whole document
+    has none."""
+    n = config.context_segments
+    if not n:
+        return [], []
+    first, last = items[0].segment, items[-1].segment
+    near = Segment.objects.filter(
+        document_id=first.document_id,
+        position_in_document__gte=first.position_in_document - n,
+        position_in_document__lte=last.position_in_document + n,
+    ).exclude(position_in_document__range=(first.position_in_document, last.position_in_document))
+    rows = (
+        Reference.objects.filter(segment__in=near, index=0).values_list(
+            "segment__position_in_document", "text"
+        )
+        if references
+        else near.values_list("position_in_document", "source")
+    )
+    ordered = sorted(rows)
+    return (
+        [text for place, text in ordered if place < first.position_in_document],
+        [text for place, text in ordered if place > last.position_in_document],
     )

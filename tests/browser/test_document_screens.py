@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db.models import F
 
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
@@ -47,9 +48,10 @@ GOOD = [
 POOR = [" ".join(reversed(s.split())) for s in GOOD]
 
 
-def documents_campaign(owner: Any, protocol: str) -> ProtocolConfig:
+def documents_campaign(owner: Any, protocol: str, window: int = 0) -> ProtocolConfig:
     """Two documents of four Arabic segments, two systems, and a config of ``protocol`` with
-    whole-document screens (no QC items: the test knows every screen)."""
+    document screens of ``window`` segments (0: whole documents; no QC items: the test knows
+    every screen)."""
     campaign = make_campaign(owner=owner, name="Arabic documents", source_language="ar")
     files = [
         UploadFile("src.ar", lines(SOURCE), "source"),
@@ -67,7 +69,7 @@ def documents_campaign(owner: Any, protocol: str) -> ProtocolConfig:
         protocol=protocol,
         mode="source",
         screen=ProtocolConfig.Screen.DOCUMENT,
-        document_window=0,
+        document_window=window,
         items_per_task=8,
         qc_bad_reference=0,
         qc_repeat=0,
@@ -77,9 +79,9 @@ def documents_campaign(owner: Any, protocol: str) -> ProtocolConfig:
     return config
 
 
-def holding(page: Any, live_server: Any, name: str, protocol: str) -> Assignment:
+def holding(page: Any, live_server: Any, name: str, protocol: str, window: int = 0) -> Assignment:
     owner = make_user(f"organizer-{name}", organizer=True)
-    config = documents_campaign(owner, protocol)
+    config = documents_campaign(owner, protocol, window)
     annotator = make_user(name)
     config.campaign.annotators.add(annotator)
     assignment = task_assign(task=config.tasks.order_by("position").first(), annotator=annotator)
@@ -279,3 +281,29 @@ def test_esa_on_a_document_screen_on_a_phone(  # type: ignore[no-untyped-def]
     assert spans[0] == 1
     assert spans[1:] == [0, 0, 0]
     page.context.close()
+
+
+def test_a_window_of_a_document_shows_its_neighbours_on_a_phone(  # type: ignore[no-untyped-def]
+    page, live_server, output_dir: Path
+) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    assignment = holding(page, live_server, "window", "direct_assessment", window=2)
+    # A window of segments 3–4 of its document: segment 2 comes before it, none after.
+    start = next(
+        i
+        for i in Item.objects.filter(task=assignment.task, screen=F("position")).select_related(
+            "segment"
+        )
+        if i.segment.position_in_document == 2
+    )
+    Assignment.objects.filter(pk=assignment.pk).update(items_done=start.position)
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    before = start.segment.document.segments.get(position_in_document=1).source
+    assert page.locator(".doc-context .ctx").all_inner_texts() == [before]
+    assert (
+        page.locator(".doc-context .ctx").evaluate("el => getComputedStyle(el).direction") == "rtl"
+    )
+    assert page.locator("article.output").count() == 2
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=output_dir / "screenshots" / "document-window-390.png", full_page=True)

@@ -10,8 +10,10 @@ import uuid
 from typing import Any
 
 import pytest
+from django.db.models import F
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -167,3 +169,24 @@ def test_a_submit_says_the_judgments_revision(api, owner, annotator) -> None:  #
     resent = api.post(url, body, format="json").json()
     assert resent["replay"] is True
     assert resent["revision"] == 2
+
+
+def test_a_window_shows_the_documents_segments_around_it(page, owner, annotator) -> None:  # type: ignore[no-untyped-def]
+    assignment = held(owner, annotator)  # documents of 10 segments in windows of 4, 3 and 3
+    starts = Item.objects.filter(task=assignment.task, screen=F("position")).select_related(
+        "segment"
+    )
+    middle = next(i for i in starts if i.segment.position_in_document == 4)
+    Assignment.objects.filter(pk=assignment.pk).update(items_done=middle.position)
+    html = page.get(reverse("annotate", args=[assignment.pk])).content.decode()
+    document = middle.segment.document
+
+    def line(place: int) -> str:
+        return f'<p class="ctx" dir="auto">{escape(document.segments.get(position_in_document=place).source)}</p>'  # noqa: E501
+
+    # Context 1: segment 4 before the window (5–7), segment 8 after it, in that order.
+    assert html.count('class="doc-context card"') == 2
+    assert html.index(line(3)) < html.index('class="doc-segment"')
+    assert html.index(line(7)) > html.rindex('class="doc-segment"')
+    assert line(2) not in html
+    assert line(8) not in html
