@@ -412,7 +412,8 @@ def _insert_items(
     )
     insert_rows(
         Item,
-        ("id", "task", "position", "kind", "segment", "original"),
+        # Imported judgments come from segment screens: every item is a screen of its own.
+        ("id", "task", "position", "kind", "segment", "original", "screen"),
         (
             (
                 item_id[(name, key)],
@@ -423,6 +424,7 @@ def _insert_items(
                 None
                 if kinds[(name, key)] == ItemKind.REAL or item.original is None
                 else item_id[item.original],
+                None,
             )
             for name, key, item in item_order
         ),

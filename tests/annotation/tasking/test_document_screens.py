@@ -8,6 +8,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from annotation.models import Item, ItemKind, ItemOutput, ProtocolConfig
 from annotation.tasking.build import TaskError, tasks_build
@@ -21,7 +23,7 @@ from annotation.tasking.plan import (
     plan_tasks,
     windows_per_task,
 )
-from tests.factories import make_config, make_rich_campaign
+from tests.factories import PASSWORD, make_config, make_rich_campaign
 
 DOCUMENT = ProtocolConfig.Screen.DOCUMENT
 
@@ -168,3 +170,18 @@ def test_a_kind_without_document_screens_is_refused(rich) -> None:  # type: igno
     config = make_config(rich, "ranking", build=False, screen=DOCUMENT)
     with pytest.raises(TaskError, match="no document screens"):
         tasks_build(config=config)
+
+
+@pytest.mark.django_db
+def test_the_organizers_pages_name_document_screens(rich, owner) -> None:  # type: ignore[no-untyped-def]
+    config = make_config(rich, "mqm", screen=DOCUMENT, document_window=5, items_per_task=20)
+    client = Client()
+    assert client.login(username=owner.username, password=PASSWORD)
+    setup = client.get(reverse("annotation_setup", args=[rich.pk])).content.decode()
+    assert "document screens of up to 5 segments" in setup
+    # One system's translation per screen, whatever k the config holds.
+    assert f'<tr id="config-{config.pk}">' in setup
+    row = setup[setup.index(f'<tr id="config-{config.pk}">') :]
+    assert '<td class="num">1</td>' in row[: row.index("</tr>")]
+    tasks = client.get(reverse("config_tasks", args=[rich.pk, config.pk])).content.decode()
+    assert "Document: consecutive segments on one screen" in tasks
