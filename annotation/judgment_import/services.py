@@ -387,12 +387,11 @@ def _imported_config(
 def _insert_items(
     plan: ImportPlan, kinds: dict[tuple[str, Any], str], task_of: dict[str, Task]
 ) -> dict[tuple[str, Any], int]:
-    """Insert every planned item; returns the id of each (task, item key)."""
+    """Insert every planned item, each a screen of its own; returns the id of each (task, key)."""
     position_of: dict[tuple[str, Any], int] = {}
     for name, items in plan.tasks.items():
         for position, key in enumerate(items):
             position_of[(name, key)] = position
-
     # Real items first, then the QC items that copy them; outputs without an original first,
     # then the copies that point to them. Ids are reserved up front so that rows can point to
     # each other without a model instance per row (see insert_rows).
@@ -412,7 +411,6 @@ def _insert_items(
     )
     insert_rows(
         Item,
-        # Imported judgments come from segment screens: every item is a screen of its own.
         ("id", "task", "position", "kind", "segment", "original", "screen"),
         (
             (
