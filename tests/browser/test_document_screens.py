@@ -307,3 +307,31 @@ def test_a_window_of_a_document_shows_its_neighbours_on_a_phone(  # type: ignore
     assert page.locator("article.output").count() == 2
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.screenshot(path=output_dir / "screenshots" / "document-window-390.png", full_page=True)
+
+
+def test_a_document_answered_in_another_window_is_refused_on_screen(  # type: ignore[no-untyped-def]
+    browser, live_server, output_dir: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    first, second = context.new_page(), context.new_page()
+    assignment = holding(first, live_server, "two-windows", "direct_assessment")
+    url = f"{live_server.url}/annotate/{assignment.pk}/"
+    for page in (first, second):
+        page.goto(url)
+        page.wait_for_selector("fieldset.criterion.focused")
+    # The second window sends the whole document first; the first window's is now stale.
+    answer_sliders(second, [80, 80, 80, 80])
+    second.keyboard.press("Enter")
+    second.wait_for_function("document.getElementById('progress').value === 4")
+    posts = count_posts(first)
+    answer_sliders(first, [20, 20, 20, 20])
+    first.keyboard.press("Enter")
+    error = first.locator("#annotate-error")
+    error.wait_for(state="visible")
+    assert "in another window" in error.inner_text()
+    assert "not saved" in error.inner_text()
+    # The refusal of the first segment stops the rest: nothing else is sent or stored.
+    assert len(posts) == 1
+    assert {s for s, _r in scores_of(assignment).values()} == {80}
+    first.screenshot(path=output_dir / "screenshots" / "document-screen-stale.png", full_page=True)
+    context.close()
