@@ -211,6 +211,8 @@ class ProtocolConfigForm(forms.ModelForm):
             "mode",
             "fluency_first",
             "outputs_per_screen",
+            "screen",
+            "document_window",
             "items_per_task",
             "annotations_per_task",
             "qc_bad_reference",
@@ -239,8 +241,14 @@ class ProtocolConfigForm(forms.ModelForm):
                 "data-fluency-first": json.dumps(
                     [key for key, kind in PROTOCOLS.items() if kind.fluency_first_allowed]
                 ),
+                "data-document-screens": json.dumps(
+                    [key for key, kind in PROTOCOLS.items() if kind.document_screens_allowed]
+                ),
             }
         )
+        # Absent from a form posted by a client that does not know them: segment screens.
+        self.fields["screen"].required = False
+        self.fields["document_window"].required = False
         for key, kind in PROTOCOLS.items():
             for setting in kind.number_settings:
                 self.fields[setting_field_name(key, setting.key)] = forms.FloatField(
@@ -252,6 +260,12 @@ class ProtocolConfigForm(forms.ModelForm):
                     help_text=_("Empty: %(default)s.") % {"default": f"{setting.default:g}"},
                     widget=forms.NumberInput(attrs={"step": "any", "data-protocol": key}),
                 )
+
+    def clean_screen(self) -> str:
+        return self.cleaned_data.get("screen") or ProtocolConfig.Screen.SEGMENT
+
+    def clean_document_window(self) -> int:
+        return self.cleaned_data.get("document_window") or 0
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -278,6 +292,19 @@ class ProtocolConfigForm(forms.ModelForm):
             )
         if cleaned.get("fluency_first") and protocol and not protocol.fluency_first_allowed:
             self.add_error("fluency_first", _("Only adequacy and fluency has this option."))
+        if (
+            cleaned.get("screen") == ProtocolConfig.Screen.DOCUMENT
+            and protocol
+            and not protocol.document_screens_allowed
+        ):
+            self.add_error(
+                "screen",
+                _(
+                    "%(protocol)s compares translations of one segment: it has no document "
+                    "screens (direct assessment, ESA and MQM have)."
+                )
+                % {"protocol": protocol.name},
+            )
         qc = sum(cleaned.get(f) or 0 for f in ("qc_bad_reference", "qc_repeat", "qc_reference"))
         if qc > 60:
             raise forms.ValidationError(_("At most 60 of every 100 items can be QC items."))

@@ -300,6 +300,9 @@ SUBMIT_RESULT = inline_serializer(
     "SubmitResult",
     {
         "judgment": serializers.IntegerField(),
+        "revision": serializers.IntegerField(
+            help_text="The judgment's revision now: a later revision is based on it."
+        ),
         "created": serializers.BooleanField(),
         "replay": serializers.BooleanField(),
         "done": serializers.IntegerField(),
@@ -387,6 +390,7 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
     return Response(
         {
             "judgment": result.judgment.pk,
+            "revision": result.judgment.revision,
             "created": result.created,
             "replay": result.replay,
             "done": result.done,

@@ -184,8 +184,21 @@ def _outputs_with_context(read: ScreenRead) -> list[ItemOutput]:
 
 
 @dataclass
+class ScreenSegment:
+    """One segment of a document screen: its item, the outputs shown for it, the segment as
+    shown beside them (its source, or its first reference) and the annotator's answer."""
+
+    item: Item
+    outputs: list[ItemOutput]
+    text: str
+    answer: dict[str, Any] | None
+    revision: int
+
+
+@dataclass
 class Screen:
-    """Everything the annotation page shows."""
+    """Everything the annotation page shows: one item, or (``segments``, see
+    ``annotation.judging.documents``) the items of a document screen, ``item`` the first."""
 
     assignment: Assignment
     protocol: Protocol
@@ -202,6 +215,12 @@ class Screen:
     reference: str | None
     context_before: list[str] = field(default_factory=list)
     context_after: list[str] = field(default_factory=list)
+    segments: list[ScreenSegment] = field(default_factory=list)
+
+    @property
+    def end(self) -> int:
+        """The position after this screen's last item (the next screen's first)."""
+        return self.segments[-1].item.position + 1 if self.segments else self.position + 1
 
 
 def annotation_screen(

@@ -253,7 +253,11 @@ def _judgment_store(
     first = outputs[0]
     if _is_resent(first, revision_seen=revision_seen, submission_id=submission_id):
         # The same submit again (a double click, a retried request): already stored.
-        return _replay(first.j_id, first.a_done, first.item.task.size), None, None
+        return (
+            _replay(first.j_id, first.a_done, first.item.task.size, first.j_revision),
+            None,
+            None,
+        )
     _check_accepted(first, revision_seen=revision_seen)
     normalised, rows, spans = _validated(first.item.task.config, answer, outputs)
     accepted = _Accepted(
@@ -396,7 +400,7 @@ def _answer_new(
         # Another submit for this item won the race (or the hold ended meanwhile).
         existing = Judgment.objects.filter(annotator=annotator, item=item).first()
         if existing is not None and existing.submission_id == accepted.submission_id:
-            return _replay(existing.pk, done, task.size), None, None
+            return _replay(existing.pk, done, task.size, existing.revision), None, None
         raise _not_current()
     campaign_data_changed.send(sender=Judgment, campaign_id=config.campaign_id)
     held = None
@@ -497,8 +501,11 @@ def _spans_store(judgment_id: int, spans: list[JudgmentSpan]) -> None:
     JudgmentSpan.objects.bulk_create(spans)
 
 
-def _replay(judgment_id: int, done: int, total: int) -> Recorded:
-    return Recorded(Judgment(pk=judgment_id), False, True, done, total, done >= total)
+def _replay(judgment_id: int, done: int, total: int, revision: int) -> Recorded:
+    # The judgment's latest revision: the one a client's next revision is based on.
+    return Recorded(
+        Judgment(pk=judgment_id, revision=revision), False, True, done, total, done >= total
+    )
 
 
 def _not_current() -> JudgmentError:

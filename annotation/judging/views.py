@@ -17,6 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.crowd.views import crowd_invite
+from annotation.judging.documents import document_screen
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import closed_message
 from annotation.models import Assignment, Campaign, CrowdWorker, ProtocolConfig
@@ -118,6 +119,8 @@ def annotate(
             raise Http404(exc.message) from None
         messages.info(request, exc.message)
         return redirect("my_tasks")
+    # A document screen shows all its segments' items (the API serves them one by one).
+    screen = document_screen(screen, annotator=request.user)
     config = screen.assignment.task.config
     criteria = screen.protocol.criteria_for(len(screen.outputs))
     context = {
@@ -140,8 +143,19 @@ def _screen_data(screen: Screen, criteria: tuple[Criterion, ...]) -> dict[str, A
     config = screen.assignment.task.config
     return {
         "submitUrl": reverse("api-assignment-submit", args=[screen.assignment.pk]),
-        "itemId": screen.item.pk,
-        "revision": screen.revision,
+        # The items on the screen, each submitted on its own: one, or a document screen's.
+        "items": [
+            {"id": s.item.pk, "revision": s.revision, "outputs": [o.pk for o in s.outputs]}
+            for s in screen.segments
+        ]
+        or [
+            {
+                "id": screen.item.pk,
+                "revision": screen.revision,
+                "outputs": [o.pk for o in screen.outputs],
+            }
+        ],
+        "documents": bool(screen.segments),
         "outputs": [o.pk for o in screen.outputs],
         "criteria": [c.as_json() for c in criteria],
         "fluencyFirst": config.fluency_first,

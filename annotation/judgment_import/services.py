@@ -387,12 +387,11 @@ def _imported_config(
 def _insert_items(
     plan: ImportPlan, kinds: dict[tuple[str, Any], str], task_of: dict[str, Task]
 ) -> dict[tuple[str, Any], int]:
-    """Insert every planned item; returns the id of each (task, item key)."""
+    """Insert every planned item, each a screen of its own; returns the id of each (task, key)."""
     position_of: dict[tuple[str, Any], int] = {}
     for name, items in plan.tasks.items():
         for position, key in enumerate(items):
             position_of[(name, key)] = position
-
     # Real items first, then the QC items that copy them; outputs without an original first,
     # then the copies that point to them. Ids are reserved up front so that rows can point to
     # each other without a model instance per row (see insert_rows).
@@ -412,7 +411,7 @@ def _insert_items(
     )
     insert_rows(
         Item,
-        ("id", "task", "position", "kind", "segment", "original"),
+        ("id", "task", "position", "kind", "segment", "original", "screen"),
         (
             (
                 item_id[(name, key)],
@@ -423,6 +422,7 @@ def _insert_items(
                 None
                 if kinds[(name, key)] == ItemKind.REAL or item.original is None
                 else item_id[item.original],
+                None,
             )
             for name, key, item in item_order
         ),

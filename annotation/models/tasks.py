@@ -60,6 +60,33 @@ class ProtocolConfig(models.Model):
         validators=[MaxValueValidator(10)],
         help_text=_("Neighbouring source segments shown before and after the current one."),
     )
+
+    class Screen(models.TextChoices):
+        SEGMENT = "segment", _("One segment per screen")
+        DOCUMENT = "document", _("Document: consecutive segments on one screen")
+
+    # Document screens (WMT's document-level DA and ESA in Appraise): one system's translation
+    # of consecutive segments of one document, one answer per segment. Each segment stays an
+    # item of its own (Item.screen groups them), so judgments, QC and analysis stay per segment.
+    screen = models.CharField(
+        _("screen"),
+        max_length=10,
+        choices=Screen.choices,
+        default=Screen.SEGMENT,
+        help_text=_(
+            "Direct assessment, ESA and MQM can show a document (or a window of it) on one "
+            "screen, in one system's translation, one answer per segment."
+        ),
+    )
+    document_window = models.PositiveSmallIntegerField(
+        _("segments per document screen"),
+        default=0,
+        validators=[MaxValueValidator(100)],
+        help_text=_(
+            "0: the whole document. Otherwise longer documents are cut into windows of at "
+            "most this many segments, of near-equal length."
+        ),
+    )
     instructions = models.TextField(_("instructions"), blank=True)
     hold_minutes = models.PositiveIntegerField(
         _("hold time (minutes)"),
@@ -92,6 +119,10 @@ class ProtocolConfig(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.protocol})"
+
+    @property
+    def shows_documents(self) -> bool:
+        return self.screen == self.Screen.DOCUMENT
 
     @property
     def definition(self) -> Protocol:
@@ -188,7 +219,8 @@ class ItemKind(models.TextChoices):
 
 
 class Item(models.Model):
-    """One screen of a task. A quality-control item points to the real item it copies."""
+    """One segment's screen of a task, or one segment of a document screen. A quality-control
+    item points to the real item it copies."""
 
     # No index of its own: the unique index (task, position) starts with it.
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="items", db_index=False)
@@ -199,6 +231,9 @@ class Item(models.Model):
     original = models.ForeignKey(
         "self", on_delete=models.RESTRICT, null=True, blank=True, related_name="copies"
     )
+    # On a document screen: the position of the screen's first item (the screen's items are
+    # consecutive, in document order). Null: the item is a screen of its own.
+    screen = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["task", "position"]
@@ -208,6 +243,10 @@ class Item(models.Model):
                 condition=(Q(kind="real") & Q(original__isnull=True))
                 | (~Q(kind="real") & Q(original__isnull=False)),
                 name="item_qc_points_to_original",
+            ),
+            models.CheckConstraint(
+                condition=Q(screen__isnull=True) | Q(screen__lte=F("position")),
+                name="item_screen_starts_before",
             ),
         ]
 

@@ -99,6 +99,9 @@ class Protocol:
     instructions: Any = ""
     # The screen may ask for fluency first, without the source, then show it (a config option).
     fluency_first_allowed: bool = False
+    # A config may show document screens: one system's translation of consecutive segments of
+    # a document, one answer per segment (a kind that judges one output at a time).
+    document_screens_allowed: bool = False
     analysis: AnalysisFamily = SCORES
     # The screen: the template part that renders the shown outputs and their questions, the
     # part that lists its keyboard shortcuts, the script (a static path) that registers the

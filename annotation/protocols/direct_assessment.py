@@ -22,6 +22,7 @@ PROTOCOL = Protocol(
     (DA_SCORE,),
     (SOURCE_BASED, REFERENCE_BASED),
     single_output=True,
+    document_screens_allowed=True,
     instructions=_(
         "Move the slider to say how well the translation expresses the meaning of the "
         "source (or reference): 0 means not at all, 100 perfectly."

@@ -32,6 +32,7 @@ PROTOCOL = SpanProtocol(
     (SOURCE_BASED, REFERENCE_BASED),
     severities=(MINOR, MAJOR),
     asked=(ESA_SCORE,),
+    document_screens_allowed=True,
     instructions=_(
         "First mark every error in the translation: select the words (click or tap the first "
         "and the last, or drag), then say whether the error is minor (style, grammar, a word "

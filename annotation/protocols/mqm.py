@@ -165,6 +165,7 @@ PROTOCOL = MQMProtocol(
     severities=(MINOR, MAJOR, NEUTRAL),
     categories=CATEGORIES,
     max_spans=MAX_ERRORS,
+    document_screens_allowed=True,
     simulated_categories=(
         "accuracy/mistranslation",
         "fluency/grammar",

@@ -31,11 +31,16 @@ from annotation.tasking.plan import (
     BAD_REFERENCE,
     PlannedTask,
     QcMix,
+    Screen,
     balanced_screens,
+    document_screens,
+    document_windows,
+    expand_windows,
     is_character_based,
     make_bad_reference,
     plan_tasks,
     reference_units,
+    windows_per_task,
 )
 
 logger = logging.getLogger(__name__)
@@ -207,19 +212,42 @@ def _check_shown_references(
         )
 
 
-def _plan(config: ProtocolConfig, source: _Source, rng: np.random.Generator) -> list[PlannedTask]:
-    """The tasks' screens, real and QC, in order; a TaskError when the bad-reference items
+def _plan(
+    config: ProtocolConfig, source: _Source, rng: np.random.Generator
+) -> list[PlannedTask[Screen]]:
+    """The tasks' items, real and QC, in order; a TaskError when the bad-reference items
     have no other segment to borrow from."""
-    k = config.definition.outputs_per_screen(config.outputs_per_screen)
-    screens = balanced_screens(len(source.segments), len(source.systems), k, rng)
     mix = QcMix(config.qc_bad_reference, config.qc_repeat, config.qc_reference)
-    plans = plan_tasks(
-        screens,
-        items_per_task=config.items_per_task,
-        mix=mix,
-        rng=rng,
-        with_reference_items=source.output_ref_index in source.references,
-    )
+    with_reference_items = source.output_ref_index in source.references
+    plans: list[PlannedTask[Screen]]
+    if config.shows_documents:
+        if not config.definition.document_screens_allowed:
+            raise TaskError(
+                _("%(protocol)s has no document screens.") % {"protocol": config.definition.name}
+            )
+        windows = document_windows(
+            [(s.document_id, s.position_in_document) for s in source.segments],
+            config.document_window,
+        )
+        screens = document_screens(windows, len(source.systems))
+        plans = expand_windows(
+            plan_tasks(
+                screens,
+                items_per_task=windows_per_task(screens, config.items_per_task),
+                mix=mix,
+                rng=rng,
+                with_reference_items=with_reference_items,
+            )
+        )
+    else:
+        k = config.definition.outputs_per_screen(config.outputs_per_screen)
+        plans = plan_tasks(
+            balanced_screens(len(source.segments), len(source.systems), k, rng),
+            items_per_task=config.items_per_task,
+            mix=mix,
+            rng=rng,
+            with_reference_items=with_reference_items,
+        )
     with_text = {i for i, text in enumerate(source.donors) if text.strip()}
     if any(
         item.kind == BAD_REFERENCE and not with_text - {item.screen.segment}
@@ -255,7 +283,7 @@ class _Writer:
             self.progress("writing", self.written, self.total)
 
 
-def _write_tasks(config: ProtocolConfig, plans: list[PlannedTask]) -> list[Task]:
+def _write_tasks(config: ProtocolConfig, plans: list[PlannedTask[Screen]]) -> list[Task]:
     return Task.objects.bulk_create(
         [
             Task(
@@ -270,7 +298,7 @@ def _write_tasks(config: ProtocolConfig, plans: list[PlannedTask]) -> list[Task]
 
 
 def _write_real_items(
-    tasks: list[Task], plans: list[PlannedTask], source: _Source, writer: _Writer
+    tasks: list[Task], plans: list[PlannedTask[Screen]], source: _Source, writer: _Writer
 ) -> dict[tuple[int, int], Item]:
     """The real items, by (task id, position)."""
     real_items: dict[tuple[int, int], Item] = {}
@@ -283,6 +311,7 @@ def _write_real_items(
                     position=position,
                     kind=item.kind,
                     segment=source.segments[item.screen.segment],
+                    screen=item.screen_start,
                 )
                 real_items[(task.pk, position)] = row
                 rows.append(row)
@@ -292,7 +321,7 @@ def _write_real_items(
 
 def _write_real_outputs(
     tasks: list[Task],
-    plans: list[PlannedTask],
+    plans: list[PlannedTask[Screen]],
     real_items: dict[tuple[int, int], Item],
     source: _Source,
     writer: _Writer,
@@ -310,7 +339,7 @@ def _write_real_outputs(
             shown = []
             for slot, system_index in enumerate(planned.screen.systems):
                 system_runs = source.runs[system_index]
-                run = system_runs[(planned.screen.segment + system_index) % len(system_runs)]
+                run = system_runs[(planned.screen.run_turn + system_index) % len(system_runs)]
                 translation_id, text = source.translations[(run.pk, segment.pk)]
                 shown.append(
                     ItemOutput(
@@ -331,7 +360,7 @@ def _write_real_outputs(
 
 def _write_copies(
     tasks: list[Task],
-    plans: list[PlannedTask],
+    plans: list[PlannedTask[Screen]],
     real_items: dict[tuple[int, int], Item],
     writer: _Writer,
 ) -> list[Item]:
@@ -349,6 +378,7 @@ def _write_copies(
                         kind=planned.kind,
                         segment=original.segment,
                         original=original,
+                        screen=planned.screen_start,
                     )
                 )
     writer.write(Item, copies)

@@ -13,6 +13,10 @@ Pure Python and numpy (no Django), deterministic from a seed. The service that s
   same-length phrase from a different segment's reference; never the first word; the span length
   from :func:`bad_reference_span`), repeats and references as output; each placed about half a
   task away from its original, in shuffled positions.
+- **Document screens** (WMT's document-level DA and ESA): one system's translation of a window
+  of consecutive segments of one document on one screen. Windows are planned and placed (QC
+  copies included: a repeat or a bad reference of a whole window) as screens are, then expanded
+  into one item per segment (:func:`expand_windows`), so that judgments and QC stay per segment.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -148,10 +153,16 @@ def make_bad_reference(
 @dataclass(frozen=True)
 class Screen:
     """A real screen: one segment and the systems shown in slot order (indices into the
-    planner's system list)."""
+    planner's system list). ``turn`` picks the systems' runs (default: the segment): the
+    segments of a document screen share their window's, so one run translates the window."""
 
     segment: int
     systems: tuple[int, ...]
+    turn: int | None = None
+
+    @property
+    def run_turn(self) -> int:
+        return self.segment if self.turn is None else self.turn
 
 
 def balanced_screens(
@@ -202,6 +213,57 @@ def balanced_screens(
 
 
 # --------------------------------------------------------------------------------------------
+# Document screens
+
+
+@dataclass(frozen=True)
+class Window:
+    """A real document screen: consecutive segments of one document (indices in document
+    order) in the translation of one system."""
+
+    segments: tuple[int, ...]
+    system: int
+
+
+def document_windows(places: Sequence[tuple[int, int]], size: int) -> list[tuple[int, ...]]:
+    """The segments (indices into ``places``, which holds each segment's document and position
+    in it) cut into windows in document order: each document whole when ``size`` is 0,
+    otherwise in the fewest windows of at most ``size`` segments, of near-equal length (11
+    segments in windows of 10 are 6 and 5, not 10 and 1: a window of one segment has no
+    context). Documents come in the order of their first segment in ``places``."""
+    if size < 0:
+        raise ValueError("a window holds at least one segment (0: the whole document)")
+    by_document: dict[int, list[int]] = {}
+    for index, (document, _place) in enumerate(places):
+        by_document.setdefault(document, []).append(index)
+    windows = []
+    for in_document in by_document.values():
+        segments = sorted(in_document, key=lambda i: places[i][1])
+        n = 1 if size == 0 else math.ceil(len(segments) / size)
+        base, extra = divmod(len(segments), n)
+        start = 0
+        for w in range(n):
+            length = base + (1 if w < extra else 0)
+            windows.append(tuple(segments[start : start + length]))
+            start += length
+    return windows
+
+
+def document_screens(windows: Sequence[tuple[int, ...]], n_systems: int) -> list[Window]:
+    """Every window in the translation of every system."""
+    return [Window(tuple(w), system) for w in windows for system in range(n_systems)]
+
+
+def windows_per_task(windows: Sequence[Window], items_per_task: int) -> int:
+    """How many document screens make a task of about ``items_per_task`` segments (at least
+    one): the QC mix is then counted in screens, since its copies are whole windows."""
+    if not windows:
+        return 1
+    mean = sum(len(w.segments) for w in windows) / len(windows)
+    return max(1, round(items_per_task / mean))
+
+
+# --------------------------------------------------------------------------------------------
 # Tasks
 
 
@@ -238,26 +300,31 @@ def qc_counts(size: int, mix: QcMix) -> dict[str, int]:
     return counts
 
 
+S = TypeVar("S", Screen, Window)
+
+
 @dataclass
-class PlannedItem:
+class PlannedItem(Generic[S]):
     kind: str
-    screen: Screen
+    screen: S
     original: int | None = None  # index (in the task's final order) of the real item copied
+    # On a document screen: the index of the screen's first item (None: a screen of its own).
+    screen_start: int | None = None
 
 
 @dataclass
-class PlannedTask:
-    items: list[PlannedItem] = field(default_factory=list)
+class PlannedTask(Generic[S]):
+    items: list[PlannedItem[S]] = field(default_factory=list)
 
 
 def plan_tasks(
-    screens: Sequence[Screen],
+    screens: Sequence[S],
     *,
     items_per_task: int,
     mix: QcMix,
     rng: np.random.Generator,
     with_reference_items: bool = True,
-) -> list[PlannedTask]:
+) -> list[PlannedTask[S]]:
     """Split shuffled real screens into tasks and add QC copies about half a task away.
 
     Each task holds ``items_per_task`` items (the last may be smaller) in the proportions of
@@ -284,7 +351,7 @@ def plan_tasks(
     return tasks
 
 
-def _place(reals: list[Screen], counts: dict[str, int], rng: np.random.Generator) -> PlannedTask:
+def _place(reals: list[S], counts: dict[str, int], rng: np.random.Generator) -> PlannedTask[S]:
     """Order real items and their QC copies so that each copy lands about half a task from its
     original: every real item gets a target in [0, 1), a copy the original's target + ½ (mod 1)
     with a little jitter, and items are sorted by target."""
@@ -306,3 +373,30 @@ def _place(reals: list[Screen], counts: dict[str, int], rng: np.random.Generator
             for _, kind, real in entries
         ]
     )
+
+
+def expand_windows(plans: Sequence[PlannedTask[Window]]) -> list[PlannedTask[Screen]]:
+    """Tasks of document screens as tasks of items: each window becomes one item per segment,
+    consecutive and in document order, that know their screen's first item; a QC copy of a
+    window copies it segment by segment (its i-th item points to the original's i-th)."""
+    expanded = []
+    for plan in plans:
+        starts = []
+        start = 0
+        for planned in plan.items:
+            starts.append(start)
+            start += len(planned.screen.segments)
+        items: list[PlannedItem[Screen]] = []
+        for planned, first in zip(plan.items, starts, strict=True):
+            window = planned.screen
+            for offset, segment in enumerate(window.segments):
+                items.append(
+                    PlannedItem(
+                        planned.kind,
+                        Screen(segment, (window.system,), turn=window.segments[0]),
+                        None if planned.original is None else starts[planned.original] + offset,
+                        screen_start=first,
+                    )
+                )
+        expanded.append(PlannedTask(items))
+    return expanded

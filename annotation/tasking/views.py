@@ -139,7 +139,8 @@ def _config_rows(
             "needed": c.n_tasks * c.annotations_per_task,
             # Outputs a screen shows: a one-output kind (direct assessment) shows one whatever
             # the config's k says.
-            "k": c.definition.outputs_per_screen(c.outputs_per_screen),
+            # A document screen shows one system's translation.
+            "k": 1 if c.shows_documents else c.definition.outputs_per_screen(c.outputs_per_screen),
         }
         for c in configs
     ]

@@ -1,5 +1,7 @@
 // The annotation page: keyboard-first scoring and a submit that is never silently lost.
 // Data comes from the json_script block "annotate-data"; all texts on the page are server-rendered.
+// A page shows one item, or the items of a document screen (one per segment): each item is
+// submitted on its own, in order, so the server's rules for a submit hold for every segment.
 // The questions are the protocol kind's: its screen script (loaded before this one) registers
 // the widgets they use in window.EvalSiteWidgets (see annotation/screens/scales.js).
 (function () {
@@ -10,7 +12,16 @@
   const errorBox = document.getElementById("annotate-error");
   const submitButton = document.getElementById("submit");
   const groups = Array.from(form.querySelectorAll("fieldset.criterion"));
-  let submissionId = newId();
+  // Each item's id, the revision its answer is based on, its outputs, the id of its next
+  // submit and whether its answer changed on this page.
+  let items = [];
+  let itemOf = {};
+  function setItems(list) {
+    items = list.map((item) => ({ ...item, submissionId: newId(), dirty: false }));
+    itemOf = {};
+    items.forEach((item) => item.outputs.forEach((o) => (itemOf[String(o)] = item)));
+  }
+  setItems(data.items);
   let sending = false;
   // An answer given on this item and not stored yet: leaving the page asks first.
   let unsent = false;
@@ -44,13 +55,15 @@
   function setValue(group, v) {
     if (!widget(group).set(group, v)) return false;
     group.classList.add("answered");
-    changed();
+    changed(group);
     return true;
   }
 
-  function changed() {
+  function changed(group) {
     // A changed answer is a new submit, not a resend of the last one.
-    submissionId = newId();
+    const item = itemOf[group.dataset.output];
+    item.submissionId = newId();
+    item.dirty = true;
     unsent = true;
     errorBox.hidden = true;
   }
@@ -202,56 +215,40 @@
       focusGroup(missing);
       return;
     }
+    // One item is always sent (a revision unchanged is a revision too, as it always was); of
+    // a document screen the items not answered yet and the ones changed on this page.
+    const pending = items.length === 1 ? items : items.filter((i) => !i.revision || i.dirty);
+    if (!pending.length) {
+      window.location.assign(data.currentUrl);
+      return;
+    }
     sending = true;
     submitButton.disabled = true;
     submitButton.classList.add("busy");
     try {
-      const response = await fetch(data.submitUrl, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: {
-          "Content-Type": "application/json",
-          "X-CSRFToken": csrfToken(),
-        },
-        body: JSON.stringify({
-          item: data.itemId,
-          revision: data.revision,
-          submission_id: submissionId,
-          answer: answer,
-        }),
-      });
       let body = {};
-      try {
-        body = await response.json();
-      } catch (e) {
-        body = {};
-      }
-      // A 2xx that is not the submit's answer (a proxy's page) is treated as a failure below.
-      if (response.ok && body.next_url) {
-        unsent = false;
+      for (const item of pending) {
+        const part = {};
+        item.outputs.forEach((o) => (part[o] = answer[o]));
+        const response = await send(item, part);
+        body = await response.json().catch(() => ({}));
+        // A 2xx that is not the submit's answer (a proxy's page) is treated as a failure.
+        if (!(response.ok && body.next_url)) {
+          refused(response, body);
+          return;
+        }
+        // Stored: a retry after a later item failed does not send it again, and a change
+        // made since is a revision of this one.
+        item.revision = body.revision;
+        item.dirty = false;
         showProgress(body.done, body.total);
-        // The next item came with the answer: shown in place, one request per item. A page
-        // load only where this page cannot show it (the task is done, the hold has ended, or
-        // the item asks for other questions).
-        if (body.next && fits(body.next)) showItem(body.next);
-        else window.location.assign(body.next_url);
-        return;
       }
-      if (response.status === 401 || response.status === 403) {
-        // Logged out (the session ended, or "Log out" in another tab): logging in again in
-        // another tab and pressing Enter here sends this answer (csrfToken reads the new token).
-        showError(data.messages.loggedOut, null, [data.loginUrl, data.messages.logIn]);
-      } else if (response.status === 409 && body.code === "not_active") {
-        // Resuming the task (in another tab) takes its place back if it is still free; then
-        // this answer can be sent as it is.
-        showError(data.messages.holdEnded, null, [data.doneUrl, data.messages.myTasks]);
-      } else if (response.status >= 500 || !body.detail) {
-        // The server failed (or a proxy answered for it): Enter resends the same submit, which
-        // is stored once even if this one did arrive.
-        showError(body.detail || data.messages.failed, null, null, data.messages.retry);
-      } else {
-        showError(body.detail, body.errors);
-      }
+      unsent = false;
+      // The next item came with the answer: shown in place, one request per item. A page
+      // load only where this page cannot show it (the task is done, the hold has ended, the
+      // item asks for other questions, or the page shows a document).
+      if (!data.documents && body.next && fits(body.next)) showItem(body.next);
+      else window.location.assign(body.next_url);
     } catch (e) {
       // Nothing is lost: the answer stays on the page and a retry resends the same submit.
       showError(data.messages.network);
@@ -259,6 +256,42 @@
       sending = false;
       submitButton.disabled = false;
       submitButton.classList.remove("busy");
+    }
+  }
+
+  function send(item, answer) {
+    return fetch(data.submitUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: {
+        "Content-Type": "application/json",
+        "X-CSRFToken": csrfToken(),
+      },
+      body: JSON.stringify({
+        item: item.id,
+        revision: item.revision,
+        submission_id: item.submissionId,
+        answer: answer,
+      }),
+    });
+  }
+
+  // A submit the server did not store: say why, and what to do.
+  function refused(response, body) {
+    if (response.status === 401 || response.status === 403) {
+      // Logged out (the session ended, or "Log out" in another tab): logging in again in
+      // another tab and pressing Enter here sends this answer (csrfToken reads the new token).
+      showError(data.messages.loggedOut, null, [data.loginUrl, data.messages.logIn]);
+    } else if (response.status === 409 && body.code === "not_active") {
+      // Resuming the task (in another tab) takes its place back if it is still free; then
+      // this answer can be sent as it is.
+      showError(data.messages.holdEnded, null, [data.doneUrl, data.messages.myTasks]);
+    } else if (response.status >= 500 || !body.detail) {
+      // The server failed (or a proxy answered for it): Enter resends the same submit, which
+      // is stored once even if this one did arrive.
+      showError(body.detail || data.messages.failed, null, null, data.messages.retry);
+    } else {
+      showError(body.detail, body.errors);
     }
   }
 
@@ -294,9 +327,8 @@
 
   // The page as the server renders the current item: texts, answers cleared, first question.
   function showItem(item) {
-    data.itemId = item.item;
-    data.revision = item.revision;
     data.outputs = item.outputs.map((o) => o.id);
+    setItems([{ id: item.item, revision: item.revision, outputs: data.outputs }]);
     data.answer = null;
 
     const context = document.querySelector("section.context");
@@ -341,7 +373,6 @@
       if (back) back.value = data.currentUrl;
     }
 
-    submissionId = newId();
     unsent = false;
     errorBox.hidden = true;
     window.scrollTo(0, 0);
@@ -389,7 +420,7 @@
     group.addEventListener("click", () => focusGroup(group));
     group.addEventListener("change", () => {
       group.classList.add("answered");
-      changed();
+      changed(group);
     });
     widget(group).init(group, page);
   });
@@ -432,7 +463,8 @@
       const v = (data.answer[group.dataset.output] || {})[group.dataset.criterion];
       if (v !== undefined && v !== null) setValue(group, v);
     });
-    submissionId = newId();
+    // Filled in, not changed: nothing to send again, and a change is a new submit.
+    setItems(data.items);
     unsent = false;
     errorBox.hidden = true;
     document.body.classList.remove("phase-fluency");

@@ -1,6 +1,7 @@
 // The "Add a protocol" form: the mode list offers the chosen kind's modes only, "outputs per
 // screen" is hidden for a kind that shows one output a screen, "fluency first" for a kind
-// that does not allow it, and a kind's own numbers (MQM's weights) for that kind only. The kinds' modes come from
+// that does not allow it, the document screens for a kind without them (and the window size
+// unless document screens are chosen), and a kind's own numbers (MQM's weights) for that kind only. The kinds' modes come from
 // the protocol field's data attributes (annotation/campaigns/forms.py); the server checks the
 // same rules, so without this script a wrong choice is refused with a message instead.
 (function () {
@@ -16,6 +17,11 @@
   const outputsField = outputs ? outputs.closest(".field") : null;
   const fluency = document.getElementById("id_fluency_first");
   const fluencyField = fluency ? fluency.closest(".field") : null;
+  const documentKinds = JSON.parse(protocol.dataset.documentScreens || "[]");
+  const screen = document.getElementById("id_screen");
+  const screenField = screen ? screen.closest(".field") : null;
+  const windowInput = document.getElementById("id_document_window");
+  const windowField = windowInput ? windowInput.closest(".field") : null;
 
   const kindFields = Array.from(document.querySelectorAll("input[data-protocol]"));
 
@@ -27,7 +33,7 @@
       option.disabled = !offered;
     });
     if (!allowed.includes(mode.value) && allowed.length) mode.value = allowed[0];
-    if (outputsField) outputsField.hidden = single.includes(protocol.value);
+
     kindFields.forEach((input) => {
       const field = input.closest(".field");
       if (field) field.hidden = input.dataset.protocol !== protocol.value;
@@ -36,8 +42,17 @@
       fluencyField.hidden = !fluencyFirst.includes(protocol.value);
       if (fluencyField.hidden) fluency.checked = false;
     }
+    if (screenField) {
+      screenField.hidden = !documentKinds.includes(protocol.value);
+      if (screenField.hidden) screen.value = "segment";
+    }
+    const documents = Boolean(screen) && screen.value === "document";
+    if (windowField) windowField.hidden = !documents;
+    // A document screen shows one system's translation: k does not apply.
+    if (outputsField) outputsField.hidden = single.includes(protocol.value) || documents;
   }
 
   protocol.addEventListener("change", update);
+  if (screen) screen.addEventListener("change", update);
   update();
 })();

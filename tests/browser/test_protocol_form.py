@@ -61,3 +61,43 @@ def test_the_protocol_form_offers_the_kinds_own_modes(  # type: ignore[no-untype
     page.click("form.stacked button.primary")
     page.wait_for_selector(".messages")
     assert "Protocol added." in page.inner_text(".messages")
+
+
+def test_the_protocol_form_offers_document_screens_where_the_kind_has_them(  # type: ignore[no-untyped-def]
+    page, live_server, output_dir: Path
+) -> None:
+    from annotation.models import ProtocolConfig
+
+    owner = make_user("pia", organizer=True)
+    campaign = make_rich_campaign(owner=owner)
+    log_in(page, live_server, "pia", lands_on="**/campaigns/")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/annotation/")
+
+    page.select_option("#id_protocol", "ranking")
+    assert page.is_hidden("#id_screen")
+    assert page.is_hidden("#id_document_window")
+    page.select_option("#id_protocol", "esa")
+    assert page.is_visible("#id_screen")
+    assert page.is_hidden("#id_document_window")
+    assert page.is_visible("#id_outputs_per_screen")
+    page.select_option("#id_screen", "document")
+    assert page.is_visible("#id_document_window")
+    assert page.is_hidden("#id_outputs_per_screen")
+    page.fill("#id_document_window", "6")
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    page.locator("form.stacked").first.screenshot(path=shots / "protocol-form-documents.png")
+    # Switching to a kind without them takes the choice back.
+    page.select_option("#id_protocol", "adequacy_fluency")
+    assert page.input_value("#id_screen") == "segment"
+    assert page.is_hidden("#id_document_window")
+    page.select_option("#id_protocol", "esa")
+    page.select_option("#id_screen", "document")
+
+    page.fill("#id_name", "ESA documents")
+    page.click("form.stacked button.primary")
+    page.wait_for_selector(".messages")
+    assert "Protocol added." in page.inner_text(".messages")
+    config = ProtocolConfig.objects.get(campaign=campaign, name="ESA documents")
+    assert (config.screen, config.document_window) == ("document", 6)
+    assert "document screens of up to 6 segments" in page.inner_text("#protocols")

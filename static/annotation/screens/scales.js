@@ -40,9 +40,11 @@
     init() {},
   };
 
-  // Digits typed in quick succession form one number: 7 then 5 → 75.
+  // Digits typed in quick succession on one slider form one number: 7 then 5 → 75. On a
+  // screen of several sliders (a document's segments) a digit on another slider starts anew.
   let typed = "";
   let typedAt = 0;
+  let typedOn = null;
 
   function range(group) {
     return group.querySelector("input[type=range]");
@@ -75,8 +77,9 @@
       const key = event.key;
       if (/^[0-9]$/.test(key)) {
         const now = Date.now();
-        typed = now - typedAt < 900 ? typed + key : key;
+        typed = now - typedAt < 900 && typedOn === group ? typed + key : key;
         typedAt = now;
+        typedOn = group;
         page.setValue(group, Math.min(Number(input.max), Number(typed)));
         return true;
       }

@@ -140,3 +140,28 @@ def test_the_form_tells_the_page_each_kinds_modes_and_which_show_one_output() ->
     assert json.loads(attrs["data-modes"])["direct_assessment"] == ["source", "reference"]
     assert json.loads(attrs["data-single-output"]) == ["direct_assessment"]
     assert json.loads(attrs["data-fluency-first"]) == ["adequacy_fluency"]
+    assert json.loads(attrs["data-document-screens"]) == ["direct_assessment", "esa", "mqm"]
+
+
+@pytest.mark.parametrize("protocol", ["direct_assessment", "esa", "mqm"])
+def test_a_kind_that_judges_one_output_at_a_time_may_show_documents(protocol: str) -> None:
+    bound = form(
+        protocol=protocol, mode="source", screen="document", document_window=8, outputs_per_screen=1
+    )
+    assert bound.is_valid(), bound.errors
+    config = bound.save(commit=False)
+    assert (config.screen, config.document_window) == ("document", 8)
+
+
+@pytest.mark.parametrize("protocol", ["ranking", "adequacy_fluency"])
+def test_a_kind_that_compares_outputs_of_a_segment_has_no_document_screens(protocol: str) -> None:
+    bound = form(protocol=protocol, screen="document")
+    assert not bound.is_valid()
+    assert "has no document screens" in bound.errors["screen"][0]
+
+
+def test_a_form_without_the_screen_fields_asks_for_segment_screens() -> None:
+    bound = form()
+    assert bound.is_valid(), bound.errors
+    config = bound.save(commit=False)
+    assert (config.screen, config.document_window) == ("segment", 0)
