@@ -42,12 +42,11 @@ from evalcore.scoring import (
     make_metric,
 )
 from evalcore.scoring.extraction import extract_statistics
+from evalcore.stats.allpairs import all_pairs_tests
 from evalcore.stats.multirun import MultiRunComparison, compare_runs
 from evalcore.stats.resampling import (
     BootstrapCI,
     bootstrap_ci,
-    paired_approximate_randomization,
-    paired_bootstrap,
 )
 from evalcore.version import evalsite_version, library_versions
 from metrics.models import (
@@ -366,21 +365,14 @@ def _pairwise_json(data: MetricArrays, *, n_boot: int, n_trials: int, seed: int)
     # with fewer runs than the others are compared on their first runs only.
     n_runs = min(a.shape[0] for a in data.arrays)
     pooled = np.stack([a[:n_runs].transpose(1, 0, 2).reshape(-1, a.shape[2]) for a in data.arrays])
-    n = len(data.systems)
-    boot_p = np.full((n, n), np.nan)
-    ar_p = np.full((n, n), np.nan)
-    wins = np.full((n, n), np.nan)
-    delta = np.full((n, n), np.nan)
-    for i in range(n):
-        pb = paired_bootstrap(pooled[i], pooled, score_fn, n_samples=n_boot, rng=seed)
-        ar = paired_approximate_randomization(
-            pooled[i], pooled, score_fn, n_trials=n_trials, rng=seed
-        )
-        boot_p[i] = pb.p_value
-        ar_p[i] = ar.p_value
-        # Share of resamples in which system i did better than system j.
-        wins[i] = pb.wins if metric.higher_is_better else pb.losses
-        delta[i] = pb.observed_delta
+    # Every row of the matrices is one system against all, each test seeded alike (as
+    # sacreBLEU tests every system); all_pairs_tests draws and multiplies once for all rows.
+    tests = all_pairs_tests(pooled, score_fn, n_samples=n_boot, n_trials=n_trials, seed=seed)
+    boot_p = tests.bootstrap_p
+    ar_p = tests.ar_p
+    # Share of resamples in which system i did better than system j.
+    wins = tests.wins if metric.higher_is_better else tests.losses
+    delta = tests.observed_delta
     np.fill_diagonal(boot_p, np.nan)
     np.fill_diagonal(ar_p, np.nan)
     np.fill_diagonal(wins, np.nan)
