@@ -41,7 +41,7 @@ from evalcore.scoring import (
     MetricUnavailableError,
     make_metric,
 )
-from evalcore.scoring.extraction import extract_statistics
+from evalcore.scoring.extraction import extract_all
 from evalcore.stats.allpairs import all_pairs_tests
 from evalcore.stats.multirun import MultiRunComparison, compare_runs
 from evalcore.stats.resampling import (
@@ -218,8 +218,8 @@ def chunk_compute(*, job: AnalysisJob, start: int, stop: int) -> int:
     references = _references(campaign, start, stop)
     metrics, _ = usable_metrics(params)
     rows = []
-    for name, metric in metrics.items():
-        stats = extract_statistics(metric, [texts[run.pk] for run in runs], references)
+    outputs = [texts[run.pk] for run in runs]
+    for name, stats in extract_all(metrics, outputs, references).items():
         rows.extend(
             StatsChunk(job=job, run=run, metric=name, start=start, stop=stop, data=_save(stats[k]))
             for k, run in enumerate(runs)

@@ -11,7 +11,7 @@ one line per segment (``[[ref1_seg1, ref1_seg2, ...], [ref2_seg1, ...]]``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -155,6 +155,14 @@ class Metric(ABC):
         if not parts:
             return np.zeros((0, len(self.stat_names)))
         return np.concatenate(parts, axis=0)
+
+    def statistics_source(self) -> tuple[Hashable, Metric, slice]:
+        """Where this metric's statistics come from: ``(key, metric, columns)``, its statistics
+        being ``metric``'s columns ``columns``. Metrics whose statistics are another's (Length:
+        BLEU's two lengths; precision, recall and F-measure: the same word matches) return the
+        same key, so that a caller scoring them together computes them once
+        (:func:`evalcore.scoring.extraction.extract_all`). By default, its own."""
+        return self, self, slice(None)
 
     def prepare(self) -> None:
         """Load or compile what computing statistics needs, now: called before worker processes

@@ -9,7 +9,7 @@ references once, and spreads segments over worker processes.
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -104,6 +104,27 @@ def extract_statistics(
     # rows holds the distinct hypotheses segment after segment; map every output back to them.
     first = np.cumsum([0] + [len(hyps) for _, hyps in work[:-1]])
     return rows[first[np.newaxis, :] + position].reshape(len(outputs), n_segments, n_stats)
+
+
+def extract_all(
+    metrics: Mapping[str, Metric],
+    outputs: Sequence[Sequence[str]],
+    references: References,
+    *,
+    workers: int = 1,
+) -> dict[str, np.ndarray]:
+    """:func:`extract_statistics` of every metric, by name; statistics that several metrics
+    share (:meth:`Metric.statistics_source`: Length's are BLEU's lengths, precision, recall and
+    F-measure have the same word matches) are computed once. The same arrays as one call per
+    metric."""
+    computed: dict[Hashable, np.ndarray] = {}
+    result: dict[str, np.ndarray] = {}
+    for name, metric in metrics.items():
+        key, source, columns = metric.statistics_source()
+        if key not in computed:
+            computed[key] = extract_statistics(source, outputs, references, workers=workers)
+        result[name] = np.ascontiguousarray(computed[key][..., columns])
+    return result
 
 
 def distinct_pairs(outputs: Sequence[Sequence[str]]) -> int:

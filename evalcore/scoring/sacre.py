@@ -9,7 +9,7 @@ hold them to sacreBLEU's corpus scores within 1e-9.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -165,6 +165,11 @@ class BLEU(SacreBackedMetric):
                 f"install sacrebleu's extra: pip install 'sacrebleu[ja]' or 'sacrebleu[ko]'"
             ) from exc
 
+    def statistics_source(self) -> tuple[Hashable, Metric, slice]:
+        # Smoothing and effective order act on the sums only: the statistics depend on these.
+        key = ("bleu", self.tokenize, self.lowercase, self.max_ngram_order)
+        return key, self, slice(None)
+
     @property
     def stat_names(self) -> tuple[str, ...]:
         n = self.max_ngram_order
@@ -269,6 +274,10 @@ class Length(SacreBackedMetric):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._sacre = self._bleu._sacre
+
+    def statistics_source(self) -> tuple[Hashable, Metric, slice]:
+        key, metric, _ = self._bleu.statistics_source()
+        return key, metric, slice(0, 2)
 
     @property
     def stat_names(self) -> tuple[str, ...]:

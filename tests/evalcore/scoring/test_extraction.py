@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalcore.scoring import make_metric
-from evalcore.scoring.extraction import distinct_pairs, extract_statistics
+from evalcore.scoring import METRIC_NAMES, MetricOptions, make_metric
+from evalcore.scoring.extraction import distinct_pairs, extract_all, extract_statistics
 from tests.evalcore.corpus import corpus, variant
 
 
@@ -26,6 +26,37 @@ def test_extraction_equals_scoring_each_output_on_its_own(name, workers, outputs
     metric = make_metric(name)
     expected = np.stack([metric.statistics(run, refs) for run in runs])
     assert np.array_equal(extract_statistics(metric, runs, refs, workers=workers), expected)
+
+
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_metrics_extracted_together_get_exactly_their_own_statistics(lowercase, outputs):
+    runs, refs = outputs
+    options = MetricOptions(lowercase=lowercase, chrf_lowercase=lowercase, smooth_method="floor")
+    metrics = {name: make_metric(name, options) for name in METRIC_NAMES if name != "bertr"}
+    # A second BLEU whose smoothing differs shares the statistics (smoothing acts on sums).
+    metrics["bleu-add-k"] = make_metric("bleu", MetricOptions(smooth_method="add-k"))
+    got = extract_all(metrics, runs, refs)
+    assert list(got) == list(metrics)
+    for name, metric in metrics.items():
+        expected = extract_statistics(metric, runs, refs)
+        assert got[name].flags.c_contiguous
+        assert got[name].dtype == expected.dtype
+        assert np.array_equal(got[name], expected), name
+
+
+def test_metrics_share_statistics_only_with_the_same_tokens():
+    shared = {
+        make_metric(name, MetricOptions(tokenize=tok)).statistics_source()[0]
+        for name in ("bleu", "length")
+        for tok in ("13a", "intl")
+    }
+    assert len(shared) == 2
+    words = {
+        make_metric(name, MetricOptions(lowercase=lc)).statistics_source()[0]
+        for name in ("precision", "recall", "fmeasure")
+        for lc in (False, True)
+    }
+    assert len(words) == 2
 
 
 def test_duplicates_are_counted_once(outputs):
