@@ -156,13 +156,14 @@ class Metric(ABC):
             return np.zeros((0, len(self.stat_names)))
         return np.concatenate(parts, axis=0)
 
-    def statistics_source(self) -> tuple[Hashable, Metric, slice]:
-        """Where this metric's statistics come from: ``(key, metric, columns)``, its statistics
-        being ``metric``'s columns ``columns``. Metrics whose statistics are another's (Length:
-        BLEU's two lengths; precision, recall and F-measure: the same word matches) return the
-        same key, so that a caller scoring them together computes them once
-        (:func:`evalcore.scoring.extraction.extract_all`). By default, its own."""
-        return self, self, slice(None)
+    def statistics_source(self, n_references: int) -> tuple[Hashable, slice]:
+        """Where this metric's statistics come from, given the number of reference streams:
+        ``(key, columns)``, its statistics being columns ``columns`` of the statistics that
+        ``key`` names. Metrics with the same key and all columns have the same statistics;
+        one with fewer columns is a part of theirs (Length: BLEU's two lengths; chrF with one
+        reference: chrF++'s character n-grams). A caller scoring several metrics then computes
+        them once (:func:`evalcore.scoring.extraction.extract_all`). By default, its own."""
+        return self, slice(None)
 
     def prepare(self) -> None:
         """Load or compile what computing statistics needs, now: called before worker processes

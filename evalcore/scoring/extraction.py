@@ -115,15 +115,23 @@ def extract_all(
 ) -> dict[str, np.ndarray]:
     """:func:`extract_statistics` of every metric, by name; statistics that several metrics
     share (:meth:`Metric.statistics_source`: Length's are BLEU's lengths, precision, recall and
-    F-measure have the same word matches) are computed once. The same arrays as one call per
-    metric."""
-    computed: dict[Hashable, np.ndarray] = {}
+    F-measure have the same word matches, chrF's are chrF++'s first columns against one
+    reference) are computed once. The same arrays as one call per metric."""
+    sources = {name: metric.statistics_source(len(references)) for name, metric in metrics.items()}
+    # Whole statistics first; a metric whose statistics are part of no whole one here computes
+    # its own (chrF without chrF++ must not pay for chrF++'s word n-grams).
+    whole: dict[Hashable, np.ndarray] = {}
+    for name, metric in metrics.items():
+        key, columns = sources[name]
+        if columns == slice(None) and key not in whole:
+            whole[key] = extract_statistics(metric, outputs, references, workers=workers)
     result: dict[str, np.ndarray] = {}
     for name, metric in metrics.items():
-        key, source, columns = metric.statistics_source()
-        if key not in computed:
-            computed[key] = extract_statistics(source, outputs, references, workers=workers)
-        result[name] = np.ascontiguousarray(computed[key][..., columns])
+        key, columns = sources[name]
+        if key in whole:
+            result[name] = np.ascontiguousarray(whole[key][..., columns])
+        else:
+            result[name] = extract_statistics(metric, outputs, references, workers=workers)
     return result
 
 

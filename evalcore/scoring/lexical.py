@@ -166,9 +166,9 @@ class _WordMatches(TokenizedMetric):
     def stat_names(self) -> tuple[str, ...]:
         return ("correct", "hyp_len", "ref_len")
 
-    def statistics_source(self) -> tuple[Hashable, Metric, slice]:
+    def statistics_source(self, n_references: int) -> tuple[Hashable, slice]:
         # Precision, recall and F-measure differ in their scores only.
-        return ("word_matches", self.tokenize, self.lowercase), self, slice(None)
+        return ("word_matches", self.tokenize, self.lowercase), slice(None)
 
     def segment_row(self, hypothesis: list[str], references: list[list[str]]) -> list[float]:
         best: list[float] = [0.0, float(len(hypothesis)), 0.0]
