@@ -41,13 +41,12 @@ from evalcore.scoring import (
     MetricUnavailableError,
     make_metric,
 )
-from evalcore.scoring.extraction import extract_statistics
+from evalcore.scoring.extraction import extract_all
+from evalcore.stats.allpairs import AllPairs, all_pairs_tests
 from evalcore.stats.multirun import MultiRunComparison, compare_runs
 from evalcore.stats.resampling import (
     BootstrapCI,
     bootstrap_ci,
-    paired_approximate_randomization,
-    paired_bootstrap,
 )
 from evalcore.version import evalsite_version, library_versions
 from metrics.models import (
@@ -219,8 +218,8 @@ def chunk_compute(*, job: AnalysisJob, start: int, stop: int) -> int:
     references = _references(campaign, start, stop)
     metrics, _ = usable_metrics(params)
     rows = []
-    for name, metric in metrics.items():
-        stats = extract_statistics(metric, [texts[run.pk] for run in runs], references)
+    outputs = [texts[run.pk] for run in runs]
+    for name, stats in extract_all(metrics, outputs, references).items():
         rows.extend(
             StatsChunk(job=job, run=run, metric=name, start=start, stop=stop, data=_save(stats[k]))
             for k, run in enumerate(runs)
@@ -297,6 +296,14 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
     n_trials = params["ar_trials"]
     stacked = np.concatenate(data.arrays, axis=0)
     ci = bootstrap_ci(stacked, score_fn, n_samples=n_boot, rng=seed)
+    # All pairs: each system's runs pooled (segments × runs), as MultEval pools them; systems
+    # with fewer runs than the others are compared on their first runs only.
+    n_runs = min(a.shape[0] for a in data.arrays)
+    pooled = np.stack([a[:n_runs].transpose(1, 0, 2).reshape(-1, a.shape[2]) for a in data.arrays])
+    # Every row of the matrices is one system against all, each test seeded alike (as
+    # sacreBLEU tests every system); all_pairs_tests draws and multiplies once for all rows.
+    tests = all_pairs_tests(pooled, score_fn, n_samples=n_boot, n_trials=n_trials, seed=seed)
+    same_runs = all(a.shape[0] == n_runs for a in data.arrays)
     multeval = compare_runs(
         [(s.name, a) for s, a in zip(data.systems, data.arrays, strict=True)],
         score_fn,
@@ -304,9 +311,13 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
         n_bootstrap=n_boot,
         n_trials=n_trials,
         rng=seed,
+        # ci drew the same resamples; with as many runs everywhere, MultEval's AR against the
+        # baseline is the baseline's row of the all-pairs AR. Neither is computed twice.
+        boot_std=ci.std,
+        baseline_tests=_baseline_row(data, tests, baseline) if same_runs else None,
     )
     systems_json = _systems_json(data, ci, multeval)
-    pairwise = _pairwise_json(data, n_boot=n_boot, n_trials=n_trials, seed=seed)
+    pairwise = _pairwise_json(data, tests, n_runs)
     return {
         "key": metric.name,
         "label": metric.label,
@@ -358,29 +369,25 @@ def _systems_json(
     return systems_json
 
 
-def _pairwise_json(data: MetricArrays, *, n_boot: int, n_trials: int, seed: int) -> dict[str, Any]:
+def _baseline_row(
+    data: MetricArrays, tests: AllPairs, baseline: System
+) -> dict[int, tuple[float, float]]:
+    """MultEval's tests against the baseline, read from the all-pairs row of the baseline."""
+    b = next(i for i, s in enumerate(data.systems) if s.pk == baseline.pk)
+    return {
+        j: (float(tests.ar_p[b, j]), float(tests.observed_delta[b, j]))
+        for j in range(len(data.systems))
+        if j != b
+    }
+
+
+def _pairwise_json(data: MetricArrays, tests: AllPairs, n_runs: int) -> dict[str, Any]:
     """Paired bootstrap and approximate randomisation of every pair of systems."""
-    metric = data.metric
-    score_fn = metric.score_from_statistics
-    # All pairs: each system's runs pooled (segments × runs), as MultEval pools them; systems
-    # with fewer runs than the others are compared on their first runs only.
-    n_runs = min(a.shape[0] for a in data.arrays)
-    pooled = np.stack([a[:n_runs].transpose(1, 0, 2).reshape(-1, a.shape[2]) for a in data.arrays])
-    n = len(data.systems)
-    boot_p = np.full((n, n), np.nan)
-    ar_p = np.full((n, n), np.nan)
-    wins = np.full((n, n), np.nan)
-    delta = np.full((n, n), np.nan)
-    for i in range(n):
-        pb = paired_bootstrap(pooled[i], pooled, score_fn, n_samples=n_boot, rng=seed)
-        ar = paired_approximate_randomization(
-            pooled[i], pooled, score_fn, n_trials=n_trials, rng=seed
-        )
-        boot_p[i] = pb.p_value
-        ar_p[i] = ar.p_value
-        # Share of resamples in which system i did better than system j.
-        wins[i] = pb.wins if metric.higher_is_better else pb.losses
-        delta[i] = pb.observed_delta
+    boot_p = tests.bootstrap_p.copy()
+    ar_p = tests.ar_p.copy()
+    # Share of resamples in which system i did better than system j.
+    wins = (tests.wins if data.metric.higher_is_better else tests.losses).copy()
+    delta = tests.observed_delta
     np.fill_diagonal(boot_p, np.nan)
     np.fill_diagonal(ar_p, np.nan)
     np.fill_diagonal(wins, np.nan)

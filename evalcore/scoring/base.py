@@ -11,7 +11,7 @@ one line per segment (``[[ref1_seg1, ref1_seg2, ...], [ref2_seg1, ...]]``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -155,6 +155,15 @@ class Metric(ABC):
         if not parts:
             return np.zeros((0, len(self.stat_names)))
         return np.concatenate(parts, axis=0)
+
+    def statistics_source(self, n_references: int) -> tuple[Hashable, slice]:
+        """Where this metric's statistics come from, given the number of reference streams:
+        ``(key, columns)``, its statistics being columns ``columns`` of the statistics that
+        ``key`` names. Metrics with the same key and all columns have the same statistics;
+        one with fewer columns is a part of theirs (Length: BLEU's two lengths; chrF with one
+        reference: chrF++'s character n-grams). A caller scoring several metrics then computes
+        them once (:func:`evalcore.scoring.extraction.extract_all`). By default, its own."""
+        return self, slice(None)
 
     def prepare(self) -> None:
         """Load or compile what computing statistics needs, now: called before worker processes

@@ -9,7 +9,7 @@ references once, and spreads segments over worker processes.
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -104,6 +104,35 @@ def extract_statistics(
     # rows holds the distinct hypotheses segment after segment; map every output back to them.
     first = np.cumsum([0] + [len(hyps) for _, hyps in work[:-1]])
     return rows[first[np.newaxis, :] + position].reshape(len(outputs), n_segments, n_stats)
+
+
+def extract_all(
+    metrics: Mapping[str, Metric],
+    outputs: Sequence[Sequence[str]],
+    references: References,
+    *,
+    workers: int = 1,
+) -> dict[str, np.ndarray]:
+    """:func:`extract_statistics` of every metric, by name; statistics that several metrics
+    share (:meth:`Metric.statistics_source`: Length's are BLEU's lengths, precision, recall and
+    F-measure have the same word matches, chrF's are chrF++'s first columns against one
+    reference) are computed once. The same arrays as one call per metric."""
+    sources = {name: metric.statistics_source(len(references)) for name, metric in metrics.items()}
+    # Whole statistics first; a metric whose statistics are part of no whole one here computes
+    # its own (chrF without chrF++ must not pay for chrF++'s word n-grams).
+    whole: dict[Hashable, np.ndarray] = {}
+    for name, metric in metrics.items():
+        key, columns = sources[name]
+        if columns == slice(None) and key not in whole:
+            whole[key] = extract_statistics(metric, outputs, references, workers=workers)
+    result: dict[str, np.ndarray] = {}
+    for name, metric in metrics.items():
+        key, columns = sources[name]
+        if key in whole:
+            result[name] = np.ascontiguousarray(whole[key][..., columns])
+        else:
+            result[name] = extract_statistics(metric, outputs, references, workers=workers)
+    return result
 
 
 def distinct_pairs(outputs: Sequence[Sequence[str]]) -> int:

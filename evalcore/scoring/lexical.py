@@ -11,7 +11,7 @@ optionally lowercased. All scores are percentages. With several references:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -165,6 +165,10 @@ class _WordMatches(TokenizedMetric):
     @property
     def stat_names(self) -> tuple[str, ...]:
         return ("correct", "hyp_len", "ref_len")
+
+    def statistics_source(self, n_references: int) -> tuple[Hashable, slice]:
+        # Precision, recall and F-measure differ in their scores only.
+        return ("word_matches", self.tokenize, self.lowercase), slice(None)
 
     def segment_row(self, hypothesis: list[str], references: list[list[str]]) -> list[float]:
         best: list[float] = [0.0, float(len(hypothesis)), 0.0]

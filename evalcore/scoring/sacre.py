@@ -9,7 +9,7 @@ hold them to sacreBLEU's corpus scores within 1e-9.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -104,6 +104,10 @@ class SacreBackedMetric(Metric):
         return self.sacre_signature_info(n_refs)
 
 
+# chrF++'s word order, whose statistics contain chrF's (CHRF.statistics_source).
+_CHRF_PLUS_WORD_ORDER = 2
+
+
 def _log_floor(p: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
         logged: np.ndarray = np.where(p == 0.0, _LOG_ZERO, np.log(np.where(p == 0.0, 1.0, p)))
@@ -164,6 +168,10 @@ class BLEU(SacreBackedMetric):
                 f"tokenizer {self.tokenize!r} is not installed here ({exc}); "
                 f"install sacrebleu's extra: pip install 'sacrebleu[ja]' or 'sacrebleu[ko]'"
             ) from exc
+
+    def statistics_source(self, n_references: int) -> tuple[Hashable, slice]:
+        # Smoothing and effective order act on the sums only: the statistics depend on these.
+        return ("bleu", self.tokenize, self.lowercase, self.max_ngram_order), slice(None)
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -269,6 +277,10 @@ class Length(SacreBackedMetric):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._sacre = self._bleu._sacre
+
+    def statistics_source(self, n_references: int) -> tuple[Hashable, slice]:
+        key, _ = self._bleu.statistics_source(n_references)
+        return key, slice(0, 2)
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -383,6 +395,18 @@ class CHRF(SacreBackedMetric):
             f = f / np.where(total != 0, (factor * avg_prec) + avg_rec, 1.0)
             result: np.ndarray = np.where(total != 0, 100 * f, 0.0)
         return result
+
+    def statistics_source(self, n_references: int) -> tuple[Hashable, slice]:
+        if n_references != 1:
+            # The best of several references is chosen by an F-score of every order (β too).
+            return self, slice(None)
+        # Against one reference the character n-grams' statistics are chrF++'s first columns
+        # (β and ε-smoothing act on the sums only).
+        if self.word_order == 0:
+            key = ("chrf", self.char_order, _CHRF_PLUS_WORD_ORDER, self.lowercase, self.whitespace)
+            return key, slice(0, 3 * self.char_order)
+        key = ("chrf", self.char_order, self.word_order, self.lowercase, self.whitespace)
+        return key, slice(None)
 
     @property
     def label(self) -> str:

@@ -23,7 +23,7 @@ p = 1 / (R + 1).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -197,12 +197,21 @@ def compare_runs(
     n_trials: int = 10000,
     statistic: Statistic = "pooled",
     rng: np.random.Generator | int | None = None,
+    boot_std: ArrayLike | None = None,
+    baseline_tests: Mapping[int, tuple[float, float]] | None = None,
 ) -> MultiRunComparison:
     """MultEval's evaluation of several systems, each ``(n_runs, n_segments, n_stats)``.
 
     The bootstrap draws one set of resamples that every run of every system shares; each AR
     comparison with the baseline starts from the same seed, as sacreBLEU's paired tests do, so a
     system's p-value does not depend on which other systems are in the table.
+
+    A caller that has computed the same numbers already passes them instead of having them
+    computed again: ``boot_std``, every run's bootstrap standard deviation from the same
+    resamples (``bootstrap_ci(stacked runs, n_samples=n_bootstrap, rng=seed).std``), and
+    ``baseline_tests``, ``(p, score − baseline's score)`` of every other system by index (the
+    baseline's row of :func:`evalcore.stats.allpairs.all_pairs_tests` on the pooled runs, when
+    every system has as many runs and the statistic is pooled).
     """
     names = [name for name, _ in systems]
     if baseline not in names:
@@ -220,13 +229,18 @@ def compare_runs(
 
     # s_sel: one bootstrap over all runs of all systems at once (shared resamples).
     stacked = np.concatenate(arrays, axis=0)
-    boot_generator = np.random.default_rng(seed)
-    samples = bootstrap_scores(stacked, score_fn, n_samples=n_bootstrap, rng=boot_generator)
-    boot_std = samples.std(axis=0, ddof=1) if n_bootstrap > 1 else np.zeros(stacked.shape[0])
+    if boot_std is None:
+        boot_generator = np.random.default_rng(seed)
+        samples = bootstrap_scores(stacked, score_fn, n_samples=n_bootstrap, rng=boot_generator)
+        boot_std = samples.std(axis=0, ddof=1) if n_bootstrap > 1 else np.zeros(stacked.shape[0])
+    boot_std = np.asarray(boot_std, dtype=np.float64)
 
-    tests = _tests_against_baseline(
-        arrays, names.index(baseline), score_fn, n_trials, statistic, seed
-    )
+    if baseline_tests is None:
+        tests = _tests_against_baseline(
+            arrays, names.index(baseline), score_fn, n_trials, statistic, seed
+        )
+    else:
+        tests = dict(baseline_tests)
     results = []
     offset = 0
     for i, (name, array) in enumerate(zip(names, arrays, strict=True)):

@@ -449,8 +449,23 @@ def paired_bootstrap(
     full = np.asarray(score_fn(both.sum(axis=1)), dtype=np.float64)
     score_a = np.broadcast_to(full[:n_a], (m,))
     score_b = np.broadcast_to(full[n_a:], (m,))
-    observed = score_b - score_a
+    return paired_bootstrap_result(sa, sb, score_a, score_b, seed=seed, single=single)
 
+
+def paired_bootstrap_result(
+    sa: np.ndarray,
+    sb: np.ndarray,
+    score_a: np.ndarray,
+    score_b: np.ndarray,
+    *,
+    seed: int | None,
+    single: bool = False,
+) -> PairedBootstrap:
+    """A :class:`PairedBootstrap` from the resampled scores ``sa`` and ``sb`` (samples × pairs)
+    and the full-data scores of a and b (one per pair): the arithmetic of
+    :func:`paired_bootstrap`, shared with :func:`evalcore.stats.allpairs.all_pairs_tests`."""
+    n_samples = sa.shape[0]
+    observed = score_b - score_a
     # Comparisons with a tolerance (see RELATIVE_TOLERANCE): resamples in which a and b have
     # the same summed statistics must tie even when BLAS rounds the two columns differently.
     tol = comparison_tolerance(score_a, score_b, observed)
@@ -462,7 +477,6 @@ def paired_bootstrap(
     exceed = (centred > np.abs(observed) + tol).sum(axis=0)
     p_value = (exceed + 1.0) / (n_samples + 1.0)
     low, high = percentile_interval(sb, 0.95, axis=0)
-
     low_a, high_a = percentile_interval(sa, 0.95, axis=0)
 
     def out(x: np.ndarray) -> np.ndarray:

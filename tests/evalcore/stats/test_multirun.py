@@ -182,3 +182,37 @@ def test_swapping_the_systems_leaves_the_stratified_p_value_unchanged(a, shift, 
             sb, sa, mean_score, n_trials=100, statistic=statistic, rng=seed
         )
         assert ab.p_value == ba.p_value
+
+
+@pytest.mark.parametrize("fractional", [False, True])
+def test_numbers_passed_in_from_the_ci_and_the_all_pairs_row_are_exactly_those_computed(
+    fractional,
+):
+    # What the analysis passes: bootstrap_ci's std of the stacked runs (the same resamples) and
+    # the baseline's row of all_pairs_tests on the pooled runs (the same masks).
+    from evalcore.stats.allpairs import all_pairs_tests
+    from evalcore.stats.resampling import bootstrap_ci, mean_score, mean_statistics
+
+    rng = np.random.default_rng(3)
+    if fractional:
+        arrays = list(mean_statistics(np.round(rng.normal(50, 15, (4, 3, 60)), 2) / 3.0))
+        score_fn = mean_score
+    else:
+        metric = make_metric("bleu")
+        base, refs = corpus(seed=2, n_segments=60)
+        arrays = [
+            np.stack(
+                [metric.statistics(variant(10 * s + r, base, refs, 0.3), refs) for r in range(3)]
+            )
+            for s in range(4)
+        ]
+        score_fn = metric.score_from_statistics
+    systems = [(f"s{i}", a) for i, a in enumerate(arrays)]
+    settings_ = {"baseline": "s2", "n_bootstrap": 200, "n_trials": 500, "rng": 77}
+    computed = compare_runs(systems, score_fn, **settings_)
+    pooled = np.stack([a.transpose(1, 0, 2).reshape(-1, a.shape[2]) for a in arrays])
+    tests = all_pairs_tests(pooled, score_fn, n_samples=200, n_trials=500, seed=77)
+    row = {j: (float(tests.ar_p[2, j]), float(tests.observed_delta[2, j])) for j in (0, 1, 3)}
+    ci = bootstrap_ci(np.concatenate(arrays), score_fn, n_samples=200, rng=77)
+    passed = compare_runs(systems, score_fn, **settings_, boot_std=ci.std, baseline_tests=row)
+    assert passed == computed
