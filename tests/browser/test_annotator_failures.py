@@ -113,12 +113,17 @@ def test_a_server_error_keeps_the_answer_and_says_to_try_again(
     body: str,  # type: ignore[no-untyped-def]
 ) -> None:
     assignment = at_the_task(page, live_server, f"unlucky-{status}")
-    page.keyboard.type("40")
     submit = "**/api/assignments/*/submit/"
+    # The route is in place before the answer is typed (set just before Enter, the submit now
+    # and then went past it to the server on a loaded machine), and the answer is on the page.
     page.route(
         submit, lambda route: route.fulfill(status=status, content_type=content_type, body=body)
     )
-    page.keyboard.press("Enter")
+    page.keyboard.type("40")
+    page.wait_for_function("() => document.querySelector('.slider-value').textContent === '40'")
+    with page.expect_response(submit) as answered:
+        page.keyboard.press("Enter")
+    assert answered.value.status == status
     error = page.locator("#annotate-error")
     error.wait_for(state="visible")
     assert "still on this page; press Submit (or Enter) to try again" in error.inner_text()
