@@ -29,6 +29,7 @@ from annotation.models import (
 from annotation.protocols import Mode, Protocol
 from annotation.tasking.plan import (
     BAD_REFERENCE,
+    REFERENCE,
     PlannedTask,
     QcMix,
     Screen,
@@ -264,7 +265,33 @@ def _plan(
             )
             % {"donor": donor}
         )
+    _check_reference_items(plans, source)
     return plans
+
+
+def _check_reference_items(plans: list[PlannedTask[Screen]], source: _Source) -> None:
+    """A TaskError when a reference item falls on a segment without the reference it shows
+    (a reference set that covers only some segments)."""
+    shown = source.references.get(source.output_ref_index, {})
+    if not any(item.kind == REFERENCE for plan in plans for item in plan.items):
+        return
+    missing = [s for s in source.segments if s.pk not in shown]
+    if missing:
+        first = missing[0]
+        raise TaskError(
+            _(
+                "Items with the reference as output show a segment's reference, but "
+                "%(missing)s of %(total)s segments have none (the first: document "
+                "%(document)s, segment %(segment)s). Upload their references, or set "
+                "“references as output per 100 items” to 0."
+            )
+            % {
+                "missing": len(missing),
+                "total": len(source.segments),
+                "document": first.document.external_id,
+                "segment": first.external_id,
+            }
+        )
 
 
 class _Writer:

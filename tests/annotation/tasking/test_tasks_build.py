@@ -186,3 +186,32 @@ def test_a_build_counts_the_words_of_each_reference_once(rich, monkeypatch) -> N
     assert bad >= 20
     # Each reference once, then per bad reference its output and its donor.
     assert len(counted) <= Segment.objects.filter(campaign=rich).count() + 2 * bad
+
+
+def test_reference_items_need_the_reference_on_every_segment_they_land_on(owner) -> None:  # type: ignore[no-untyped-def]
+    # Before, a build whose reference item fell on a segment without the reference shown
+    # ended in a KeyError (a server error for the worker's task).
+    campaign = make_rich_campaign(owner=owner, name="a reference missing")
+    segments = list(campaign.segments.select_related("document").order_by("position"))
+    Reference.objects.filter(segment__in=segments[1:], index=0).delete()
+    config = make_config(
+        campaign,
+        "direct_assessment",
+        build=False,
+        qc_reference=10,
+        qc_bad_reference=0,
+        items_per_task=10,
+    )
+    with pytest.raises(TaskError) as refused:
+        tasks_build(config=config)
+    message = str(refused.value)
+    assert message.startswith(
+        f"Items with the reference as output show a segment's reference, but "
+        f"{len(segments) - 1} of {len(segments)} segments have none (the first: document "
+        f"{segments[1].document.external_id}, segment {segments[1].external_id})."
+    )
+    assert "set “references as output per 100 items” to 0" in message
+    assert not Task.objects.filter(config=config).exists()
+    config.qc_reference = 0
+    config.save()
+    assert tasks_build(config=config).tasks > 0
