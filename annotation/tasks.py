@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import Task, shared_task
+from celery import shared_task
 
 from annotation.analysis.explore import TASK_EXPLORE, analysis_explore_run
 from annotation.judgment_import.background import (
@@ -13,27 +13,18 @@ from annotation.judgment_import.background import (
     judgment_import_run,
 )
 from annotation.tasking.background import TASK_BUILD, task_build_fail, task_build_run
-from evalsite.jobs import RETRY, failure_record
+from evalsite.jobs import RETRY, RecordTask
 
 
-class BuildTask(Task):  # type: ignore[misc]
-    """A build that fails for good — an error that is not retried, retries used up, the soft
-    or the hard time limit — is marked failed with a readable message, so that it never stays
-    "running" for ever. (Celery calls ``on_failure`` in the pool process for an exception, and
-    in the worker's main process when the hard time limit killed the pool process.)"""
+class BuildTask(RecordTask):
+    """A build that fails for good is marked failed with a readable message."""
 
-    def on_failure(  # type: ignore[no-untyped-def]
-        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
-    ) -> None:
-        failure_record(
-            exc,
-            args,
-            kwargs,
-            key="build_id",
-            subject="The build",
-            max_retries=self.max_retries,
-            fail=lambda build_id, message: task_build_fail(build_id=build_id, error=message),
-        )
+    record_key = "build_id"
+    subject = "The build"
+
+    @staticmethod
+    def fail(record_id: Any, message: str) -> Any:
+        return task_build_fail(build_id=record_id, error=message)
 
 
 @shared_task(base=BuildTask, name=TASK_BUILD, **RETRY)
@@ -43,21 +34,15 @@ def task_build(build_id: str) -> str:
     return "skipped" if build is None else build.status
 
 
-class ImportTask(Task):  # type: ignore[misc]
+class ImportTask(RecordTask):
     """An import that fails for good is marked failed with a readable message, as a build is."""
 
-    def on_failure(  # type: ignore[no-untyped-def]
-        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
-    ) -> None:
-        failure_record(
-            exc,
-            args,
-            kwargs,
-            key="job_id",
-            subject="The import",
-            max_retries=self.max_retries,
-            fail=lambda job_id, message: judgment_import_fail(job_id=job_id, error=message),
-        )
+    record_key = "job_id"
+    subject = "The import"
+
+    @staticmethod
+    def fail(record_id: Any, message: str) -> Any:
+        return judgment_import_fail(job_id=record_id, error=message)
 
 
 @shared_task(base=ImportTask, name=TASK_JUDGMENT_IMPORT, **RETRY)

@@ -13,6 +13,7 @@ from typing import Any
 from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
+from django.core.cache import cache
 from django.db import InterfaceError, OperationalError
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -119,3 +120,50 @@ def stale_abandon(
         )
         logger.warning("%s %s abandoned: no progress since %s", what, record_id, since)
     return marked
+
+
+class RecordTask(Task):  # type: ignore[misc]
+    """A task that works on one record (a task build, a judgment import) and marks it failed
+    with a readable message when it fails for good — an error that is not retried, retries used
+    up, the soft or the hard time limit — so that it never stays "running" for ever. (Celery
+    calls ``on_failure`` in the pool process for an exception, and in the worker's main process
+    when the hard time limit killed the pool process.) Subclasses name the record's argument
+    (``record_key``), the message's subject and ``fail(record_id, message)``."""
+
+    record_key = "record_id"
+    subject = "The task"
+
+    @staticmethod
+    def fail(record_id: Any, message: str) -> Any:
+        raise NotImplementedError
+
+    def on_failure(  # type: ignore[no-untyped-def]
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        failure_record(
+            exc,
+            args,
+            kwargs,
+            key=self.record_key,
+            subject=self.subject,
+            max_retries=self.max_retries,
+            fail=self.fail,
+        )
+
+
+def progress_put(key: str, progress: dict[str, Any]) -> None:
+    """Write a running job's progress where its page reads it while the job's transaction hides
+    everything else (the cache: Redis, or files for the embedded default). Never raises: a job
+    does not fail for want of a progress bar."""
+    try:
+        cache.set(key, progress, timeout=settings.EVALSITE_JOB_STALE_SECONDS)
+    except BROKER_ERRORS as exc:
+        logger.debug("no progress at %s: %s", key, exc)
+
+
+def progress_forget(key: str) -> None:
+    """Remove a job's progress once it has ended (never raises)."""
+    try:
+        cache.delete(key)
+    except BROKER_ERRORS as exc:
+        logger.debug("progress at %s not removed: %s", key, exc)

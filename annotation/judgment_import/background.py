@@ -39,7 +39,13 @@ from annotation.judgment_import.progress import STAGES
 from annotation.judgment_import.services import judgments_import
 from annotation.models import Campaign, JudgmentImportJob
 from evalsite.formatting import count_text
-from evalsite.jobs import BROKER_ERRORS, registered_task, stale_abandon
+from evalsite.jobs import (
+    BROKER_ERRORS,
+    progress_forget,
+    progress_put,
+    registered_task,
+    stale_abandon,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -127,7 +133,7 @@ def judgment_import_run(*, job_id: Any) -> JudgmentImportJob | None:
             problems=[{"file": p.file, "line": p.line, "message": p.message} for p in exc.problems],
         )
     finally:
-        _forget_progress(job.pk)
+        progress_forget(progress_key(job.pk))
     job.refresh_from_db()
     return job
 
@@ -226,23 +232,10 @@ def _job_message(job: JudgmentImportJob, stage: str, step: int, steps: int) -> s
 
 
 def _reporter(job_id: Any) -> Any:
-    """Progress of an import, written where the page can read it while the import's
-    transaction hides everything else. Never raises: an import does not fail for want of a
-    progress bar."""
+    """Progress of an import, for its page (``evalsite.jobs.progress_put``)."""
     key = progress_key(job_id)
-    timeout = settings.EVALSITE_JOB_STALE_SECONDS
 
     def report(stage: str, step: int, steps: int) -> None:
-        try:
-            cache.set(key, {"stage": stage, "step": step, "steps": steps}, timeout=timeout)
-        except BROKER_ERRORS as exc:
-            logger.debug("no progress for import %s: %s", job_id, exc)
+        progress_put(key, {"stage": stage, "step": step, "steps": steps})
 
     return report
-
-
-def _forget_progress(job_id: Any) -> None:
-    try:
-        cache.delete(progress_key(job_id))
-    except BROKER_ERRORS as exc:
-        logger.debug("progress of import %s not removed: %s", job_id, exc)

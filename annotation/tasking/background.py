@@ -27,14 +27,19 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, ProtocolConfig, TaskBuild
 from annotation.tasking.build import TaskError, config_lock_for_build, tasks_build_locked
-from evalsite.jobs import BROKER_ERRORS, registered_task, stale_abandon
+from evalsite.jobs import (
+    BROKER_ERRORS,
+    progress_forget,
+    progress_put,
+    registered_task,
+    stale_abandon,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -137,7 +142,7 @@ def task_build_run(*, build_id: Any) -> TaskBuild | None:
     except TaskError as exc:
         task_build_fail(build_id=build.pk, error=str(exc))
     finally:
-        _forget_progress(build.pk)
+        progress_forget(progress_key(build.pk))
     build.refresh_from_db()
     return build
 
@@ -165,22 +170,10 @@ def task_builds_abandon_stale(*, config_id: int) -> int:
 
 
 def _reporter(build_id: uuid.UUID) -> Any:
-    """Progress of a build, written where the page can read it while the build's transaction
-    hides everything else. Never raises: a build does not fail for want of a progress bar."""
+    """Progress of a build, for the setup page (``evalsite.jobs.progress_put``)."""
     key = progress_key(build_id)
-    timeout = settings.EVALSITE_JOB_STALE_SECONDS
 
     def report(stage: str, done: int, total: int) -> None:
-        try:
-            cache.set(key, {"stage": stage, "done": done, "total": total}, timeout=timeout)
-        except BROKER_ERRORS as exc:
-            logger.debug("no progress for build %s: %s", build_id, exc)
+        progress_put(key, {"stage": stage, "done": done, "total": total})
 
     return report
-
-
-def _forget_progress(build_id: uuid.UUID) -> None:
-    try:
-        cache.delete(progress_key(build_id))
-    except BROKER_ERRORS as exc:
-        logger.debug("progress of build %s not removed: %s", build_id, exc)
