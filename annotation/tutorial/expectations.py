@@ -350,3 +350,45 @@ def check_met(
             )
             notes += missed
     return Verdict(not notes, notes)
+
+
+def expectation_lines(
+    protocol: Protocol, expectation: Mapping[str, Any], texts: Sequence[str]
+) -> list[str]:
+    """An expectation in words, a line per part (the organizer's page lists them)."""
+    criteria = range_criteria(protocol, len(texts))
+    lines = []
+    for key, ranges in (expectation.get(SCORES) or {}).items():
+        for name, (low, high) in ranges.items():
+            label = str(criteria[name].label).lower() if name in criteria else name
+            lines.append(
+                _("Translation %(n)s: %(criterion)s %(lo)s–%(hi)s")
+                % {"n": key, "criterion": label, "lo": _shown(low), "hi": _shown(high)}
+            )
+    if expectation.get(ORDER):
+        lines.append(
+            _("Better to worse: %(order)s") % {"order": " › ".join(map(str, expectation[ORDER]))}
+        )
+    for key, spans in (expectation.get(SPANS) or {}).items():
+        text = texts[int(key) - 1] if 0 < int(key) <= len(texts) else ""
+        for span in spans:
+            detail = " ".join(str(span[k]) for k in ("severity", "category") if span.get(k))
+            lines.append(
+                _("Translation %(n)s: an error over “%(text)s” (%(start)d–%(end)d) %(detail)s")
+                % {
+                    "n": key,
+                    "text": _excerpt(text, span["start"], span["end"]),
+                    "start": span["start"],
+                    "end": span["end"],
+                    "detail": detail,
+                }
+            )
+    if expectation.get(ONLY_SPANS):
+        lines.append(_("No other errors marked"))
+    for key, (start, end) in (expectation.get(CHECK) or {}).items():
+        text = texts[int(key) - 1] if 0 < int(key) <= len(texts) else ""
+        lines.append(
+            _("Translation %(n)s damaged at “%(text)s” (%(start)d–%(end)d): judged worse")
+            % {"n": key, "text": _excerpt(text, start, end), "start": start, "end": end}
+        )
+    return lines

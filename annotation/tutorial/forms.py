@@ -38,8 +38,8 @@ class TutorialItemForm(forms.Form):
         help_text=_("One translation per line (numbered 1, 2, … on the screen)."),
     )
     criterion = forms.ChoiceField(label=_("Score range: criterion"), required=False)
-    low = forms.FloatField(label=_("lowest expected"), required=False)
-    high = forms.FloatField(label=_("highest expected"), required=False)
+    low = forms.FloatField(label=_("Lowest expected score"), required=False)
+    high = forms.FloatField(label=_("Highest expected score"), required=False)
     order = forms.CharField(
         label=_("Expected order, best first"),
         required=False,

@@ -21,6 +21,7 @@ from annotation.judging.screens import JudgmentError, assignment_for
 from annotation.judging.views import _criteria_view, _screen_data
 from annotation.models import ProtocolConfig, TutorialItem
 from annotation.permissions import campaign_for_organizer
+from annotation.tutorial.expectations import expectation_lines
 from annotation.tutorial.files import tutorial_file_parse
 from annotation.tutorial.forms import TutorialItemForm, TutorialRuleForm, TutorialUploadForm
 from annotation.tutorial.items import (
@@ -77,6 +78,9 @@ def config_tutorial(request: HttpRequest, campaign_id: uuid.UUID, config_id: int
         messages.success(request, _("Tutorial rule saved."))
         return redirect(here)
     items = tutorial_items(config=config)
+    protocol = config.definition
+    for item in items:
+        item.described = expectation_lines(protocol, item.expectation, item.outputs)
     context = {
         "config": config,
         "campaign": config.campaign,

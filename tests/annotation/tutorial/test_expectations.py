@@ -4,7 +4,12 @@ hand; and what an organizer's expectation may say."""
 from __future__ import annotations
 
 from annotation.protocols import PROTOCOLS
-from annotation.tutorial.expectations import check_met, expectation_met, expectation_problems
+from annotation.tutorial.expectations import (
+    check_met,
+    expectation_lines,
+    expectation_met,
+    expectation_problems,
+)
 
 DA = PROTOCOLS["direct_assessment"]
 AF = PROTOCOLS["adequacy_fluency"]
@@ -169,4 +174,21 @@ def test_organizer_expectations_are_checked_against_the_kind() -> None:
     ) == ["Unknown category nonsense."]
     assert expectation_problems(DA, {}, [TEXT]) == [
         "Say what a good answer does: a score range, an order or spans."
+    ]
+
+
+def test_an_expectation_reads_as_words_on_the_organizers_page() -> None:
+    expectation = {
+        "scores": {"1": {"score": [0, 50]}},
+        "spans": {"1": [{"start": 13, "end": 18, "severity": "major"}]},
+        "only_spans": True,
+    }
+    assert expectation_lines(ESA, expectation, [TEXT]) == [
+        "Translation 1: score 0–50",
+        "Translation 1: an error over “small” (13–18) major",
+        "No other errors marked",
+    ]
+    assert expectation_lines(RANKING, {"order": [2, 1]}, ["a", "b"]) == ["Better to worse: 2 › 1"]
+    assert expectation_lines(DA, {"check": {"1": [4, 9]}}, [TEXT]) == [
+        "Translation 1 damaged at “house” (4–9): judged worse"
     ]
