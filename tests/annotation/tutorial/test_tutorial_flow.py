@@ -19,8 +19,8 @@ from annotation.models import (
     TutorialItem,
     TutorialRun,
 )
-from annotation.tutorial.items import tutorial_rule_save
-from tests.factories import PASSWORD, full_answer
+from annotation.tutorial.items import tutorial_items_add, tutorial_rule_save
+from tests.factories import PASSWORD, full_answer, make_config
 from tests.tutorial_factories import holding, tutorial_answer, tutorial_config
 
 pytestmark = pytest.mark.django_db
@@ -213,3 +213,80 @@ def test_a_protocol_without_a_tutorial_is_untouched(campaign, annotator, client)
     assert client.get(reverse("tutorial", args=[assignment.pk]))["Location"] == reverse(
         "annotate", args=[assignment.pk]
     )
+
+
+def submit_tutorial(client: Client, assignment: Assignment, answer: dict):  # type: ignore[no-untyped-def,type-arg]
+    current = client.get(reverse("api-assignment-tutorial", args=[assignment.pk])).json()
+    body = {"item": current["item"], "submission_id": str(uuid.uuid4()), "answer": answer}
+    return client.post(
+        reverse("api-assignment-tutorial-submit", args=[assignment.pk]),
+        json.dumps(body),
+        content_type="application/json",
+    )
+
+
+def test_an_esa_tutorial_checks_spans_with_the_kinds_own_validation(
+    campaign, annotator, client
+) -> None:  # type: ignore[no-untyped-def]
+    config = make_config(campaign, "esa", outputs_per_screen=1, items_per_task=4)
+    text = "The house is big."  # "big" is characters 13–16
+    tutorial_items_add(
+        config=config,
+        items=[
+            {
+                "source": "Das Haus ist klein.",
+                "outputs": [text],
+                "expectation": {
+                    "spans": {"1": [{"start": 13, "end": 16, "severity": "major"}]},
+                    "scores": {"1": {"score": [0, 60]}},
+                },
+                "feedback": "“big” says the opposite of “klein”: a major error.",
+            }
+        ],
+    )
+    config.refresh_from_db()
+    assignment = holding(config, annotator)
+    # A span beyond the text is the kind's own 400, naming the span.
+    refused = submit_tutorial(
+        client,
+        assignment,
+        {"1": {"score": 30, "spans": [{"start": 13, "end": 40, "severity": "major"}]}},
+    )
+    assert refused.status_code == 400
+    assert refused.json()["detail"].startswith("Output 1, span 1: characters 13–40")
+    # A minor span over "big": the right place, the wrong severity.
+    minor = submit_tutorial(
+        client,
+        assignment,
+        {"1": {"score": 30, "spans": [{"start": 13, "end": 16, "severity": "minor"}]}},
+    ).json()
+    assert minor["met"] is False
+    assert minor["notes"] == [
+        "Translation 1: an error should be marked over “big” (characters 13–16) (severity "
+        "major); none of your marks covers it."
+    ]
+    stored = TutorialAnswer.objects.get()
+    assert stored.answer == {
+        "1": {"score": 30.0, "spans": [{"start": 13, "end": 16, "severity": "minor"}]}
+    }
+    assert not Judgment.objects.exists()
+
+
+def test_a_ranking_tutorial_expects_an_order(campaign, annotator, client) -> None:  # type: ignore[no-untyped-def]
+    config = make_config(campaign, "ranking", outputs_per_screen=3, items_per_task=4)
+    tutorial_items_add(
+        config=config,
+        items=[
+            {
+                "source": "Das Haus ist klein.",
+                "outputs": ["House small.", "The house is small.", "The home is little."],
+                "expectation": {"order": [2, 3, 1]},
+                "feedback": "2 is right, 3 is awkward, 1 is not English.",
+            }
+        ],
+    )
+    config.refresh_from_db()
+    assignment = holding(config, annotator)
+    ranks = {"1": {"rank": 3}, "2": {"rank": 1}, "3": {"rank": 2}}
+    met = submit_tutorial(client, assignment, ranks).json()
+    assert (met["met"], met["status"]) == (True, "passed")
