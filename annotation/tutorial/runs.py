@@ -162,6 +162,17 @@ def tutorial_screen(*, assignment: Assignment, annotator: AbstractBaseUser) -> T
     protocol = config.definition
     mode = protocol.mode(config.mode)
     items = tutorial_items(config=config)
+    if (
+        run.pk is not None
+        and run.status == TutorialRun.Status.ACTIVE
+        and run.items_done >= len(items)
+    ):
+        # The organizer removed items since this run's last answer: it ends on what it has.
+        with transaction.atomic():
+            _finish(run, assignment, len(items))
+            run.save()
+        if run.may_continue:
+            raise TutorialError("done", _("You have finished the tutorial."), 410)
     common = {
         "assignment": assignment,
         "run": run,
@@ -221,6 +232,8 @@ def tutorial_answer_record(
     whether it meets the item's expectation, store it, and after the last item apply the
     rule. A resent submit (same ``submission_id``) is answered as it was first."""
     config = assignment.task.config
+    if not config.has_tutorial:
+        raise TutorialError("not_current", _("This protocol has no tutorial."), 409)
     with transaction.atomic():
         run, _created = TutorialRun.objects.select_for_update().get_or_create(
             config=config, annotator=annotator
@@ -231,6 +244,8 @@ def tutorial_answer_record(
             return _outcome(run, earlier, items, config)
         if run.status != TutorialRun.Status.ACTIVE or not items:
             raise TutorialError("not_current", _("The tutorial takes no more answers."), 409)
+        if run.items_done >= len(items):
+            raise TutorialError("not_current", _("The tutorial has changed; open it again."), 409)
         item = items[run.items_done]
         if item.pk != item_id:
             raise TutorialError(

@@ -17,9 +17,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.campaigns.views import organizer_required
+from annotation.crowd.services import crowd_return_url, crowd_stopped_record
 from annotation.judging.screens import JudgmentError, assignment_for
 from annotation.judging.views import _criteria_view, _screen_data
-from annotation.models import ProtocolConfig, TutorialItem
+from annotation.models import CrowdWorker, ProtocolConfig, TutorialItem
 from annotation.permissions import campaign_for_organizer
 from annotation.tutorial.expectations import expectation_lines
 from annotation.tutorial.files import tutorial_file_parse
@@ -133,11 +134,7 @@ def tutorial(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResponse:
         return redirect("annotate", assignment_id=assignment.pk)
     config = assignment.task.config
     if screen.item is None:
-        return render(
-            request,
-            "annotation/tutorial_stopped.html",
-            {"screen": screen, "config": config, "campaign": config.campaign},
-        )
+        return _stopped(request, screen, config)
     criteria = screen.protocol.criteria_for(len(screen.outputs))
     context = {
         "screen": screen,
@@ -150,6 +147,16 @@ def tutorial(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResponse:
         "instructions": config.instructions or screen.protocol.instructions,
     }
     return render(request, "annotation/tutorial.html", context)
+
+
+def _stopped(request: HttpRequest, screen: TutorialScreen, config: ProtocolConfig) -> HttpResponse:
+    """The stop message; a crowd worker also gets the fail code to take back to the platform."""
+    context: dict[str, Any] = {"screen": screen, "config": config, "campaign": config.campaign}
+    worker = CrowdWorker.objects.filter(user=request.user, campaign=config.campaign).first()
+    if worker is not None:
+        worker = crowd_stopped_record(worker=worker)
+        context.update({"worker": worker, "return_url": crowd_return_url(worker=worker)})
+    return render(request, "annotation/tutorial_stopped.html", context)
 
 
 def _tutorial_data(screen: TutorialScreen, data: dict[str, Any]) -> dict[str, Any]:

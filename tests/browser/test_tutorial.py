@@ -38,6 +38,46 @@ def answer(page, digits: str) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_selector("#tutorial-feedback:not([hidden])")
 
 
+def tutorial_made_on_the_page(page, live_server, campaign, config, shots: Path) -> None:  # type: ignore[no-untyped-def]
+    """The organizer adds two items (GOOD, then one that drops a clause) with the page's form
+    and a rule that stops whoever does not meet both."""
+    log_in(page, live_server, "olga", lands_on="**/campaigns/")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/annotation/{config.pk}/")
+    page.click("text=Add a tutorial")
+    for n, (source, output, low, high, feedback) in enumerate(
+        [
+            (GOOD["source"], GOOD["outputs"][0], "70", "100", GOOD["feedback"]),
+            (
+                "Das Haus ist klein, aber es hat einen Garten.",
+                "The house is small.",
+                "0",
+                "40",
+                "This translation drops a clause — it should score low.",
+            ),
+        ]
+    ):
+        page.fill("#add-item textarea[name=source]", source)
+        page.fill("#add-item textarea[name=outputs]", output)
+        page.select_option("#add-item select[name=criterion]", "score")
+        page.fill("#add-item input[name=low]", low)
+        page.fill("#add-item input[name=high]", high)
+        page.fill("#add-item textarea[name=feedback]", feedback)
+        page.click("#add-item button[type=submit]")
+        # The page is back with the item listed (not the form's page before it).
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('#tutorial-items tr[data-item]').length === n",
+            arg=n + 1,
+        )
+    page.fill("#rule input[name=pass_at_least]", "2")
+    page.select_option("#rule select[name=on_fail]", "stop")
+    page.fill("#rule textarea[name=stop_message]", "Thank you — this study needs other skills.")
+    page.click("#rule button[type=submit]")
+    page.wait_for_selector("text=Tutorial rule saved.")
+    assert page.locator("#tutorial-items tr[data-item]").count() == 2
+    assert "Translation 1: score 0–40" in page.inner_text("#tutorial-items")
+    shoot(page, shots / "tutorial-organizer.png", "#tutorial-items")
+
+
 def test_an_organizer_sets_a_tutorial_and_a_failing_annotator_is_stopped(  # type: ignore[no-untyped-def]
     page, live_server, browser, output_dir: Path
 ) -> None:
@@ -52,35 +92,7 @@ def test_an_organizer_sets_a_tutorial_and_a_failing_annotator_is_stopped(  # typ
     shots.mkdir(exist_ok=True)
 
     # The organizer adds two items with the form and a rule that stops who fails.
-    log_in(page, live_server, "olga", lands_on="**/campaigns/")
-    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/annotation/{config.pk}/")
-    page.click("text=Add a tutorial")
-    for source, output, low, high, feedback in [
-        (GOOD["source"], GOOD["outputs"][0], "70", "100", GOOD["feedback"]),
-        (
-            "Das Haus ist klein, aber es hat einen Garten.",
-            "The house is small.",
-            "0",
-            "40",
-            "This translation drops a clause — it should score low.",
-        ),
-    ]:
-        page.fill("#add-item textarea[name=source]", source)
-        page.fill("#add-item textarea[name=outputs]", output)
-        page.select_option("#add-item select[name=criterion]", "score")
-        page.fill("#add-item input[name=low]", low)
-        page.fill("#add-item input[name=high]", high)
-        page.fill("#add-item textarea[name=feedback]", feedback)
-        page.click("#add-item button[type=submit]")
-        page.wait_for_selector(".messages, .message", state="attached")
-    page.fill("#rule input[name=pass_at_least]", "2")
-    page.select_option("#rule select[name=on_fail]", "stop")
-    page.fill("#rule textarea[name=stop_message]", "Thank you — this study needs other skills.")
-    page.click("#rule button[type=submit]")
-    page.wait_for_selector("#tutorial-items tr[data-item]")
-    assert page.locator("#tutorial-items tr[data-item]").count() == 2
-    assert "Translation 1: score 0–40" in page.inner_text("#tutorial-items")
-    shoot(page, shots / "tutorial-organizer.png", "#tutorial-items")
+    tutorial_made_on_the_page(page, live_server, campaign, config, shots)
 
     # The annotator opens the task: the tutorial comes first.
     assignment = holding(config, annotator)

@@ -13,15 +13,18 @@ from django.urls import reverse
 
 from annotation.models import (
     Assignment,
+    CrowdWorker,
     Item,
     Judgment,
     TutorialAnswer,
     TutorialItem,
     TutorialRun,
 )
-from annotation.tutorial.items import tutorial_items_add, tutorial_rule_save
+from annotation.tasking.invites import invite_token
+from annotation.tutorial.items import tutorial_item_remove, tutorial_items_add, tutorial_rule_save
+from tests.crowd_factories import crowd_study
 from tests.factories import PASSWORD, full_answer, make_config
-from tests.tutorial_factories import holding, tutorial_answer, tutorial_config
+from tests.tutorial_factories import GOOD, holding, tutorial_answer, tutorial_config
 
 pytestmark = pytest.mark.django_db
 
@@ -290,3 +293,38 @@ def test_a_ranking_tutorial_expects_an_order(campaign, annotator, client) -> Non
     ranks = {"1": {"rank": 3}, "2": {"rank": 1}, "3": {"rank": 2}}
     met = submit_tutorial(client, assignment, ranks).json()
     assert (met["met"], met["status"]) == (True, "passed")
+
+
+def test_a_crowd_worker_stopped_by_the_tutorial_gets_the_fail_code(owner) -> None:  # type: ignore[no-untyped-def]
+    link = crowd_study(owner)
+    tutorial_items_add(config=link.config, items=[GOOD])
+    tutorial_rule_save(config=link.config, on_fail="stop")
+    client = Client()
+    token = invite_token(invite=link.invite)
+    start = client.post(reverse("invite", args=[token]), {"worker_id": "5f1e2d3c4b5a697887766554"})
+    task = start["Location"]
+    assert client.get(task)["Location"].endswith("/tutorial/")
+    assignment = Assignment.objects.get()
+    assert tutorial_answer(client, assignment, 10).json()["status"] == "stopped"
+    page = client.get(reverse("tutorial", args=[assignment.pk])).content.decode()
+    assert "C2FAIL" in page
+    worker = CrowdWorker.objects.get()
+    assert (worker.passed, worker.code) == (False, "C2FAIL")
+    # Coming back through the study URL shows the same code, nothing decided twice.
+    again = client.post(reverse("invite", args=[token]), {"worker_id": worker.worker_id})
+    follow = client.get(client.get(again["Location"])["Location"])
+    assert "C2FAIL" in follow.content.decode()
+
+
+def test_a_run_past_the_items_left_after_a_removal_ends_on_what_it_has(
+    campaign, annotator, client
+) -> None:  # type: ignore[no-untyped-def]
+    config = tutorial_config(campaign, pass_at_least=1)
+    assignment = holding(config, annotator)
+    tutorial_answer(client, assignment, 90)  # item 1 met
+    tutorial_item_remove(item=TutorialItem.objects.get(config=config, position=1))
+    # The page finds the tutorial done (1 of 1 met) and leads to the real items.
+    page = client.get(reverse("tutorial", args=[assignment.pk]))
+    assert page["Location"] == reverse("annotate", args=[assignment.pk])
+    assert TutorialRun.objects.get().status == TutorialRun.Status.PASSED
+    assert real_submit(client, assignment).status_code == 201
