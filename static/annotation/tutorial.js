@@ -31,7 +31,11 @@
     summary.textContent = body.summary || "";
     summary.hidden = !body.summary;
     next.dataset.href = body.next_url;
-    // The answer is given: its questions stay as they were, for reading beside the feedback.
+    // The answer is given: its questions stay as they were, for reading beside the feedback,
+    // and take no more changes (a resend is answered with the same feedback).
+    document.querySelectorAll("#annotate-form article.output").forEach((article) => {
+      article.inert = true;
+    });
     document.getElementById("submit").hidden = true;
     document.getElementById("annotate-form").classList.add("answered-tutorial");
     box.hidden = false;

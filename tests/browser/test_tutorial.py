@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Assignment, TutorialItem, TutorialRun
+from annotation.tutorial.items import tutorial_items_add
 from tests.browser.annotator_pages import log_in
 from tests.factories import make_config, make_rich_campaign, make_user
 from tests.tutorial_factories import GOOD, holding, tutorial_config
@@ -167,3 +168,47 @@ def test_a_failing_annotator_who_may_continue_reads_the_attention_checks_feedbac
     page.wait_for_selector("fieldset.criterion.focused")
     assert "Item 1 of" in page.title()
     assert TutorialRun.objects.get().status == TutorialRun.Status.CONTINUED
+
+
+def test_an_esa_tutorial_explains_a_span_of_the_wrong_severity(  # type: ignore[no-untyped-def]
+    page, live_server, output_dir: Path
+) -> None:
+    owner = make_user("olga", organizer=True)
+    campaign = make_rich_campaign(owner=owner, name="Tutorial news")
+    annotator = make_user("eve")
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "esa", name="ESA study", outputs_per_screen=1, items_per_task=4)
+    feedback = "“big” says the opposite of “klein”: a major error."
+    tutorial_items_add(
+        config=config,
+        items=[
+            {
+                "source": "Das Haus ist klein.",
+                "outputs": ["The house is big."],
+                "expectation": {"spans": {"1": [{"start": 13, "end": 16, "severity": "major"}]}},
+                "feedback": feedback,
+            }
+        ],
+    )
+    assignment = holding(config, annotator)
+    log_in(page, live_server, "eve")
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_url("**/tutorial/")
+    # "big" marked as a minor error (a word clicked twice), then a score.
+    big = page.locator("fieldset.span-editor .tok", has_text="big")
+    big.click()
+    big.click()
+    assert page.locator(".span-chip").count() == 1
+    page.locator("fieldset.crit-score input[type=range]").click()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#tutorial-feedback:not([hidden])")
+    text = page.inner_text("#tutorial-feedback")
+    assert (
+        "Translation 1: an error should be marked over “big” (characters 13–16) (severity "
+        "major); none of your marks covers it." in text
+    )
+    assert feedback in text
+    shoot(page, output_dir / "screenshots" / "tutorial-esa.png", "#tutorial-feedback")
+    page.click("#tutorial-next")
+    page.wait_for_url(f"**/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.span-editor")
