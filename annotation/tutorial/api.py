@@ -9,7 +9,7 @@ from typing import Any
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
@@ -132,7 +132,14 @@ def screen_json(screen: TutorialScreen) -> dict[str, Any]:
     }
 
 
-@extend_schema(responses=OpenApiTypes.OBJECT)
+@extend_schema(
+    responses={
+        200: OpenApiTypes.OBJECT,
+        410: OpenApiResponse(
+            description="The tutorial no longer stands in the way (`done`): none, or passed."
+        ),
+    }
+)
 @api_view(["GET"])
 def tutorial_current(request: Request, assignment_id: uuid.UUID) -> Response:
     """The tutorial item the caller is at before the real items of this task (410 when the
@@ -170,7 +177,17 @@ def outcome_json(outcome: TutorialOutcome, assignment_id: uuid.UUID) -> dict[str
     }
 
 
-@extend_schema(request=TutorialSubmitSerializer, responses={201: OpenApiTypes.OBJECT})
+@extend_schema(
+    request=TutorialSubmitSerializer,
+    responses={
+        201: OpenApiTypes.OBJECT,
+        400: OpenApiResponse(description="The answer is invalid (`invalid`)."),
+        409: OpenApiResponse(
+            description="Not the current tutorial item, or the tutorial takes no answers "
+            "(`not_current`)."
+        ),
+    },
+)
 @api_view(["POST"])
 def tutorial_submit(request: Request, assignment_id: uuid.UUID) -> Response:
     """Answer the current tutorial item: 201 with whether it met the expectation (``met``,
