@@ -11,6 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from annotation.analysis.tables import criterion_table_load
 from annotation.models import (
     Assignment,
     CrowdWorker,
@@ -84,8 +85,11 @@ def test_the_real_items_wait_for_the_tutorial_and_each_answer_gets_feedback(
 
     assert client.get(reverse("api-assignment-current", args=[assignment.pk])).status_code == 200
     assert real_submit(client, assignment).status_code == 201
-    # Tutorial answers are rows of their own: the one judgment is the real item's.
+    # Tutorial answers are rows of their own: the one judgment is the real item's, and the
+    # analysis's table of the protocol's scores holds it alone.
     assert Judgment.objects.count() == 1
+    table = criterion_table_load(config=config, criterion="score")
+    assert table.judgments.score.tolist() == [50.0]
     assert list(TutorialAnswer.objects.values_list("met", flat=True)) == [True, False]
 
 
