@@ -29,6 +29,10 @@ from annotation.models import (
     Task,
     TaskBuild,
     Translation,
+    TutorialAnswer,
+    TutorialItem,
+    TutorialRule,
+    TutorialRun,
     Upload,
 )
 
@@ -244,3 +248,30 @@ class JudgmentImportJobAdmin(admin.ModelAdmin):
 class AnnotatorPseudonymAdmin(admin.ModelAdmin):
     list_display = ["code", "campaign", "annotator"]
     raw_id_fields = ["campaign", "annotator"]
+
+
+@admin.register(TutorialRule)
+class TutorialRuleAdmin(admin.ModelAdmin):
+    list_display = ["config", "pass_at_least", "on_fail", "attempts", "attention_check"]
+    raw_id_fields = ["config"]
+
+
+@admin.register(TutorialItem)
+class TutorialItemAdmin(admin.ModelAdmin):
+    list_display = ["config", "position", "source", "feedback"]
+    raw_id_fields = ["config", "original"]
+
+
+@admin.register(TutorialRun)
+class TutorialRunAdmin(admin.ModelAdmin):
+    list_display = ["config", "annotator", "status", "attempt", "items_met", "items_done"]
+    list_filter = ["status"]
+    raw_id_fields = ["config", "annotator"]
+    readonly_fields = ["started", "finished"]
+
+
+@admin.register(TutorialAnswer)
+class TutorialAnswerAdmin(admin.ModelAdmin):
+    list_display = ["run", "attempt", "position", "met", "submitted_at"]
+    raw_id_fields = ["run", "item"]
+    readonly_fields = ["submitted_at"]

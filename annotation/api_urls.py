@@ -7,6 +7,7 @@ from annotation.campaigns.api import CampaignViewSet
 from annotation.crowd import api as crowd_api
 from annotation.judging import api as annotate_api
 from annotation.tasking import api as roster_api
+from annotation.tutorial import api as tutorial_api
 
 router = DefaultRouter()
 router.register("campaigns", CampaignViewSet, basename="api-campaign")
@@ -43,6 +44,21 @@ urlpatterns = [
         "campaigns/<uuid:campaign_id>/crowd-links/",
         crowd_api.CrowdLinksView.as_view(),
         name="api-campaign-crowd-links",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/protocols/<int:config_id>/tutorial/",
+        tutorial_api.TutorialView.as_view(),
+        name="api-config-tutorial",
+    ),
+    path(
+        "assignments/<uuid:assignment_id>/tutorial/",
+        tutorial_api.tutorial_current,
+        name="api-assignment-tutorial",
+    ),
+    path(
+        "assignments/<uuid:assignment_id>/tutorial/submit/",
+        tutorial_api.tutorial_submit,
+        name="api-assignment-tutorial-submit",
     ),
     *router.urls,
 ]

@@ -6,6 +6,7 @@ from annotation.campaigns import views
 from annotation.crowd import views as crowd_views
 from annotation.judging import views as annotate_views
 from annotation.tasking import views as setup_views
+from annotation.tutorial import views as tutorial_views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -60,6 +61,16 @@ urlpatterns = [
         name="invite_revoke",
     ),
     path("campaigns/<uuid:campaign_id>/crowd/", crowd_views.crowd_setup, name="crowd_setup"),
+    path(
+        "campaigns/<uuid:campaign_id>/annotation/<int:config_id>/tutorial/",
+        tutorial_views.config_tutorial,
+        name="config_tutorial",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/tutorial-items/<int:item_id>/remove/",
+        tutorial_views.tutorial_item_delete,
+        name="tutorial_item_delete",
+    ),
     path("my/tasks/", annotate_views.my_tasks, name="my_tasks"),
     path("my/tasks/take/<int:config_id>/", annotate_views.task_take, name="task_take"),
     path("annotate/<uuid:assignment_id>/", annotate_views.annotate, name="annotate"),
@@ -68,6 +79,7 @@ urlpatterns = [
         annotate_views.annotate,
         name="annotate_item",
     ),
+    path("annotate/<uuid:assignment_id>/tutorial/", tutorial_views.tutorial, name="tutorial"),
     path("invite/<str:token>/", annotate_views.invite, name="invite"),
     path(
         "crowd/done/<uuid:assignment_id>/",

@@ -162,6 +162,24 @@ def crowd_completion_record(*, worker: CrowdWorker, assignment: Assignment) -> C
     return worker
 
 
+def crowd_stopped_record(*, worker: CrowdWorker) -> CrowdWorker:
+    """A worker whom the protocol's tutorial stopped ends with the fail code (no QC: they
+    judged no real item), so that the platform can tell them from one who left; later calls
+    return what was stored."""
+    with transaction.atomic():
+        worker = (
+            CrowdWorker.objects.select_for_update(of=("self",))
+            .select_related("link")
+            .get(pk=worker.pk)
+        )
+        if worker.completed_at is None:
+            worker.passed = False
+            worker.code = _code(worker.link, False)
+            worker.completed_at = timezone.now()
+            worker.save(update_fields=["passed", "code", "completed_at"])
+    return worker
+
+
 def crowd_return_url(*, worker: CrowdWorker) -> str:
     """Where the completion page sends the worker back to, with their code; "" for none."""
     link = worker.link

@@ -30,6 +30,7 @@ from annotation.judging.services import closed_message, judgment_record, submiss
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking.services import assignments_expire, task_assign_next
+from annotation.tutorial.runs import submission_tutorial_check, tutorial_check
 
 
 class AssignmentSerializer(serializers.ModelSerializer):
@@ -291,6 +292,8 @@ def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
     """The current item of a task (it counts as shown now, for the time per item)."""
     try:
         screen = annotation_screen(assignment_id=assignment_id, annotator=request.user)
+        # No real item before the protocol's tutorial lets the annotator through.
+        tutorial_check(config=screen.assignment.task.config, annotator=request.user)
     except JudgmentError as exc:
         return _error(exc)
     return Response(_screen_body(screen))
@@ -361,14 +364,11 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
                 status=status.HTTP_400_BAD_REQUEST,
             )
         return Response(
-            {
-                "code": "invalid",
-                "detail": _("The answer is malformed."),
-                "errors": errors,
-            },
+            {"code": "invalid", "detail": _("The answer is malformed."), "errors": errors},
             status=status.HTTP_400_BAD_REQUEST,
         )
     try:
+        submission_tutorial_check(shown=data["shown"], annotator=request.user)
         result = judgment_record(
             assignment_id=assignment_id,
             annotator=request.user,

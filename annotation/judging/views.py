@@ -25,6 +25,7 @@ from annotation.permissions import campaigns_annotated_by
 from annotation.protocols import Criterion
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
 from annotation.tasking.services import assignments_expire, configs_for_annotator, task_assign_next
+from annotation.tutorial.runs import tutorial_blocking, tutorial_stopped
 
 
 # The annotator's pages change with every answer: never from the browser's cache (Back would
@@ -117,8 +118,16 @@ def annotate(
     except JudgmentError as exc:
         if exc.status == 404:
             raise Http404(exc.message) from None
+        if exc.code == "not_active" and tutorial_stopped(
+            assignment_id=assignment_id, annotator=request.user
+        ):
+            # Stopped by the tutorial (the task went back to the pool): the page says why.
+            return redirect("tutorial", assignment_id=assignment_id)
         messages.info(request, exc.message)
         return redirect("my_tasks")
+    # The protocol's tutorial first (no query for a protocol without one).
+    if tutorial_blocking(config=screen.assignment.task.config, annotator=request.user):
+        return redirect("tutorial", assignment_id=screen.assignment.pk)
     # A document screen shows all its segments' items (the API serves them one by one).
     screen = document_screen(screen, annotator=request.user)
     config = screen.assignment.task.config

@@ -43,6 +43,7 @@ from annotation.models.tasks import (
     Task,
     TaskBuild,
 )
+from annotation.models.tutorial import TutorialAnswer, TutorialItem, TutorialRule, TutorialRun
 
 __all__ = [
     "CODE_PATTERN",
@@ -76,6 +77,10 @@ __all__ = [
     "Task",
     "TaskBuild",
     "Translation",
+    "TutorialAnswer",
+    "TutorialItem",
+    "TutorialRule",
+    "TutorialRun",
     "Upload",
     "pseudonym_code",
 ]

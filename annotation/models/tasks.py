@@ -99,6 +99,10 @@ class ProtocolConfig(models.Model):
     # Set when the config is created and not changed after: every judgment of an MQM config
     # stores the weights its score was computed with anyway.
     settings = models.JSONField(_("settings"), default=dict, blank=True)
+    # Whether the config has tutorial items (annotation.tutorial keeps it current): the
+    # annotation page and the submit read it with the config, so a protocol without a
+    # tutorial costs them no query.
+    has_tutorial = models.BooleanField(default=False, editable=False)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -244,6 +244,12 @@
         showProgress(body.done, body.total);
       }
       unsent = false;
+      // A tutorial answer comes back with its feedback, shown before moving on
+      // (annotation/tutorial.js).
+      if (body.feedback !== undefined && window.EvalSiteFeedback) {
+        window.EvalSiteFeedback.show(body);
+        return;
+      }
       // The next item came with the answer: shown in place, one request per item. A page
       // load only where this page cannot show it (the task is done, the hold has ended, the
       // item asks for other questions, or the page shows a document).

@@ -25,6 +25,7 @@ from annotation.models import (
     Item,
     JudgmentImportJob,
     ProtocolConfig,
+    TutorialItem,
 )
 from annotation.protocols import PROTOCOLS
 from annotation.tasking.invites import invite_create, invite_token
@@ -175,6 +176,9 @@ MATRIX: dict[str, Rule] = {
     "roster_add": organizer_page({"POST": 302}),
     "roster_remove": organizer_page({"POST": 302}),
     "crowd_setup": organizer_page({"GET": 200, "POST": 302}),
+    "config_tutorial": organizer_page({"GET": 200, "POST": 302}),
+    "tutorial_item_delete": organizer_page({"POST": 302}),
+    "api-config-tutorial": organizer_api({"GET": 200, "POST": 201, "PUT": 200}),
     "api-campaign-completions": organizer_api(GET),
     "api-campaign-crowd-links": organizer_api({"GET": 200, "POST": 201}),
     "api-campaign-annotators": organizer_api({"GET": 200, "POST": 200}),
@@ -223,6 +227,11 @@ MATRIX: dict[str, Rule] = {
     "annotate_item": annotator_only(GET, api=False),
     "api-assignment-current": annotator_only(GET, api=True),
     "api-assignment-submit": annotator_only({"POST": 201}, api=True),
+    # The seed's protocol has no tutorial: its page goes to the task, its API says so (410),
+    # and a tutorial answer finds no item to answer (409).
+    "tutorial": annotator_only({"GET": 302}, api=False),
+    "api-assignment-tutorial": annotator_only({"GET": 410}, api=True),
+    "api-assignment-tutorial-submit": annotator_only({"POST": 409}, api=True),
     # The annotator's task is not finished (and they came through no crowd link): back to it.
     "crowd_completion": annotator_only({"GET": 302}, api=False),
     # An invite link is a capability: whoever holds it joins (a logged-in user as themselves).
@@ -243,6 +252,7 @@ class Seed:
     assignment: Assignment
     invite: Invite
     import_job: JudgmentImportJob
+    tutorial_item: TutorialItem
 
     def values(self) -> dict[str, Any]:
         """A value for every path parameter of the project's URLs."""
@@ -254,6 +264,7 @@ class Seed:
             "position": 1,
             "invite_id": self.invite.pk,
             "job_id": self.import_job.pk,
+            "item_id": self.tutorial_item.pk,
             "user_id": self.assignment.annotator_id,
             "username": self.assignment.annotator.get_username(),
             "token": invite_token(invite=self.invite),
@@ -301,6 +312,14 @@ class Seed:
                 "rule": "not_failed",
                 "days": 7,
             }, False
+        if name == "config_tutorial":
+            return {"action": "rule", "on_fail": "continue", "attempts": 2}, False
+        if name == "api-config-tutorial":
+            # POST adds these items; PUT reads the rule's fields from the same body.
+            item = {"source": "a", "outputs": ["b"], "expectation": {"order": [1, 2]}}
+            return {"items": [{**item, "outputs": ["b", "c"]}], "on_fail": "stop"}, True
+        if name in {"api-assignment-tutorial-submit"}:
+            return {"item": 1, "submission_id": str(uuid.uuid4()), "answer": {}}, True
         if name == "api-campaign-annotators":
             return {"usernames": ["annotator"]}, True
         if name == "campaign_analysis_decision":
@@ -387,7 +406,12 @@ def seed_build() -> Seed:
     import_job = JudgmentImportJob.objects.create(
         campaign=campaign, file_name="a.tsv", status=JudgmentImportJob.Status.FAILED, error="x"
     )
-    return Seed(users, campaign, config, assignment, invite, import_job)
+    # A tutorial item of a second protocol (the first keeps no tutorial: its pages stay open).
+    tutorial_config = make_config(campaign, "ranking", name="Ranking tutorial", build=False)
+    tutorial_item = TutorialItem.objects.create(
+        config=tutorial_config, position=0, source="a", outputs=["b", "c"], expectation={}
+    )
+    return Seed(users, campaign, config, assignment, invite, import_job, tutorial_item)
 
 
 def request(client: Client, method: str, url: str, body: dict[str, Any], is_json: bool) -> Any:
