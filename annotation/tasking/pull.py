@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count
 from django.utils.translation import gettext as _
@@ -98,10 +99,13 @@ def allocation_refresh(config: ProtocolConfig, *, force: bool = False) -> Alloca
     judged = _judged(config)
     allocated = _allocated(config)
     state = AllocationState.objects.filter(config=config).first()
-    if state is None or force or judged >= state.judgments + REFRESH_EVERY:
+    over = bool(config.allocation_budget) and allocated >= config.allocation_budget
+    # Recomputed when the budget runs out too: the state the campaign stopped in is shown.
+    stale = state is None or judged >= state.judgments + REFRESH_EVERY
+    if force or stale or (over and state.stopped != AllocationState.Stop.BUDGET):
         state = _recompute(config, judged)
     state.allocated = allocated
-    if config.allocation_budget and allocated >= config.allocation_budget:
+    if over:
         state.stopped = AllocationState.Stop.BUDGET
     state.save()
     return state
@@ -206,6 +210,21 @@ def allocation_stopped(config: ProtocolConfig) -> bool:
     if not pull_mode(config):
         return False
     return AllocationState.objects.filter(config=config).exclude(stopped="").exists()
+
+
+def stopped_message(config: ProtocolConfig) -> str:
+    return _(
+        "%(name)s needs no more judgments: the allocation's stopping rule holds. Thank you!"
+    ) % {"name": config.name}
+
+
+def stopped_configs(*, annotator: AbstractBaseUser) -> set[int]:
+    """The pull-mode configs of the annotator's campaigns whose stopping rule holds."""
+    return set(
+        AllocationState.objects.filter(config__campaign__annotators=annotator)
+        .exclude(stopped="")
+        .values_list("config_id", flat=True)
+    )
 
 
 @dataclass(frozen=True)

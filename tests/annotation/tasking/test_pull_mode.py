@@ -10,6 +10,8 @@ import uuid
 from collections import Counter
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 from scipy import stats
 
 from annotation.judging.services import judgment_record
@@ -227,3 +229,45 @@ def test_a_pull_task_stops_when_the_budget_is_spent(rich, annotator) -> None:  #
     assert state.stopped == AllocationState.Stop.BUDGET
     assert state.allocated == 15
     assert Item.objects.filter(task__config=config).exclude(kind=ItemKind.REAL).exists()
+
+
+def test_the_organizer_sees_the_allocation_on_the_setup_page_and_by_api(rich, annotator) -> None:  # type: ignore[no-untyped-def]
+    config = pull_config(rich, allocation_budget=15)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    answer_all(assignment, annotator, lambda output: 50.0)
+    client = Client()
+    client.force_login(rich.owner)
+    page = client.get(reverse("annotation_setup", args=[rich.pk])).content.decode()
+    assert f'id="allocation-{config.pk}"' in page
+    assert 'data-allocation-stopped="budget"' in page
+    assert "Stopped: The budget is spent" in page
+    answer = client.get(reverse("api-config-allocation", args=[rich.pk, config.pk])).json()
+    state = AllocationState.objects.get(config=config)
+    assert answer["allocation"] == "adaptive"
+    assert answer["budget"] == 15
+    assert answer["allocated"] == 15
+    assert answer["stopped"] == "budget"
+    assert answer["judgments"] == state.judgments
+    assert len(answer["pairs"]) == 3
+    assert answer["pairs_decided"] == sum(p["decided"] for p in state.pairs)
+    names = set(rich.systems.values_list("name", flat=True))
+    assert {p["high"] for p in answer["pairs"]} <= names
+
+
+def test_annotators_are_told_that_a_stopped_config_needs_no_more(rich, annotator) -> None:  # type: ignore[no-untyped-def]
+    config = pull_config(rich, allocation_budget=15)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    answer_all(assignment, annotator, lambda output: 50.0)
+    client = Client()
+    client.force_login(annotator)
+    page = client.get(reverse("my_tasks") + f"?finished={assignment.pk}").content.decode()
+    assert 'id="allocation-stopped"' in page
+    assert "needs no more judgments" in page
+    # Another annotator of the campaign takes nothing and is told why.
+    other = make_user("other")
+    rich.annotators.add(other)
+    client.force_login(other)
+    assert "data-allocation-stopped" in client.get(reverse("my_tasks")).content.decode()
+    answer = client.post(reverse("task_take", args=[config.pk]), follow=True)
+    assert "needs no more judgments" in answer.content.decode()
+    assert not Assignment.objects.filter(annotator=other).exists()
