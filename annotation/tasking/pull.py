@@ -197,6 +197,9 @@ def task_grow(*, task_id: int, position: int) -> int:
         config = task.config
         if position + 1 < task.size or task.size >= config.items_per_task:
             return task.size
+        # One growth of a config at a time: two annotators reaching the end of their tasks at
+        # once must not both spend the budget's last judgments.
+        AllocationState.objects.select_for_update().filter(config=config).first()
         state = allocation_refresh(config)
         if state.stopped:
             return task.size
