@@ -20,15 +20,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_racing_growths_never_allocate_past_the_budget(owner) -> None:  # type: ignore[no-untyped-def]
     campaign = make_rich_campaign(owner=owner)
-    # Three tasks of one first batch each (30 real screens), and 5 judgments left after them.
+    # Three tasks of one first batch each (30 real screens); the 10 judgments left are fewer
+    # than the three next batches would take (6 real screens each).
     config = make_config(
         campaign,
         "direct_assessment",
         build=False,
         outputs_per_screen=1,
-        items_per_task=12,
+        items_per_task=20,
         allocation="adaptive",
-        allocation_budget=35,
+        allocation_budget=40,
     )
     config_tasks_build(config=config)
     annotators = [make_user(f"g{i}") for i in range(3)]
@@ -66,6 +67,6 @@ def test_racing_growths_never_allocate_past_the_budget(owner) -> None:  # type: 
     for result in results:
         assert not isinstance(result, Exception), result
     real = Item.objects.filter(task__config=config, kind=ItemKind.REAL).count()
-    assert real == 35
+    assert real == 40
     state = AllocationState.objects.get(config=config)
-    assert state.allocated == 35
+    assert state.allocated == 40
