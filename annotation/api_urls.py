@@ -7,6 +7,7 @@ from annotation.campaigns.api import CampaignViewSet
 from annotation.crowd import api as crowd_api
 from annotation.judging import api as annotate_api
 from annotation.tasking import api as roster_api
+from annotation.tasking import pull_api
 from annotation.tutorial import api as tutorial_api
 
 router = DefaultRouter()
@@ -34,6 +35,11 @@ urlpatterns = [
         "campaigns/<uuid:campaign_id>/annotators/<str:username>/",
         roster_api.RosterMemberView.as_view(),
         name="api-campaign-annotator",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/protocols/<int:config_id>/allocation/",
+        pull_api.AllocationView.as_view(),
+        name="api-config-allocation",
     ),
     path(
         "campaigns/<uuid:campaign_id>/completions/",

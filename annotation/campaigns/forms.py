@@ -222,6 +222,10 @@ class ProtocolConfigForm(forms.ModelForm):
             "hold_minutes",
             "seed",
             "instructions",
+            "allocation",
+            "allocation_budget",
+            "allocation_top_k",
+            "allocation_level",
         ]
         widgets = {"instructions": forms.Textarea(attrs={"rows": 3})}
 
@@ -249,6 +253,9 @@ class ProtocolConfigForm(forms.ModelForm):
         # Absent from a form posted by a client that does not know them: segment screens.
         self.fields["screen"].required = False
         self.fields["document_window"].required = False
+        # Absent from a form posted by a client that does not know them: prebuilt tasks.
+        for name in ("allocation", "allocation_budget", "allocation_top_k", "allocation_level"):
+            self.fields[name].required = False
         for key, kind in PROTOCOLS.items():
             for setting in kind.number_settings:
                 self.fields[setting_field_name(key, setting.key)] = forms.FloatField(
@@ -266,6 +273,19 @@ class ProtocolConfigForm(forms.ModelForm):
 
     def clean_document_window(self) -> int:
         return self.cleaned_data.get("document_window") or 0
+
+    def clean_allocation(self) -> str:
+        return self.cleaned_data.get("allocation") or ProtocolConfig.Allocation.PREBUILT
+
+    def clean_allocation_budget(self) -> int:
+        return self.cleaned_data.get("allocation_budget") or 0
+
+    def clean_allocation_top_k(self) -> int:
+        return self.cleaned_data.get("allocation_top_k") or 3
+
+    def clean_allocation_level(self) -> float:
+        level = self.cleaned_data.get("allocation_level")
+        return 0.05 if level is None else level
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -304,6 +324,14 @@ class ProtocolConfigForm(forms.ModelForm):
                     "screens (direct assessment, ESA and MQM have)."
                 )
                 % {"protocol": protocol.name},
+            )
+        if (
+            cleaned.get("allocation", ProtocolConfig.Allocation.PREBUILT)
+            != ProtocolConfig.Allocation.PREBUILT
+            and cleaned.get("screen") == ProtocolConfig.Screen.DOCUMENT
+        ):
+            self.add_error(
+                "allocation", _("Pull modes choose one screen at a time: use segment screens.")
             )
         qc = sum(cleaned.get(f) or 0 for f in ("qc_bad_reference", "qc_repeat", "qc_reference"))
         if qc > 60:

@@ -51,6 +51,7 @@ from annotation.models import (
     Task,
 )
 from annotation.signals import campaign_data_changed
+from annotation.tasking.pull import pull_mode, task_grow
 from evalsite.db.rawsql import Columns, chain, converted, hot_rows, model_field
 
 # The hot reads are written in SQL (evalsite/db/rawsql.py says why); rows become model instances as
@@ -259,6 +260,11 @@ def _judgment_store(
             None,
         )
     _check_accepted(first, revision_seen=revision_seen)
+    task = first.item.task
+    if first.j_id is None and first.item.position + 1 >= task.size and pull_mode(task.config):
+        # The last item built of a pull-mode task: its next batch is chosen now, so that this
+        # answer does not finish the task (unless the allocation has stopped).
+        task.size = task_grow(task_id=task.pk, position=first.item.position)
     normalised, rows, spans = _validated(first.item.task.config, answer, outputs)
     accepted = _Accepted(
         first=first,

@@ -24,6 +24,7 @@ from annotation.models import Assignment, Campaign, CrowdWorker, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.protocols import Criterion
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
+from annotation.tasking.pull import allocation_stopped, stopped_configs, stopped_message
 from annotation.tasking.services import assignments_expire, configs_for_annotator, task_assign_next
 from annotation.tutorial.runs import tutorial_blocking, tutorial_stopped
 
@@ -61,7 +62,9 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
             and a.status in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED)
         ],
         "finished": finished,
+        "finished_stopped": finished is not None and allocation_stopped(finished.task.config),
         "open_configs": configs_for_annotator(annotator=request.user),
+        "stopped_configs": stopped_configs(annotator=request.user),
         "campaigns": campaigns_annotated_by(request.user).order_by("name"),
     }
     return render(request, "annotation/my_tasks.html", context)
@@ -92,6 +95,12 @@ def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
     )
     if config.campaign.status == Campaign.Status.CLOSED:
         messages.info(request, closed_message())
+        return redirect("my_tasks")
+    if allocation_stopped(config) and not config.tasks.filter(
+        assignments__annotator=request.user, assignments__status=Assignment.Status.ACTIVE
+    ):
+        # The stopping rule of a pull mode holds: no new task is handed out.
+        messages.info(request, stopped_message(config))
         return redirect("my_tasks")
     assignment = task_assign_next(config=config, annotator=request.user)
     if assignment is None:

@@ -2,6 +2,7 @@
 (:mod:`.campaigns`), annotation tasks (:mod:`.tasks`), judgments and what the analysis keeps
 beside them (:mod:`.judgments`). Import them from here."""
 
+from annotation.models.allocation import AllocationState
 from annotation.models.campaigns import (
     Campaign,
     Document,
@@ -50,6 +51,7 @@ __all__ = [
     "DEFAULT_PARAMETER",
     "PARAMETER_PATTERN",
     "WORKER_ID_PATTERN",
+    "AllocationState",
     "AnnotatorDecision",
     "AnnotatorPseudonym",
     "Assignment",

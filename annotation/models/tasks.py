@@ -95,6 +95,42 @@ class ProtocolConfig(models.Model):
         help_text=_("A pulled task returns to the pool when its annotator is idle this long."),
     )
     seed = models.PositiveIntegerField(_("seed"), default=12345)
+
+    class Allocation(models.TextChoices):
+        PREBUILT = "prebuilt", _("Prebuilt tasks")
+        ADAPTIVE = "adaptive", _("Pull: adaptive")
+        TOP_K = "top_k", _("Pull: the top k systems")
+
+    # Pull modes (annotation/tasking/pull.py): a task is built with a first batch of screens and
+    # gains the next batch when its annotator reaches its end, the systems chosen then from the
+    # judgments stored so far.
+    allocation = models.CharField(
+        _("allocation"),
+        max_length=10,
+        choices=Allocation.choices,
+        default=Allocation.PREBUILT,
+        help_text=_(
+            "Prebuilt: every screen is planned when the tasks are built. Pull: each next screen "
+            "goes to the systems whose order is least certain (adaptive) or to the k best."
+        ),
+    )
+    allocation_budget = models.PositiveIntegerField(
+        _("judgment budget"),
+        default=0,
+        help_text=_("Pull modes: stop after this many judgments of real outputs (0: no budget)."),
+    )
+    allocation_top_k = models.PositiveSmallIntegerField(
+        _("top k"), default=3, validators=[MinValueValidator(1)]
+    )
+    allocation_level = models.FloatField(
+        _("decision level"),
+        default=0.05,
+        validators=[MinValueValidator(0.0001), MaxValueValidator(0.5)],
+        help_text=_(
+            "Pull: adaptive stops when every adjacent pair of the current ranking is decided at "
+            "this level (one-sided Mann-Whitney)."
+        ),
+    )
     # The kind's own settings (MQM: {"weights": {…}}; Protocol.settings_json writes them).
     # Set when the config is created and not changed after: every judgment of an MQM config
     # stores the weights its score was computed with anyway.

@@ -32,7 +32,8 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, ProtocolConfig, TaskBuild
-from annotation.tasking.build import TaskError, config_lock_for_build, tasks_build_locked
+from annotation.tasking.build import TaskError, config_lock_for_build
+from annotation.tasking.pull import config_build_locked
 from evalsite.jobs import (
     BROKER_ERRORS,
     progress_forget,
@@ -130,7 +131,7 @@ def task_build_run(*, build_id: Any) -> TaskBuild | None:
                 .exists()
             ):
                 return None
-            result = tasks_build_locked(config, report)
+            result = config_build_locked(config, report)
             finished = timezone.now()
             TaskBuild.objects.filter(pk=build.pk).update(
                 status=TaskBuild.Status.DONE,

@@ -28,6 +28,7 @@ from annotation.permissions import campaign_for_organizer
 from annotation.tasking.background import task_build_request
 from annotation.tasking.build import TaskError
 from annotation.tasking.invites import invite_create, invite_token
+from annotation.tasking.pull_state import allocation_summaries
 from annotation.tasking.roster import (
     campaign_annotator_remove,
     campaign_annotators_add,
@@ -128,10 +129,12 @@ def _config_rows(
         .values_list("item__task__config", "n")
     )
     builds = task_builds_latest(campaign=campaign)
+    allocations = allocation_summaries(campaign=campaign)
     rows = [
         {
             "config": c,
             "build": builds.get(c.pk),
+            "allocation": allocations.get(c.pk),
             "active": progress.get(c.pk, {}).get("active", 0),
             "done": progress.get(c.pk, {}).get("done", 0),
             "assigned": progress.get(c.pk, {}).get("assigned", 0),

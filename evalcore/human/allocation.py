@@ -34,7 +34,7 @@ from evalcore.human.judgments import FloatArray, IntArray
 from evalcore.human.normalisation import SegmentScores
 from evalcore.human.systems import pairwise_significance, wmt_clusters
 
-Policy = Literal["uniform", "adaptive", "top_k"]
+Policy = Literal["uniform", "adaptive", "top_k", "fixed"]
 
 DEFAULT_ALPHA = 0.05
 UNIFORM_SHARE = 5  # one judgment in this many stays uniform
@@ -126,7 +126,7 @@ def current_clusters(samples: Sequence[FloatArray], *, alpha: float = DEFAULT_AL
     return wmt_clusters(means, significance, alpha=alpha).cluster
 
 
-def separates(clusters: Sequence[int] | IntArray, target: Sequence[int]) -> bool:
+def separates(clusters: Sequence[int] | IntArray, target: Sequence[int] | IntArray) -> bool:
     """Whether ``clusters`` make every decision ``target`` makes: each two systems in different
     target clusters are in different clusters, in the same order. (Splitting a target cluster
     is the test's own false positive, at its level, and is not held against a policy.)"""
@@ -136,13 +136,26 @@ def separates(clusters: Sequence[int] | IntArray, target: Sequence[int]) -> bool
     return bool(np.all(got[better] < got[worse]))
 
 
+def same_clusters(clusters: Sequence[int] | IntArray, target: Sequence[int]) -> bool:
+    """Whether ``clusters`` are exactly ``target``'s: the decisions :func:`separates` asks for,
+    and no two systems of one target cluster apart (no chance split)."""
+    got = np.asarray(clusters)
+    want = np.asarray(target)
+    together = want[:, np.newaxis] == want[np.newaxis, :]
+    return separates(got, want) and bool(
+        np.all((got[:, np.newaxis] == got[np.newaxis, :]) == together)
+    )
+
+
 @dataclass(frozen=True)
 class Simulation:
     """One simulated campaign: the judgments spent when the clusters first separated the
-    target's (None if the budget ran out first), and all judgments spent."""
+    target's (None if the budget ran out first), all judgments spent, and the clusters at the
+    end (where they may differ from the target by chance splits: see :func:`same_clusters`)."""
 
     reached_at: int | None
     spent: int
+    clusters: IntArray | None = None
 
 
 def simulate_allocation(
@@ -155,18 +168,24 @@ def simulate_allocation(
     budget: int,
     alpha: float = DEFAULT_ALPHA,
     top_k: int = 3,
+    shares: Sequence[float] | None = None,
     rng: np.random.Generator,
 ) -> Simulation:
     """Judge in batches under ``policy`` until the clusters separate ``target``'s (see
     :func:`separates`), the budget is spent or, adaptive, the stopping rule ends it. A judgment
     of system k is ``true_means[k]`` plus normal noise of ``noise_sd``; the first batch is
-    uniform under every policy."""
+    uniform under every policy. ``policy="fixed"`` gives every batch in the proportions of
+    ``shares`` (an oracle that knows where the hard decisions are, for comparison)."""
     n = len(true_means)
     samples: list[FloatArray] = [np.empty(0) for _ in range(n)]
     spent = 0
+    clusters = None
     while spent < budget:
         if policy == "uniform" or spent == 0:
             counts = _spread(np.zeros(n, dtype=np.int64), list(range(n)), batch)
+        elif policy == "fixed":
+            assert shares is not None
+            counts = in_proportion(np.asarray(shares, dtype=np.float64), batch)
         else:
             top = top_k if policy == "top_k" else None
             counts = allocate_next(samples, batch, alpha=alpha, top_k=top)
@@ -176,6 +195,14 @@ def simulate_allocation(
             new = true_means[k] + noise_sd * rng.standard_normal(int(counts[k]))
             samples[k] = np.concatenate([samples[k], new])
         spent += int(counts.sum())
-        if separates(current_clusters(samples, alpha=alpha), target):
-            return Simulation(reached_at=spent, spent=spent)
-    return Simulation(reached_at=None, spent=spent)
+        clusters = current_clusters(samples, alpha=alpha)
+        if separates(clusters, target):
+            return Simulation(reached_at=spent, spent=spent, clusters=clusters)
+    return Simulation(reached_at=None, spent=spent, clusters=clusters)
+
+
+def in_proportion(shares: FloatArray, batch: int) -> IntArray:
+    """``batch`` split in the proportions of ``shares``, rounded down, the rest to the largest."""
+    counts: IntArray = np.floor(batch * shares / shares.sum()).astype(np.int64)
+    counts[int(np.argmax(shares))] += batch - int(counts.sum())
+    return counts

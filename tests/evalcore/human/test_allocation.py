@@ -14,7 +14,9 @@ from evalcore.human.allocation import (
     adjacent_pairs,
     allocate_next,
     current_clusters,
+    in_proportion,
     judgments_to_decide,
+    same_clusters,
     separates,
     simulate_allocation,
 )
@@ -100,6 +102,33 @@ def test_separates_asks_every_decision_of_the_target_and_nothing_more() -> None:
     assert separates([1, 2, 3, 4], target)  # a tie split: the test's own false positive
     assert not separates([1, 1, 1, 2], target)  # 2 and 3 not apart
     assert not separates([2, 2, 1, 3], target)  # apart, but in the wrong order
+
+
+def test_same_clusters_also_holds_a_chance_split_against_a_policy() -> None:
+    target = [1, 1, 2, 3]
+    assert same_clusters([1, 1, 2, 3], target)
+    assert same_clusters([4, 4, 5, 6], target)  # other numbers, the same clusters
+    assert not same_clusters([1, 2, 3, 4], target)  # the tie split by chance
+    assert not same_clusters([1, 1, 1, 2], target)  # a decision missing
+
+
+def test_a_fixed_policy_splits_each_batch_in_its_proportions() -> None:
+    assert in_proportion(np.array([1.0, 2.0, 3.0]), 30).tolist() == [5, 10, 15]
+    # 10/3 rounded down is 3 each; the one left goes to the first largest share.
+    assert in_proportion(np.array([1.0, 1.0, 1.0]), 10).tolist() == [4, 3, 3]
+    run = simulate_allocation(
+        [3.0, 0.0, -3.0],
+        [1, 2, 3],
+        policy="fixed",
+        shares=[1.0, 2.0, 3.0],
+        noise_sd=1.0,
+        batch=30,
+        budget=60,
+        rng=np.random.default_rng(1),
+    )
+    assert run.reached_at == 30
+    assert run.clusters is not None
+    assert same_clusters(run.clusters, [1, 2, 3])
 
 
 @pytest.mark.parametrize("policy", ["uniform", "adaptive"])

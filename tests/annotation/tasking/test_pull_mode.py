@@ -1,0 +1,273 @@
+"""Pull-mode tasks: the allocation read from stored judgments (hand-computed shares, scipy's
+p-values, ranks negated), a task that gains its next batch with QC items mixed in at the rate
+when its annotator reaches its end, and the stopping rules (every adjacent pair decided, the
+budget spent) that end it."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections import Counter
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from scipy import stats
+
+from annotation.judging.services import judgment_record
+from annotation.models import AllocationState, Assignment, Item, ItemKind, ItemOutput, Task
+from annotation.tasking.pull import (
+    BATCH_ITEMS,
+    allocation_refresh,
+    allocation_samples,
+    config_tasks_build,
+)
+from annotation.tasking.services import task_assign_next
+from tests.factories import full_answer, make_config, make_rich_campaign, make_user
+
+pytestmark = pytest.mark.django_db
+
+# The demo's four systems, by name, and the score each gets in these tests.
+QUALITY = {0: 90.0, 1: 70.0, 2: 50.0, 3: 30.0}
+
+
+@pytest.fixture
+def rich(owner):  # type: ignore[no-untyped-def]
+    return make_rich_campaign(owner=owner)
+
+
+def pull_config(campaign, **fields):  # type: ignore[no-untyped-def]
+    defaults = {
+        "outputs_per_screen": 1,
+        "items_per_task": 60,
+        "allocation": "adaptive",
+    }
+    defaults.update(fields)
+    config = make_config(campaign, "direct_assessment", build=False, **defaults)
+    config_tasks_build(config=config)
+    return config
+
+
+def answer_all(assignment: Assignment, annotator, score) -> None:  # type: ignore[no-untyped-def]
+    """Answer the task's current item until the task is finished, each output scored by
+    ``score(output)``."""
+    while True:
+        assignment.refresh_from_db()
+        task = Task.objects.get(pk=assignment.task_id)
+        if assignment.items_done >= task.size:
+            return
+        item = Item.objects.get(task=task, position=assignment.items_done)
+        answer = full_answer(item)
+        for output in item.outputs.all():
+            answer[str(output.pk)]["score"] = score(output)
+        judgment_record(
+            assignment_id=assignment.pk,
+            annotator=annotator,
+            item_id=item.pk,
+            revision_seen=0,
+            submission_id=uuid.uuid4(),
+            answer=answer,
+        )
+
+
+def by_quality(names: list[str]):  # type: ignore[no-untyped-def]
+    def score(output: ItemOutput) -> float:
+        # Bad references score low, as a careful annotator's would; a little spread by output.
+        if output.kind == ItemKind.BAD_REFERENCE:
+            return 5.0
+        if output.system_id is None:
+            return 95.0
+        return QUALITY[names.index(output.system.name)] + output.pk % 5
+
+    return score
+
+
+def test_a_pull_task_starts_with_one_batch_of_real_screens_of_every_system(rich) -> None:  # type: ignore[no-untyped-def]
+    config = pull_config(rich)
+    tasks = list(Task.objects.filter(config=config))
+    # 60 segments x 4 systems, 1 output a screen, 48 real items of 60 per task: 5 tasks.
+    assert len(tasks) == 5
+    assert {t.size for t in tasks} == {BATCH_ITEMS}
+    items = Item.objects.filter(task__config=config)
+    assert set(items.values_list("kind", flat=True)) == {ItemKind.REAL}
+    state = AllocationState.objects.get(config=config)
+    # No judgment yet: every system shares the batch.
+    assert sorted(state.weights.values()) == [0.25] * 4
+    assert state.stopped == ""
+
+
+def test_the_allocation_is_read_from_stored_judgments(rich, annotator) -> None:  # type: ignore[no-untyped-def]
+    config = pull_config(rich)
+    ids, samples = allocation_samples(config)
+    assert [len(x) for x in samples] == [0, 0, 0, 0]
+    names = list(rich.systems.order_by("name").values_list("name", flat=True))
+    assignment = task_assign_next(config=config, annotator=annotator)
+    answer_all(assignment, annotator, by_quality(names))
+    ids, samples = allocation_samples(config)
+    real = ItemOutput.objects.filter(item__task__config=config, kind=ItemKind.REAL)
+    judged = real.filter(values__isnull=False).select_related("system")
+    for system_id, values in zip(ids, samples, strict=True):
+        expected = sorted(o.values.get().value for o in judged if o.system_id == system_id)
+        assert sorted(values.tolist()) == expected
+    state = allocation_refresh(config, force=True)
+    # The adjacent pairs follow the means; their p-values are scipy's one-sided Mann-Whitney.
+    means = {pk: x.mean() for pk, x in zip(ids, samples, strict=True)}
+    order = sorted(ids, key=lambda pk: -means[pk])
+    assert [(p["high"], p["low"]) for p in state.pairs] == list(itertools.pairwise(order))
+    for pair in state.pairs:
+        high = samples[ids.index(pair["high"])]
+        low = samples[ids.index(pair["low"])]
+        p = stats.mannwhitneyu(high, low, alternative="greater").pvalue
+        assert pair["p"] == pytest.approx(p, rel=1e-12)
+        assert pair["decided"] == (p < 0.05)
+
+
+def test_shares_go_to_the_undecided_pair_with_a_fifth_uniform(rich, annotator) -> None:  # type: ignore[no-untyped-def]
+    # Judgments stored in a prebuilt task, then read by the policy. By hand: A always 90, D
+    # always 60, B 10 and 20 in turn, C 11 and 19 in turn. A-D and D-(B or C) are decided
+    # (p = 1/70 with four judgments each, fewer with more), B-C is not. Of 1,000 judgments
+    # 200 are uniform (50 each) and the one undecided pair's 800 go half to each of its two.
+    config = make_config(rich, "direct_assessment", outputs_per_screen=1, items_per_task=40)
+    names = list(rich.systems.order_by("name").values_list("name", flat=True))
+    cycle = {names[0]: [90], names[1]: [10, 20], names[2]: [11, 19], names[3]: [60]}
+    seen: Counter[str] = Counter()
+
+    def score(output: ItemOutput) -> float:
+        if output.kind != ItemKind.REAL:
+            return 50.0
+        name = output.system.name
+        seen[name] += 1
+        return float(cycle[name][seen[name] % len(cycle[name])])
+
+    assignment = task_assign_next(config=config, annotator=annotator)
+    answer_all(assignment, annotator, score)
+    assert min(seen.values()) >= 4
+    config.allocation = "adaptive"
+    config.save()
+    state = allocation_refresh(config, force=True)
+    ids, _samples = allocation_samples(config)
+    system = {name: ids[n] for n, name in enumerate(names)}
+    decided = {frozenset((p["high"], p["low"])): p["decided"] for p in state.pairs}
+    assert decided[frozenset((system[names[0]], system[names[3]]))]
+    assert not decided[frozenset((system[names[1]], system[names[2]]))]
+    assert sum(decided.values()) == 2
+    expected = {names[0]: 0.05, names[1]: 0.45, names[2]: 0.45, names[3]: 0.05}
+    got = {names[ids.index(int(pk))]: share for pk, share in state.weights.items()}
+    assert got == pytest.approx(expected)
+    assert state.stopped == ""
+
+
+def test_ranks_are_negated_so_that_higher_is_better(rich, annotator) -> None:  # type: ignore[no-untyped-def]
+    config = make_config(
+        rich, "ranking", build=False, outputs_per_screen=2, items_per_task=40, allocation="adaptive"
+    )
+    config_tasks_build(config=config)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    item = Item.objects.get(task=assignment.task, position=0)
+    outputs = list(item.outputs.order_by("position"))
+    answer = full_answer(item)
+    answer[str(outputs[0].pk)]["rank"] = 1
+    answer[str(outputs[1].pk)]["rank"] = 2
+    judgment_record(
+        assignment_id=assignment.pk,
+        annotator=annotator,
+        item_id=item.pk,
+        revision_seen=0,
+        submission_id=uuid.uuid4(),
+        answer=answer,
+    )
+    ids, samples = allocation_samples(config)
+    assert samples[ids.index(outputs[0].system_id)].tolist() == [-1.0]
+    assert samples[ids.index(outputs[1].system_id)].tolist() == [-2.0]
+
+
+def test_a_pull_task_grows_with_qc_items_and_stops_once_every_pair_is_decided(rich) -> None:  # type: ignore[no-untyped-def]
+    config = pull_config(rich)
+    names = list(rich.systems.order_by("name").values_list("name", flat=True))
+    first = make_user("first")
+    rich.annotators.add(first)
+    assignment = task_assign_next(config=config, annotator=first)
+    answer_all(assignment, first, by_quality(names))
+    assignment.refresh_from_db()
+    task = Task.objects.get(pk=assignment.task_id)
+    assert assignment.status == Assignment.Status.DONE
+    state = AllocationState.objects.get(config=config)
+    assert state.stopped == AllocationState.Stop.DECIDED
+    assert all(pair["decided"] for pair in state.pairs)
+    # It grew past its first batch and stopped before its 60 items.
+    assert BATCH_ITEMS < task.size < config.items_per_task
+    kinds = Counter(Item.objects.filter(task=task).values_list("kind", flat=True))
+    # QC at the protocol's rate (10, 5 and 5 per 100) of the task's size, copies of real items.
+    assert kinds[ItemKind.BAD_REFERENCE] == task.size * 10 // 100
+    assert kinds[ItemKind.REPEAT] == task.size * 5 // 100
+    assert kinds[ItemKind.REFERENCE] == task.size * 5 // 100
+    positions = list(Item.objects.filter(task=task).values_list("position", flat=True))
+    assert sorted(positions) == list(range(task.size))
+    for copy in Item.objects.filter(task=task).exclude(kind=ItemKind.REAL):
+        assert copy.original.task_id == task.pk
+        assert copy.original.position < copy.position
+    # Another annotator's task ends at its first batch: nothing more is allocated.
+    second = make_user("second")
+    rich.annotators.add(second)
+    other = task_assign_next(config=config, annotator=second)
+    answer_all(other, second, by_quality(names))
+    assert Task.objects.get(pk=other.task_id).size == BATCH_ITEMS
+
+
+def test_a_pull_task_stops_when_the_budget_is_spent(rich, annotator) -> None:  # type: ignore[no-untyped-def]
+    config = pull_config(rich, allocation_budget=15)
+    # One task: 15 screens fit in its 48 real items.
+    assert Task.objects.filter(config=config).count() == 1
+    assignment = task_assign_next(config=config, annotator=annotator)
+    # Every output scored alike: no pair is ever decided, the budget ends it.
+    answer_all(assignment, annotator, lambda output: 50.0)
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.DONE
+    real = Item.objects.filter(task__config=config, kind=ItemKind.REAL).count()
+    assert real == 15
+    state = AllocationState.objects.get(config=config)
+    assert state.stopped == AllocationState.Stop.BUDGET
+    assert state.allocated == 15
+    assert Item.objects.filter(task__config=config).exclude(kind=ItemKind.REAL).exists()
+
+
+def test_the_organizer_sees_the_allocation_on_the_setup_page_and_by_api(rich, annotator) -> None:  # type: ignore[no-untyped-def]
+    config = pull_config(rich, allocation_budget=15)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    answer_all(assignment, annotator, lambda output: 50.0)
+    client = Client()
+    client.force_login(rich.owner)
+    page = client.get(reverse("annotation_setup", args=[rich.pk])).content.decode()
+    assert f'id="allocation-{config.pk}"' in page
+    assert 'data-allocation-stopped="budget"' in page
+    assert "Stopped: The budget is spent" in page
+    answer = client.get(reverse("api-config-allocation", args=[rich.pk, config.pk])).json()
+    state = AllocationState.objects.get(config=config)
+    assert answer["allocation"] == "adaptive"
+    assert answer["budget"] == 15
+    assert answer["allocated"] == 15
+    assert answer["stopped"] == "budget"
+    assert answer["judgments"] == state.judgments
+    assert len(answer["pairs"]) == 3
+    assert answer["pairs_decided"] == sum(p["decided"] for p in state.pairs)
+    names = set(rich.systems.values_list("name", flat=True))
+    assert {p["high"] for p in answer["pairs"]} <= names
+
+
+def test_annotators_are_told_that_a_stopped_config_needs_no_more(rich, annotator) -> None:  # type: ignore[no-untyped-def]
+    config = pull_config(rich, allocation_budget=15)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    answer_all(assignment, annotator, lambda output: 50.0)
+    client = Client()
+    client.force_login(annotator)
+    page = client.get(reverse("my_tasks") + f"?finished={assignment.pk}").content.decode()
+    assert 'id="allocation-stopped"' in page
+    assert "needs no more judgments" in page
+    # Another annotator of the campaign takes nothing and is told why.
+    other = make_user("other")
+    rich.annotators.add(other)
+    client.force_login(other)
+    assert "data-allocation-stopped" in client.get(reverse("my_tasks")).content.decode()
+    answer = client.post(reverse("task_take", args=[config.pk]), follow=True)
+    assert "needs no more judgments" in answer.content.decode()
+    assert not Assignment.objects.filter(annotator=other).exists()
