@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 from annotation.campaigns.api import CampaignViewSet
 from annotation.crowd import api as crowd_api
 from annotation.judging import api as annotate_api
+from annotation.judging import document_api
 from annotation.tasking import api as roster_api
 
 router = DefaultRouter()
@@ -23,6 +24,11 @@ urlpatterns = [
         "assignments/<uuid:assignment_id>/submit/",
         annotate_api.assignment_submit,
         name="api-assignment-submit",
+    ),
+    path(
+        "assignments/<uuid:assignment_id>/document-score/",
+        document_api.assignment_document_score,
+        name="api-assignment-document-score",
     ),
     path(
         "campaigns/<uuid:campaign_id>/annotators/",

@@ -30,6 +30,10 @@ from django.db.models import Field
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.judging.document_scores import (
+    document_score_missing,
+    document_score_missing_error,
+)
 from annotation.judging.screens import (
     JudgmentError,
     Screen,
@@ -259,6 +263,10 @@ def _judgment_store(
             None,
         )
     _check_accepted(first, revision_seen=revision_seen)
+    if first.j_id is None and document_score_missing(
+        item=first.item, config=first.item.task.config, annotator_id=annotator.pk
+    ):
+        raise document_score_missing_error()
     normalised, rows, spans = _validated(first.item.task.config, answer, outputs)
     accepted = _Accepted(
         first=first,

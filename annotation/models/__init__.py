@@ -22,6 +22,12 @@ from annotation.models.crowd import (
     CrowdPlatform,
     CrowdWorker,
 )
+from annotation.models.documents import (
+    DOCUMENT_SCORE_MAX,
+    DOCUMENT_SCORE_MIN,
+    DocumentJudgment,
+    DocumentJudgmentRevision,
+)
 from annotation.models.judgments import (
     AnnotatorDecision,
     AnnotatorPseudonym,
@@ -47,6 +53,8 @@ from annotation.models.tasks import (
 __all__ = [
     "CODE_PATTERN",
     "DEFAULT_PARAMETER",
+    "DOCUMENT_SCORE_MAX",
+    "DOCUMENT_SCORE_MIN",
     "PARAMETER_PATTERN",
     "WORKER_ID_PATTERN",
     "AnnotatorDecision",
@@ -58,6 +66,8 @@ __all__ = [
     "CrowdPlatform",
     "CrowdWorker",
     "Document",
+    "DocumentJudgment",
+    "DocumentJudgmentRevision",
     "Invite",
     "Item",
     "ItemKind",

@@ -223,6 +223,8 @@ MATRIX: dict[str, Rule] = {
     "annotate_item": annotator_only(GET, api=False),
     "api-assignment-current": annotator_only(GET, api=True),
     "api-assignment-submit": annotator_only({"POST": 201}, api=True),
+    # The seeded protocol asks for no document score: the role check passed, the service refused.
+    "api-assignment-document-score": annotator_only({"POST": 400}, api=True),
     # The annotator's task is not finished (and they came through no crowd link): back to it.
     "crowd_completion": annotator_only({"GET": 302}, api=False),
     # An invite link is a capability: whoever holds it joins (a logged-in user as themselves).
@@ -313,6 +315,14 @@ class Seed:
                 "ar_trials": 100,
                 "seed": 1,
             }, False
+        if name == "api-assignment-document-score":
+            item = Item.objects.get(task=self.assignment.task, position=0)
+            return {
+                "item": item.pk,
+                "revision": 0,
+                "submission_id": str(uuid.uuid4()),
+                "score": 50,
+            }, True
         if name == "api-assignment-submit":
             item = Item.objects.get(task=self.assignment.task, position=0)
             return {
