@@ -210,6 +210,7 @@ MATRIX: dict[str, Rule] = {
     "api-campaign-report-annotators": organizer_api(GET),
     "api-campaign-report-spans": organizer_api(GET),
     "api-campaign-error-spans": organizer_api(GET),
+    "api-campaign-document-scores": organizer_api(GET),
     # Invalid bodies (no file, no annotator): the role check passed, validation refused.
     "api-campaign-judgment-imports": organizer_api({"POST": 400}),
     "api-campaign-judgment-import-job": organizer_api(GET),
