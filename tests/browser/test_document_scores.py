@@ -6,6 +6,7 @@ screenshots."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
+from annotation.judging.document_scores import document_score_record
 from annotation.models import (
     Assignment,
     Campaign,
@@ -210,3 +212,37 @@ def test_a_document_score_on_a_phone(browser, live_server, output_dir: Path) -> 
     (stored,) = document_scores(assignment).values()
     assert 60 <= stored[0] <= 90
     assert Judgment.objects.filter(assignment=assignment).count() == 3
+
+
+def test_the_analysis_page_shows_document_level_scores(  # type: ignore[no-untyped-def]
+    page, live_server, output_dir: Path
+) -> None:
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    assignment = holding(page, live_server, "scored-once")
+    # The annotator's two screens, scored through the service as the page would (the second
+    # once reached).
+    for first, value in ((0, 70), (3, 35)):
+        Assignment.objects.filter(pk=assignment.pk).update(items_done=first)
+        item = assignment.task.items.get(position=first)
+        document_score_record(
+            assignment_id=assignment.pk,
+            annotator=assignment.annotator,
+            item_id=item.pk,
+            revision_seen=0,
+            submission_id=uuid.uuid4(),
+            score=value,
+        )
+    page.context.clear_cookies()
+    log_in(page, live_server, "organizer-scored-once", lands_on="**/campaigns/")
+    campaign = assignment.task.config.campaign
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/campaigns/{campaign.pk}/analysis/")
+        section = page.locator("section.document-scores")
+        assert "Document-level scores" in section.locator("h2").inner_text()
+        assert "2 document scores of 2 documents or windows" in section.inner_text()
+        systems = {d.system_id for d in DocumentJudgment.objects.all()}
+        assert section.locator("tbody tr").count() == len(systems)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        section.screenshot(path=shots / f"analysis-document-scores-{width}.png")
