@@ -352,10 +352,9 @@ SUBMIT_RESULT = inline_serializer(
         200: SUBMIT_RESULT,
         409: OpenApiResponse(
             description="Not stored: the item is no longer the current one (`not_current`), "
-            "the answer was revised elsewhere since the revision it is based on (`stale`), or "
-            "the hold on the task has ended (`not_active`), the campaign is closed "
-            "(`closed`), or the item is the last of a document screen whose document score "
-            "is not stored yet (`document_score_missing`).",
+            "the answer was revised elsewhere since the revision it is based on (`stale`), "
+            "the hold ended (`not_active`), the campaign is closed (`closed`), or the "
+            "screen's document score is missing (`document_score_missing`).",
         ),
     },
 )

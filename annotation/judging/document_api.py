@@ -7,7 +7,12 @@ import uuid
 from typing import Any
 
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
@@ -17,6 +22,7 @@ from annotation.judging.document_scores import document_score_problem, document_
 from annotation.judging.screens import JudgmentError
 
 
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": 100})
 class DocumentScoreField(serializers.Field):
     """The score as JSON gives it, checked here (a whole number from 0 to 100)."""
 
