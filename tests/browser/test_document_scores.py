@@ -214,7 +214,7 @@ def test_a_document_score_on_a_phone(browser, live_server, output_dir: Path) -> 
     assert Judgment.objects.filter(assignment=assignment).count() == 3
 
 
-def test_the_analysis_page_shows_document_level_scores(  # type: ignore[no-untyped-def]
+def test_the_analysis_page_and_the_dashboard_show_document_level_scores(  # type: ignore[no-untyped-def]
     page, live_server, output_dir: Path
 ) -> None:
     shots = output_dir / "screenshots"
@@ -246,3 +246,9 @@ def test_the_analysis_page_shows_document_level_scores(  # type: ignore[no-untyp
         assert section.locator("tbody tr").count() == len(systems)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width
         section.screenshot(path=shots / f"analysis-document-scores-{width}.png")
+        # The dashboard shows the same section under its human rankings.
+        page.goto(f"{live_server.url}/campaigns/{campaign.pk}/dashboard/")
+        section = page.locator("#human section.document-scores")
+        assert section.locator("tbody tr").count() == len(systems)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        section.screenshot(path=shots / f"dashboard-document-scores-{width}.png")

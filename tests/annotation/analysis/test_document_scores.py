@@ -1,6 +1,7 @@
 """The analysis of document-level scores in the app: per protocol, per system the mean raw and z
 score over the windows shown (hand-computed here from the stored rows), the annotators the
-segment-level analysis includes, QC windows left out; the analysis page, its API, and the
+segment-level analysis includes, QC windows left out; the analysis page, the dashboard, the API
+and the
 judgment report's document-level rows (after every segment row, never in the segment-level
 analysis)."""
 
@@ -164,13 +165,17 @@ def test_the_report_ends_with_document_rows_and_the_analysis_has_no_document_cri
     )
 
 
-def test_the_analysis_page_and_its_api_show_the_document_scores(owner, annotator) -> None:  # type: ignore[no-untyped-def]
+def test_the_analysis_page_the_dashboard_and_the_api_show_the_document_scores(
+    owner, annotator
+) -> None:  # type: ignore[no-untyped-def]
     campaign, _rows = scored_campaign(owner, annotator)
     client = Client()
     assert client.login(username=owner.get_username(), password=PASSWORD)
     html = client.get(reverse("campaign_analysis", args=[campaign.pk])).content.decode()
     assert "Document-level scores" in html
     assert 'class="data document-systems"' in html
+    dashboard = client.get(reverse("campaign_dashboard", args=[campaign.pk])).content.decode()
+    assert 'class="data document-systems"' in dashboard
     body = client.get(reverse("api-campaign-document-scores", args=[campaign.pk])).json()
     (protocol,) = body["protocols"]
     assert protocol["n_scores"] == 2 * protocol["n_scores"] // 2
