@@ -12,6 +12,8 @@ from annotation.models import (
     CrowdLink,
     CrowdWorker,
     Document,
+    DocumentJudgment,
+    DocumentJudgmentRevision,
     Invite,
     Item,
     ItemOutput,
@@ -190,6 +192,18 @@ class JudgmentSpanAdmin(admin.ModelAdmin):
 @admin.register(JudgmentRevision)
 class JudgmentRevisionAdmin(admin.ModelAdmin):
     list_display = ["judgment", "revision", "submitted_at", "seconds"]
+    raw_id_fields = ["judgment"]
+
+
+@admin.register(DocumentJudgment)
+class DocumentJudgmentAdmin(admin.ModelAdmin):
+    list_display = ["annotator", "screen", "system", "kind", "score", "revision", "submitted_at"]
+    raw_id_fields = ["annotator", "screen", "assignment", "document", "system", "run"]
+
+
+@admin.register(DocumentJudgmentRevision)
+class DocumentJudgmentRevisionAdmin(admin.ModelAdmin):
+    list_display = ["judgment", "revision", "score", "submitted_at"]
     raw_id_fields = ["judgment"]
 
 

@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 from annotation.campaigns.api import CampaignViewSet
 from annotation.crowd import api as crowd_api
 from annotation.judging import api as annotate_api
+from annotation.judging import document_api
 from annotation.tasking import api as roster_api
 from annotation.tasking import pull_api
 from annotation.tutorial import api as tutorial_api
@@ -25,6 +26,11 @@ urlpatterns = [
         "assignments/<uuid:assignment_id>/submit/",
         annotate_api.assignment_submit,
         name="api-assignment-submit",
+    ),
+    path(
+        "assignments/<uuid:assignment_id>/document-score/",
+        document_api.assignment_document_score,
+        name="api-assignment-document-score",
     ),
     path(
         "campaigns/<uuid:campaign_id>/annotators/",

@@ -15,6 +15,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
+from annotation.analysis.documents import campaign_document_scores
+from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.campaigns.views import organizer_required
 from annotation.permissions import campaign_for_organizer
 from annotation.reports.text import download_disposition
@@ -34,10 +36,20 @@ def campaign_dashboard(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResp
     metric–human correlations, from the stored results."""
     campaign = campaign_for_organizer(request.user, campaign_id)
     dashboard = dashboard_data(campaign=campaign)
+    # Document-level scores are read live (one query when there are none), as the analysis
+    # page reads them, with the campaign's analysis setting.
+    documents = campaign_document_scores(
+        campaign=campaign, settings=campaign_analysis_settings(campaign=campaign)
+    )
     return render(
         request,
         "metrics/dashboard.html",
-        {"campaign": campaign, "dashboard": dashboard, "result_kinds": AnalysisResult.Kind},
+        {
+            "campaign": campaign,
+            "dashboard": dashboard,
+            "result_kinds": AnalysisResult.Kind,
+            "document_scores": documents,
+        },
     )
 
 

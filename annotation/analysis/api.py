@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.analysis.documents import campaign_document_scores
 from annotation.analysis.forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
 from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.analysis.services import (
@@ -201,6 +202,23 @@ class SpanSummaryView(CampaignAPIView):
         return Response(
             {"protocols": [s.as_json(names) for s in campaign_span_summaries(campaign=campaign)]}
         )
+
+
+class DocumentScoresView(CampaignAPIView):
+    @extend_schema(
+        parameters=SETTINGS_PARAMETERS,
+        responses=OpenApiTypes.OBJECT,
+        description="Per protocol with document-level scores (document screens that ask for "
+        "one): per system the mean raw and z score over the windows shown, with percentile "
+        "bootstrap intervals over windows, from the annotators the protocol's segment-level "
+        "analysis includes; the counts, basis, confidence, resamples and seed. Never mixed "
+        "into the segment-level analysis.",
+    )
+    def get(self, request: Request, campaign_id: Any) -> Response:
+        campaign = self.campaign(request, campaign_id)
+        settings, _serializer = self.chosen_settings(request, campaign)
+        summaries = campaign_document_scores(campaign=campaign, settings=settings)
+        return Response({"protocols": [s.as_json() for s in summaries]})
 
 
 def settings_document(settings: AnalysisSettings) -> dict[str, Any]:

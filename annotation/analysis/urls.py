@@ -49,6 +49,11 @@ urlpatterns = [
         name="api-campaign-error-spans",
     ),
     path(
+        "api/campaigns/<uuid:campaign_id>/document-scores/",
+        analysis_api.DocumentScoresView.as_view(),
+        name="api-campaign-document-scores",
+    ),
+    path(
         "api/campaigns/<uuid:campaign_id>/analysis-settings/",
         analysis_api.AnalysisSettingsView.as_view(),
         name="api-campaign-analysis-settings",

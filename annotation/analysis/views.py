@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from annotation.analysis.documents import campaign_document_scores
 from annotation.analysis.explore import analysis_explore_state
 from annotation.analysis.forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
 from annotation.analysis.selectors import campaign_analysis_settings
@@ -88,6 +89,7 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
             "query": query,
             "exploring": not shown.campaign_setting,
             "span_summaries": campaign_span_summaries(campaign=campaign),
+            "document_scores": campaign_document_scores(campaign=campaign, settings=settings),
             "imports": JudgmentImport.objects.filter(campaign=campaign).select_related(
                 "config", "imported_by"
             ),

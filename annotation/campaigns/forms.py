@@ -213,6 +213,7 @@ class ProtocolConfigForm(forms.ModelForm):
             "outputs_per_screen",
             "screen",
             "document_window",
+            "document_score",
             "items_per_task",
             "annotations_per_task",
             "qc_bad_reference",
@@ -332,6 +333,15 @@ class ProtocolConfigForm(forms.ModelForm):
         ):
             self.add_error(
                 "allocation", _("Pull modes choose one screen at a time: use segment screens.")
+            )
+        if (
+            cleaned.get("document_score")
+            and cleaned.get("screen") != ProtocolConfig.Screen.DOCUMENT
+            and "screen" not in self.errors
+        ):
+            self.add_error(
+                "document_score",
+                _("A document-level score is asked on document screens only: choose them above."),
             )
         qc = sum(cleaned.get(f) or 0 for f in ("qc_bad_reference", "qc_repeat", "qc_reference"))
         if qc > 60:

@@ -6,19 +6,21 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.campaigns.services import campaign_create, campaign_data_import, user_make_organizer
 from annotation.campaigns.uploads import UploadFile
 from annotation.demo.text import DEMO_DOCUMENTS
-from annotation.judging.screens import JudgmentError, annotation_screen
+from annotation.judging.document_scores import document_score_record
+from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import judgment_record
-from annotation.models import Campaign, ItemKind, ItemOutput, ProtocolConfig
+from annotation.models import Assignment, Campaign, ItemKind, ItemOutput, ProtocolConfig
 from annotation.protocols import ADEQUACY_FLUENCY, DIRECT_ASSESSMENT, ESA, MQM, RANKING, Protocol
 from annotation.tasking.build import tasks_build
 from annotation.tasking.services import task_assign_next
@@ -39,6 +41,14 @@ DEMO_PROTOCOLS = (
     ("Error spans (ESA)", ESA, "source", 1, 40),
     ("MQM", MQM, "source", 1, 40),
 )
+# A document-screen protocol (ESA, as WMT runs it in Appraise): windows of five segments of one
+# system's translation, each segment with its spans and score, then a score of the window.
+DEMO_DOCUMENT_PROTOCOL = ("ESA, document screens", ESA, "source", 1, 40)
+DEMO_DOCUMENT_OPTIONS = {
+    "screen": ProtocolConfig.Screen.DOCUMENT,
+    "document_window": 5,
+    "document_score": True,
+}
 DEMO_ANNOTATIONS_PER_TASK = 3
 DEMO_BAD_REFERENCES = 25
 # Simulated raters judge two tasks of every protocol, so the analysis pages have data while
@@ -156,7 +166,8 @@ def demo_load() -> DemoResult:
         )
         campaign.annotators.set(annotators)
         campaign_data_import(campaign=campaign, files=demo_files(), user=organizer)
-        for name, protocol, mode, k, items in DEMO_PROTOCOLS:
+        for name, protocol, mode, k, items in (*DEMO_PROTOCOLS, DEMO_DOCUMENT_PROTOCOL):
+            options = DEMO_DOCUMENT_OPTIONS if name == DEMO_DOCUMENT_PROTOCOL[0] else {}
             config = ProtocolConfig.objects.create(
                 campaign=campaign,
                 name=name,
@@ -168,6 +179,7 @@ def demo_load() -> DemoResult:
                 # More bad references than the default 10 per 100, so that two tasks per rater
                 # give the quality-control test enough pairs.
                 qc_bad_reference=DEMO_BAD_REFERENCES,
+                **options,
             )
             tasks_build(config=config)
         demo_simulate_judgments(campaign=campaign)
@@ -207,6 +219,30 @@ def _simulated_answer(
     )
 
 
+def _document_score(
+    assignment: Assignment,
+    rater: AbstractBaseUser,
+    screen: Screen,
+    rng: np.random.Generator,
+    *,
+    careless: bool,
+    now: datetime,
+) -> None:
+    """A simulated rater's score of the window whose first item is on ``screen``: its system's
+    quality with noise (anything when careless)."""
+    quality = float(rng.random()) if careless else _quality(screen.outputs[0])
+    quality += 0 if careless else float(rng.normal(0, 0.06))
+    document_score_record(
+        assignment_id=assignment.pk,
+        annotator=rater,
+        item_id=screen.item.pk,
+        revision_seen=0,
+        submission_id=uuid.uuid4(),
+        score=round(100 * min(max(quality, 0.0), 1.0)),
+        now=now,
+    )
+
+
 def demo_simulate_judgments(*, campaign: Campaign, seed: int = 2026) -> int:
     """Simulated raters work through tasks with the real services (pull, show, submit), with
     scores that follow each system's quality. Returns the number of judgments made."""
@@ -235,6 +271,9 @@ def demo_simulate_judgments(*, campaign: Campaign, seed: int = 2026) -> int:
                     except JudgmentError:
                         break  # finished
                     now += timedelta(seconds=float(rng.uniform(8, 40)))
+                    if config.asks_document_score and screen.item.screen == screen.item.position:
+                        # As the page does: the window's score first, then its segments.
+                        _document_score(assignment, rater, screen, rng, careless=careless, now=now)
                     judgment_record(
                         assignment_id=assignment.pk,
                         annotator=rater,

@@ -25,6 +25,7 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotation.judging.document_scores import document_score_state
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import closed_message, judgment_record, submission_outputs
 from annotation.models import Assignment, Campaign, ProtocolConfig
@@ -210,6 +211,14 @@ class AnnotationItemSerializer(serializers.Serializer):
         help_text="Judge fluency of every output before showing the source/reference "
         "and asking adequacy."
     )
+    document_score = serializers.DictField(
+        allow_null=True,
+        help_text="On a document screen whose protocol asks for a document-level score: "
+        "the screen's first item (`item`, what a document-score submit names), its first and "
+        "last positions, the score given so far (`score`, null) and its `revision` (0), and "
+        "`url`, where to POST it — before the screen's last segment, whose submit is refused "
+        "until then. null otherwise.",
+    )
 
 
 def _screen_body(screen: Screen) -> dict[str, Any]:
@@ -227,6 +236,21 @@ def _screen_body(screen: Screen) -> dict[str, Any]:
         "context_before": screen.context_before,
         "context_after": screen.context_after,
         "fluency_first": screen.assignment.task.config.fluency_first,
+        "document_score": _document_score_body(screen),
+    }
+
+
+def _document_score_body(screen: Screen) -> dict[str, Any] | None:
+    """The item body's ``document_score``: no query unless the config asks for one."""
+    assignment = screen.assignment
+    state = document_score_state(
+        config=assignment.task.config, item=screen.item, annotator_id=assignment.annotator_id
+    )
+    if state is None:
+        return None
+    return {
+        **state.as_json(),
+        "url": reverse("api-assignment-document-score", args=[assignment.pk]),
     }
 
 
@@ -331,9 +355,9 @@ SUBMIT_RESULT = inline_serializer(
         200: SUBMIT_RESULT,
         409: OpenApiResponse(
             description="Not stored: the item is no longer the current one (`not_current`), "
-            "the answer was revised elsewhere since the revision it is based on (`stale`), or "
-            "the hold on the task has ended (`not_active`), or the campaign is closed "
-            "(`closed`).",
+            "the answer was revised elsewhere since the revision it is based on (`stale`), "
+            "the hold ended (`not_active`), the campaign is closed (`closed`), or the "
+            "screen's document score is missing (`document_score_missing`).",
         ),
     },
 )

@@ -11,15 +11,25 @@ from dataclasses import replace
 
 from django.contrib.auth.models import AbstractBaseUser
 
+from annotation.judging.document_scores import DocumentScoreState
 from annotation.judging.screens import Screen, ScreenSegment
-from annotation.models import Item, ItemOutput, Judgment, ProtocolConfig, Reference, Segment
+from annotation.models import (
+    DocumentJudgment,
+    Item,
+    ItemOutput,
+    Judgment,
+    ProtocolConfig,
+    Reference,
+    Segment,
+)
 
 
 def document_screen(screen: Screen, *, annotator: AbstractBaseUser) -> Screen:
     """``screen`` (of one item) widened to every item of its document screen, in document
     order; a screen of an item that is a screen of its own is returned as it is. At most five
-    queries whatever the window's size. ``position`` becomes the first item's; the screen counts as
-    being revised when every item of it has an answer."""
+    queries whatever the window's size (six with a document-level score). ``position``
+    becomes the first item's; the screen counts as being revised when every item of it has an
+    answer."""
     first = screen.item.screen
     if first is None:
         return screen
@@ -60,6 +70,7 @@ def document_screen(screen: Screen, *, annotator: AbstractBaseUser) -> Screen:
     config = screen.assignment.task.config
     before, after = _window_context(items, config, references=screen.shows_reference)
     merged = {k: v for segment in segments for k, v in (segment.answer or {}).items()}
+    document_score = _document_score(config, items, annotator)
     return replace(
         screen,
         item=items[0],
@@ -73,7 +84,24 @@ def document_screen(screen: Screen, *, annotator: AbstractBaseUser) -> Screen:
         context_before=before,
         context_after=after,
         segments=segments,
+        document_score=document_score,
     )
+
+
+def _document_score(
+    config: ProtocolConfig, items: list[Item], annotator: AbstractBaseUser
+) -> DocumentScoreState | None:
+    """The screen's document score as the page shows it (one query), or None when the config
+    asks for none."""
+    if not config.asks_document_score:
+        return None
+    found = (
+        DocumentJudgment.objects.filter(annotator=annotator, screen=items[0])
+        .values_list("score", "revision")
+        .first()
+    )
+    score, revision = found if found is not None else (None, 0)
+    return DocumentScoreState(items[0].pk, items[0].position, items[-1].position, score, revision)
 
 
 def _window_context(

@@ -216,6 +216,9 @@ class Screen:
     context_before: list[str] = field(default_factory=list)
     context_after: list[str] = field(default_factory=list)
     segments: list[ScreenSegment] = field(default_factory=list)
+    # A document screen whose config asks for a document-level score: its state
+    # (annotation.judging.document_scores.DocumentScoreState); None otherwise.
+    document_score: Any = None
 
     @property
     def end(self) -> int:

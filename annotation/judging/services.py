@@ -30,6 +30,10 @@ from django.db.models import Field
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.judging.document_scores import (
+    document_score_missing,
+    document_score_missing_error,
+)
 from annotation.judging.screens import (
     JudgmentError,
     Screen,
@@ -260,6 +264,10 @@ def _judgment_store(
             None,
         )
     _check_accepted(first, revision_seen=revision_seen)
+    if first.j_id is None and document_score_missing(
+        item=first.item, config=first.item.task.config, annotator_id=annotator.pk
+    ):
+        raise document_score_missing_error()
     task = first.item.task
     if first.j_id is None and first.item.position + 1 >= task.size and pull_mode(task.config):
         # The last item built of a pull-mode task: its next batch is chosen now, so that this

@@ -20,13 +20,23 @@ from annotation.crowd.views import crowd_invite
 from annotation.judging.documents import document_screen
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import closed_message
-from annotation.models import Assignment, Campaign, CrowdWorker, ProtocolConfig
+from annotation.models import (
+    DOCUMENT_SCORE_MAX,
+    DOCUMENT_SCORE_MIN,
+    Assignment,
+    Campaign,
+    CrowdWorker,
+    ProtocolConfig,
+)
 from annotation.permissions import campaigns_annotated_by
-from annotation.protocols import Criterion
+from annotation.protocols import DA_SCORE, Criterion
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
 from annotation.tasking.pull import allocation_stopped, stopped_configs, stopped_message
 from annotation.tasking.services import assignments_expire, configs_for_annotator, task_assign_next
 from annotation.tutorial.runs import tutorial_blocking, tutorial_stopped
+
+# The document-level score's question on the page (its data-output and data-criterion).
+DOCUMENT = "document"
 
 
 # The annotator's pages change with every answer: never from the browser's cache (Back would
@@ -151,6 +161,7 @@ def annotate(
         "letters": "ABCDEFGHIJKLMNOPQRST",
         "percent": round(100 * screen.done / screen.total) if screen.total else 0,
         "instructions": config.instructions or screen.protocol.instructions,
+        "document_criterion": _document_criterion(screen),
     }
     return render(request, "annotation/annotate.html", context)
 
@@ -174,10 +185,19 @@ def _screen_data(screen: Screen, criteria: tuple[Criterion, ...]) -> dict[str, A
             }
         ],
         "documents": bool(screen.segments),
+        # The document-level score (sent before the segments: the server takes a screen's
+        # last segment only once the screen is scored): where to send it and its revision.
+        "documentScore": None
+        if screen.document_score is None
+        else {
+            "url": reverse("api-assignment-document-score", args=[screen.assignment.pk]),
+            "item": screen.document_score.item_id,
+            "revision": screen.document_score.revision,
+        },
         "outputs": [o.pk for o in screen.outputs],
         "criteria": [c.as_json() for c in criteria],
         "fluencyFirst": config.fluency_first,
-        "answer": screen.answer,
+        "answer": _answer_with_document_score(screen),
         "currentUrl": reverse("annotate", args=[screen.assignment.pk]),
         # The page of item n (from 1) is itemUrl + n + "/": the "Previous item" link.
         "itemUrl": reverse("annotate_item", args=[screen.assignment.pk, 1]).removesuffix("1/"),
@@ -191,6 +211,34 @@ def _screen_data(screen: Screen, criteria: tuple[Criterion, ...]) -> dict[str, A
             else settings.CSRF_COOKIE_NAME
         ),
         "messages": _screen_messages(),
+    }
+
+
+def _answer_with_document_score(screen: Screen) -> dict[str, Any] | None:
+    """The answers the page fills in: the screen's, and its document score under the
+    question's own key (``document``)."""
+    state = screen.document_score
+    if state is None or state.score is None:
+        return screen.answer
+    return {**(screen.answer or {}), DOCUMENT: {DOCUMENT: state.score}}
+
+
+def _document_criterion(screen: Screen) -> dict[str, Any] | None:
+    """The document-level score's question as the template draws it (a 0–100 slider with the
+    anchors of the kind's own 0–100 scale, if it has one), or None."""
+    if screen.document_score is None:
+        return None
+    anchored = [
+        c
+        for c in screen.protocol.criteria
+        if (c.minimum, c.maximum) == (DOCUMENT_SCORE_MIN, DOCUMENT_SCORE_MAX) and c.scale
+    ]
+    scale = anchored[0].scale if anchored else DA_SCORE.scale
+    return {
+        "key": DOCUMENT,
+        "min": DOCUMENT_SCORE_MIN,
+        "max": DOCUMENT_SCORE_MAX,
+        "scale": sorted(scale.items()),
     }
 
 

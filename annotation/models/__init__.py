@@ -23,6 +23,12 @@ from annotation.models.crowd import (
     CrowdPlatform,
     CrowdWorker,
 )
+from annotation.models.documents import (
+    DOCUMENT_SCORE_MAX,
+    DOCUMENT_SCORE_MIN,
+    DocumentJudgment,
+    DocumentJudgmentRevision,
+)
 from annotation.models.judgments import (
     AnnotatorDecision,
     AnnotatorPseudonym,
@@ -49,6 +55,8 @@ from annotation.models.tutorial import TutorialAnswer, TutorialItem, TutorialRul
 __all__ = [
     "CODE_PATTERN",
     "DEFAULT_PARAMETER",
+    "DOCUMENT_SCORE_MAX",
+    "DOCUMENT_SCORE_MIN",
     "PARAMETER_PATTERN",
     "WORKER_ID_PATTERN",
     "AllocationState",
@@ -61,6 +69,8 @@ __all__ = [
     "CrowdPlatform",
     "CrowdWorker",
     "Document",
+    "DocumentJudgment",
+    "DocumentJudgmentRevision",
     "Invite",
     "Item",
     "ItemKind",

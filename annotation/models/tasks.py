@@ -87,6 +87,16 @@ class ProtocolConfig(models.Model):
             "most this many segments, of near-equal length."
         ),
     )
+    # Appraise's ESA campaigns end a document with a 0–100 score of the whole document; so
+    # may any kind's document screens (rows of annotation.models.DocumentJudgment).
+    document_score = models.BooleanField(
+        _("document-level score"),
+        default=False,
+        help_text=_(
+            "Document screens: after its segments, the annotator also scores the whole "
+            "document (or window) shown, from 0 to 100."
+        ),
+    )
     instructions = models.TextField(_("instructions"), blank=True)
     hold_minutes = models.PositiveIntegerField(
         _("hold time (minutes)"),
@@ -155,6 +165,10 @@ class ProtocolConfig(models.Model):
                 condition=Q(items_per_task__gte=1) & Q(annotations_per_task__gte=1),
                 name="protocolconfig_positive_sizes",
             ),
+            models.CheckConstraint(
+                condition=Q(document_score=False) | Q(screen="document"),
+                name="protocolconfig_document_score_on_documents",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -163,6 +177,10 @@ class ProtocolConfig(models.Model):
     @property
     def shows_documents(self) -> bool:
         return self.screen == self.Screen.DOCUMENT
+
+    @property
+    def asks_document_score(self) -> bool:
+        return self.shows_documents and self.document_score
 
     @property
     def definition(self) -> Protocol:

@@ -47,6 +47,7 @@ from annotation.models import (
     ProtocolConfig,
     pseudonym_code,
 )
+from annotation.reports.documents import document_report_columns
 from annotation.reports.span_cells import chunk_spans, row_spans, span_config_ids
 from evalsite.db import features
 
@@ -338,6 +339,13 @@ def report_chunks(
             text_numbers=text_numbers,
             span_texts=span_texts,
         )
+        documents = document_report_columns(
+            campaign=campaign,
+            settings=settings or campaign_analysis_settings(campaign=campaign),
+            labels=labels,
+        )
+        if documents is not None:
+            yield documents
 
 
 def _report_chunks_in_snapshot(

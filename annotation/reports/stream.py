@@ -25,6 +25,7 @@ from annotation.models import (
     JudgmentValue,
     ProtocolConfig,
 )
+from annotation.reports.documents import document_report_columns
 from annotation.reports.judgments import (
     JUDGMENT_COLUMNS,
     JUDGMENT_ORDER,
@@ -62,7 +63,8 @@ def _text_columns(columns: dict[str, list[Any]], *, tsv: bool) -> list[tuple[str
             # x == x is False for NaN only
             text[name] = [float_text(v) for v in values]
         elif name in _INT_COLUMNS:
-            text[name] = [str(v) for v in values]
+            # None: the output and line of a document-level row.
+            text[name] = ["" if v is None else str(v) for v in values]
         elif name == "included":
             text[name] = ["1" if v else "0" for v in values]
         elif name == "spans":
@@ -226,11 +228,11 @@ def _database_lines(
 ) -> Iterator[str]:
     """PostgreSQL: the text report, one chunk of lines at a time (see :func:`_line_parts`)."""
     text = _csv_quote if separator == "," else _tsv_field
-    with report_snapshot(
-        campaign=campaign,
-        settings=settings or campaign_analysis_settings(campaign=campaign),
-        real_names=real_names,
-    ) as (statistics, names):
+    settings = settings or campaign_analysis_settings(campaign=campaign)
+    with report_snapshot(campaign=campaign, settings=settings, real_names=real_names) as (
+        statistics,
+        names,
+    ):
         labels = {k: text(v) for k, v in names.items()}
         configs = {
             c.pk: (c.name, c.protocol) for c in ProtocolConfig.objects.filter(campaign=campaign)
@@ -245,7 +247,7 @@ def _database_lines(
         while True:
             chunk = list(itertools.islice(rows, chunk_size))
             if not chunk:
-                return
+                break
             n = len(chunk)
             ids = np.fromiter((r[0] for r in chunk), dtype=np.int64, count=n)
             position = statistics.lookup(ids)
@@ -263,6 +265,11 @@ def _database_lines(
                 f"{s}{cells[i]}\n"
                 for i, r in enumerate(chunk)
             )
+        # The document-level rows, in the same snapshot, written as the Python writer does.
+        documents = document_report_columns(campaign=campaign, settings=settings, labels=names)
+        if documents is not None:
+            lines = _text_columns(documents, tsv=separator == "\t")
+            yield "".join(separator.join(line) + "\n" for line in lines)
 
 
 def _span_cells(

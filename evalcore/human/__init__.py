@@ -14,6 +14,7 @@ Modules:
     rankings       pairwise comparisons, "no worse than others", Expected Wins, TrueSkill
     systems        system scores with t and bootstrap CIs, pairwise significance, WMT clusters
     analysis       the whole analysis of one criterion with the default settings
+    documents      document-level scores: z per annotator, system means with bootstrap CIs
     synthetic      deterministic synthetic campaigns with a known truth (tests, benchmark, demos)
 """
 
@@ -33,6 +34,7 @@ from evalcore.human.analysis import (
     analyse_rankings,
     analyse_scores,
 )
+from evalcore.human.documents import DocumentScores, document_scores
 from evalcore.human.judgments import ItemType, Judgments, link_originals
 from evalcore.human.normalisation import Normalised, SegmentScores, normalise, segment_scores
 from evalcore.human.qc import (
@@ -86,6 +88,7 @@ __all__ = [
     "BadReferenceTest",
     "Clusters",
     "Comparisons",
+    "DocumentScores",
     "ExpectedWins",
     "ItemType",
     "Judgments",
@@ -111,6 +114,7 @@ __all__ = [
     "annotator_qc",
     "bad_reference_test",
     "comparison_significance",
+    "document_scores",
     "expected_wins",
     "inter_annotator_alpha",
     "intra_annotator_alpha",

@@ -16,12 +16,17 @@
   // submit and whether its answer changed on this page.
   let items = [];
   let itemOf = {};
-  function setItems(list) {
+  // A document screen's document-level score (data.documentScore), sent as a submit of its
+  // own: the question with data-output="document".
+  let documentScore = null;
+  function setItems(list, scored) {
     items = list.map((item) => ({ ...item, submissionId: newId(), dirty: false }));
     itemOf = {};
     items.forEach((item) => item.outputs.forEach((o) => (itemOf[String(o)] = item)));
+    documentScore = scored ? { ...scored, submissionId: newId(), dirty: false } : null;
+    if (documentScore) itemOf.document = documentScore;
   }
-  setItems(data.items);
+  setItems(data.items, data.documentScore);
   let sending = false;
   // An answer given on this item and not stored yet: leaving the page asks first.
   let unsent = false;
@@ -137,6 +142,7 @@
     data.outputs.forEach((outputId) => {
       answer[outputId] = {};
     });
+    if (documentScore) answer.document = {};
     groups.forEach((group) => {
       const v = value(group);
       if (v === null) missing = missing || group;
@@ -216,8 +222,13 @@
       return;
     }
     // One item is always sent (a revision unchanged is a revision too, as it always was); of
-    // a document screen the items not answered yet and the ones changed on this page.
+    // a document screen the items not answered yet and the ones changed on this page, after
+    // its document score when that is new or changed (the server takes a screen's last
+    // segment only once the screen is scored).
     const pending = items.length === 1 ? items : items.filter((i) => !i.revision || i.dirty);
+    if (documentScore && (!documentScore.revision || documentScore.dirty)) {
+      pending.unshift(documentScore);
+    }
     if (!pending.length) {
       window.location.assign(data.currentUrl);
       return;
@@ -227,13 +238,13 @@
     submitButton.classList.add("busy");
     try {
       let body = {};
+      let nextUrl = data.currentUrl;
       for (const item of pending) {
-        const part = {};
-        item.outputs.forEach((o) => (part[o] = answer[o]));
-        const response = await send(item, part);
+        const scored = item === documentScore;
+        const response = scored ? await sendScore(answer.document.document) : await send(item, answer);
         body = await response.json().catch(() => ({}));
         // A 2xx that is not the submit's answer (a proxy's page) is treated as a failure.
-        if (!(response.ok && body.next_url)) {
+        if (!(response.ok && (scored ? body.document_judgment : body.next_url))) {
           refused(response, body);
           return;
         }
@@ -241,7 +252,10 @@
         // made since is a revision of this one.
         item.revision = body.revision;
         item.dirty = false;
-        showProgress(body.done, body.total);
+        if (!scored) {
+          nextUrl = body.next_url;
+          showProgress(body.done, body.total);
+        }
       }
       unsent = false;
       // A tutorial answer comes back with its feedback, shown before moving on
@@ -254,7 +268,7 @@
       // load only where this page cannot show it (the task is done, the hold has ended, the
       // item asks for other questions, or the page shows a document).
       if (!data.documents && body.next && fits(body.next)) showItem(body.next);
-      else window.location.assign(body.next_url);
+      else window.location.assign(nextUrl);
     } catch (e) {
       // Nothing is lost: the answer stays on the page and a retry resends the same submit.
       showError(data.messages.network);
@@ -265,20 +279,36 @@
     }
   }
 
-  function send(item, answer) {
-    return fetch(data.submitUrl, {
+  function post(url, body) {
+    return fetch(url, {
       method: "POST",
       credentials: "same-origin",
       headers: {
         "Content-Type": "application/json",
         "X-CSRFToken": csrfToken(),
       },
-      body: JSON.stringify({
-        item: item.id,
-        revision: item.revision,
-        submission_id: item.submissionId,
-        answer: answer,
-      }),
+      body: JSON.stringify(body),
+    });
+  }
+
+  // An item's answer: the page's answers to its outputs.
+  function send(item, answer) {
+    const part = {};
+    item.outputs.forEach((o) => (part[o] = answer[o]));
+    return post(data.submitUrl, {
+      item: item.id,
+      revision: item.revision,
+      submission_id: item.submissionId,
+      answer: part,
+    });
+  }
+
+  function sendScore(score) {
+    return post(documentScore.url, {
+      item: documentScore.item,
+      revision: documentScore.revision,
+      submission_id: documentScore.submissionId,
+      score: score,
     });
   }
 
@@ -334,7 +364,7 @@
   // The page as the server renders the current item: texts, answers cleared, first question.
   function showItem(item) {
     data.outputs = item.outputs.map((o) => o.id);
-    setItems([{ id: item.item, revision: item.revision, outputs: data.outputs }]);
+    setItems([{ id: item.item, revision: item.revision, outputs: data.outputs }], null);
     data.answer = null;
 
     const context = document.querySelector("section.context");
@@ -470,7 +500,7 @@
       if (v !== undefined && v !== null) setValue(group, v);
     });
     // Filled in, not changed: nothing to send again, and a change is a new submit.
-    setItems(data.items);
+    setItems(data.items, data.documentScore);
     unsent = false;
     errorBox.hidden = true;
     document.body.classList.remove("phase-fluency");

@@ -1,7 +1,7 @@
 // The "Add a protocol" form: the mode list offers the chosen kind's modes only, "outputs per
 // screen" is hidden for a kind that shows one output a screen, "fluency first" for a kind
 // that does not allow it, the document screens for a kind without them (and the window size
-// unless document screens are chosen), and a kind's own numbers (MQM's weights) for that kind only. The kinds' modes come from
+// and the document-level score unless document screens are chosen), and a kind's own numbers (MQM's weights) for that kind only. The kinds' modes come from
 // the protocol field's data attributes (annotation/campaigns/forms.py); the server checks the
 // same rules, so without this script a wrong choice is refused with a message instead.
 (function () {
@@ -22,6 +22,8 @@
   const screenField = screen ? screen.closest(".field") : null;
   const windowInput = document.getElementById("id_document_window");
   const windowField = windowInput ? windowInput.closest(".field") : null;
+  const scoreInput = document.getElementById("id_document_score");
+  const scoreField = scoreInput ? scoreInput.closest(".field") : null;
 
   const kindFields = Array.from(document.querySelectorAll("input[data-protocol]"));
 
@@ -48,6 +50,10 @@
     }
     const documents = Boolean(screen) && screen.value === "document";
     if (windowField) windowField.hidden = !documents;
+    if (scoreField) {
+      scoreField.hidden = !documents;
+      if (!documents) scoreInput.checked = false;
+    }
     // A document screen shows one system's translation: k does not apply.
     if (outputsField) outputsField.hidden = single.includes(protocol.value) || documents;
   }

@@ -76,12 +76,16 @@ def test_the_protocol_form_offers_document_screens_where_the_kind_has_them(  # t
     page.select_option("#id_protocol", "ranking")
     assert page.is_hidden("#id_screen")
     assert page.is_hidden("#id_document_window")
+    assert page.is_hidden("#id_document_score")
     page.select_option("#id_protocol", "esa")
     assert page.is_visible("#id_screen")
     assert page.is_hidden("#id_document_window")
+    assert page.is_hidden("#id_document_score")
     assert page.is_visible("#id_outputs_per_screen")
     page.select_option("#id_screen", "document")
     assert page.is_visible("#id_document_window")
+    assert page.is_visible("#id_document_score")
+    page.check("#id_document_score")
     assert page.is_hidden("#id_outputs_per_screen")
     page.fill("#id_document_window", "6")
     shots = output_dir / "screenshots"
@@ -91,13 +95,17 @@ def test_the_protocol_form_offers_document_screens_where_the_kind_has_them(  # t
     page.select_option("#id_protocol", "adequacy_fluency")
     assert page.input_value("#id_screen") == "segment"
     assert page.is_hidden("#id_document_window")
+    assert not page.is_checked("#id_document_score")
     page.select_option("#id_protocol", "esa")
     page.select_option("#id_screen", "document")
+    page.check("#id_document_score")
 
     page.fill("#id_name", "ESA documents")
     page.click("form.stacked button.primary")
     page.wait_for_selector(".messages")
     assert "Protocol added." in page.inner_text(".messages")
     config = ProtocolConfig.objects.get(campaign=campaign, name="ESA documents")
-    assert (config.screen, config.document_window) == ("document", 6)
-    assert "document screens of up to 6 segments" in page.inner_text("#protocols")
+    assert (config.screen, config.document_window, config.document_score) == ("document", 6, True)
+    assert "document screens of up to 6 segments · document-level score" in page.inner_text(
+        "#protocols"
+    )

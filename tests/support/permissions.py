@@ -215,6 +215,7 @@ MATRIX: dict[str, Rule] = {
     "api-campaign-report-annotators": organizer_api(GET),
     "api-campaign-report-spans": organizer_api(GET),
     "api-campaign-error-spans": organizer_api(GET),
+    "api-campaign-document-scores": organizer_api(GET),
     # Invalid bodies (no file, no annotator): the role check passed, validation refused.
     "api-campaign-judgment-imports": organizer_api({"POST": 400}),
     "api-campaign-judgment-import-job": organizer_api(GET),
@@ -233,6 +234,8 @@ MATRIX: dict[str, Rule] = {
     "tutorial": annotator_only({"GET": 302}, api=False),
     "api-assignment-tutorial": annotator_only({"GET": 410}, api=True),
     "api-assignment-tutorial-submit": annotator_only({"POST": 409}, api=True),
+    # The seeded protocol asks for no document score: the role check passed, the service refused.
+    "api-assignment-document-score": annotator_only({"POST": 400}, api=True),
     # The annotator's task is not finished (and they came through no crowd link): back to it.
     "crowd_completion": annotator_only({"GET": 302}, api=False),
     # An invite link is a capability: whoever holds it joins (a logged-in user as themselves).
@@ -333,6 +336,14 @@ class Seed:
                 "ar_trials": 100,
                 "seed": 1,
             }, False
+        if name == "api-assignment-document-score":
+            item = Item.objects.get(task=self.assignment.task, position=0)
+            return {
+                "item": item.pk,
+                "revision": 0,
+                "submission_id": str(uuid.uuid4()),
+                "score": 50,
+            }, True
         if name == "api-assignment-submit":
             item = Item.objects.get(task=self.assignment.task, position=0)
             return {

@@ -85,3 +85,12 @@ def test_the_demo_raters_judged_through_the_services_and_the_careless_one_fails_
         assert {status[n] for n in ("rater-a", "rater-b", "rater-c")} == {"passed"}
         best = criterion.ranked_systems[0]
         assert best.name == "nmt-large"
+    # The document-screen protocol's window scores: the careless rater is left out (as in its
+    # segment-level analysis) and the best system comes first.
+    from annotation.analysis.documents import campaign_document_scores
+    from annotation.analysis.settings import AnalysisSettings
+
+    (documents,) = campaign_document_scores(campaign=campaign, settings=AnalysisSettings())
+    assert documents.n_annotators == 4
+    assert documents.n_included == 3
+    assert [s.name for s in documents.systems] == list(DEMO_SYSTEMS)
