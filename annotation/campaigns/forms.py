@@ -213,6 +213,7 @@ class ProtocolConfigForm(forms.ModelForm):
             "outputs_per_screen",
             "screen",
             "document_window",
+            "merge_identical",
             "items_per_task",
             "annotations_per_task",
             "qc_bad_reference",
