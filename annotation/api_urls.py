@@ -7,6 +7,7 @@ from annotation.campaigns.api import CampaignViewSet
 from annotation.crowd import api as crowd_api
 from annotation.judging import api as annotate_api
 from annotation.tasking import api as roster_api
+from annotation.tasking import builds_api
 
 router = DefaultRouter()
 router.register("campaigns", CampaignViewSet, basename="api-campaign")
@@ -43,6 +44,11 @@ urlpatterns = [
         "campaigns/<uuid:campaign_id>/crowd-links/",
         crowd_api.CrowdLinksView.as_view(),
         name="api-campaign-crowd-links",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/builds/",
+        builds_api.BuildsView.as_view(),
+        name="api-campaign-builds",
     ),
     *router.urls,
 ]

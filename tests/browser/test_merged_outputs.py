@@ -13,7 +13,8 @@ import pytest
 
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
-from annotation.models import Judgment
+from annotation.models import Judgment, TaskBuild
+from annotation.tasking.background import task_build_run
 from annotation.tasking.services import task_assign_next
 from tests.browser.annotator_pages import log_in
 from tests.factories import lines, make_campaign, make_config, make_user
@@ -97,3 +98,23 @@ def test_one_output_is_shown_for_three_systems_and_credited_to_all(  # type: ign
     assert {r["raw"] for r in credited} == {adequacy}
     others = [r for r in rows if r["criterion"] == "adequacy" and r["merged"] is None]
     assert sorted(r["system"] for r in others) == ["delta", "echo"]
+
+
+def test_the_setup_page_offers_the_switch_and_says_what_merging_saved(  # type: ignore[no-untyped-def]
+    page, live_server, output_dir: Path
+) -> None:
+    shots = output_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    owner = make_user("organizer-saved", organizer=True)
+    config = merged_campaign(owner)
+    build = TaskBuild.objects.create(config=config, requested_by=owner)
+    task_build_run(build_id=build.pk)
+    log_in(page, live_server, "organizer-saved", lands_on="**/campaigns/")
+    page.goto(f"{live_server.url}/campaigns/{config.campaign.pk}/annotation/")
+    # Five outputs, three of them one text: one screen of three outputs, two fewer to judge.
+    message = page.inner_text(f"#build-{config.pk} .build-message")
+    assert "Merging identical outputs saved 0 screens and 2 judgments" in message
+    assert page.locator("#id_merge_identical").is_checked()
+    page.screenshot(path=shots / "merged-setup-1280.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=shots / "merged-setup-390.png", full_page=True)

@@ -176,6 +176,7 @@ MATRIX: dict[str, Rule] = {
     "roster_remove": organizer_page({"POST": 302}),
     "crowd_setup": organizer_page({"GET": 200, "POST": 302}),
     "api-campaign-completions": organizer_api(GET),
+    "api-campaign-builds": organizer_api(GET),
     "api-campaign-crowd-links": organizer_api({"GET": 200, "POST": 201}),
     "api-campaign-annotators": organizer_api({"GET": 200, "POST": 200}),
     "api-campaign-annotator": organizer_api({"DELETE": 200}),

@@ -141,6 +141,10 @@ def test_the_build_summary_says_what_merging_saved(merge_campaign, owner, client
     assert "Merging identical outputs saved 16 screens and 16 judgments" in state["message"]
     page = client.get(f"/campaigns/{merge_campaign.pk}/annotation/").content.decode()
     assert "Merging identical outputs saved 16 screens and 16 judgments" in page
+    api = client.get(f"/api/campaigns/{merge_campaign.pk}/builds/").json()
+    assert [(b["saved_screens"], b["saved_judgments"], b["items"]) for b in api["builds"]] == [
+        (16, 16, 22)
+    ]
 
 
 def test_merging_is_on_by_default() -> None:
