@@ -52,7 +52,8 @@ def test_the_wmt_preset_sets_wmt_conventions_and_is_recognised() -> None:
 @pytest.fixture
 def judged(db: Any) -> tuple[Campaign, Client]:
     owner = make_user("setting-owner", organizer=True)
-    campaign = make_judged_demo_campaign(owner=owner, items_per_task=10)
+    # Merged: the WMT test below credits merged outputs to every system itself.
+    campaign = make_judged_demo_campaign(owner=owner, items_per_task=10, merge_identical=True)
     client = Client()
     assert client.login(username=owner.username, password=PASSWORD)
     return campaign, client
