@@ -8,7 +8,7 @@ from annotation.crowd import api as crowd_api
 from annotation.judging import api as annotate_api
 from annotation.judging import document_api
 from annotation.tasking import api as roster_api
-from annotation.tasking import pull_api
+from annotation.tasking import builds_api, pull_api
 from annotation.tutorial import api as tutorial_api
 
 router = DefaultRouter()
@@ -71,6 +71,11 @@ urlpatterns = [
         "assignments/<uuid:assignment_id>/tutorial/submit/",
         tutorial_api.tutorial_submit,
         name="api-assignment-tutorial-submit",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/builds/",
+        builds_api.BuildsView.as_view(),
+        name="api-campaign-builds",
     ),
     *router.urls,
 ]

@@ -93,6 +93,10 @@ def _row_runs(table: CriterionTable) -> IntArray:
         at = np.minimum(np.searchsorted(ids, table.value_ids), ids.size - 1)
         found = ids[at] == table.value_ids
         out[found] = runs[at[found]]
+    # Rows crediting a merged output to another system: that system's run.
+    credited = table.credited_runs.shape[0]
+    if credited:
+        out[-credited:] = table.credited_runs
     return out
 
 

@@ -75,12 +75,15 @@ def make_judged_demo_campaign(
     organizers: Sequence[AbstractBaseUser] = (),
     annotators: Sequence[AbstractBaseUser] = (),
     items_per_task: int | None = None,
+    merge_identical: bool = False,
     **fields: Any,
 ) -> Campaign:
     """The demo's data and protocols (adequacy and fluency, ranking, direct assessment; tasks
     of 20 items, or ``items_per_task``, for 3 annotators each), judged by the demo's simulated
     raters through the real services: four raters, two tasks of every protocol each, the last
-    rater careless."""
+    rater careless. Identical outputs are not merged unless ``merge_identical`` (the tests
+    that use it recompute statistics from one judgment value per system output; the demo
+    itself merges)."""
     fields.setdefault("name", "Demo-like de-en")
     campaign = make_rich_campaign(owner=owner, **fields)
     campaign.organizers.add(*organizers)
@@ -96,6 +99,7 @@ def make_judged_demo_campaign(
             annotations_per_task=DEMO_ANNOTATIONS_PER_TASK,
             # As in the demo: enough bad references for the QC test to judge every rater.
             qc_bad_reference=DEMO_BAD_REFERENCES,
+            merge_identical=merge_identical,
         )
         tasks_build(config=config)
     demo_simulate_judgments(campaign=campaign)

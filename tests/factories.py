@@ -125,6 +125,10 @@ def make_config(
         "mode": PROTOCOLS[protocol].modes[0].key,
         "items_per_task": 10,
         "outputs_per_screen": 4,
+        # The suite's fixtures give some systems identical outputs: the tests of screens, QC,
+        # analysis and pages count one shown output per system, as with merging switched off;
+        # merging itself is tested with it on (tests/annotation/tasking/test_merging.py, …).
+        "merge_identical": False,
     }
     defaults.update(fields)
     config = ProtocolConfig.objects.create(campaign=campaign, **defaults)

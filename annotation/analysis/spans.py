@@ -21,6 +21,7 @@ from annotation.models import (
     Campaign,
     ItemKind,
     ItemOutput,
+    ItemOutputCredit,
     Judgment,
     JudgmentSpan,
     ProtocolConfig,
@@ -186,6 +187,8 @@ class _Shown:
     original_id: int | None
     length: int
     text: str
+    # The systems credited with a merged output's answer besides the one shown.
+    credited: tuple[str, ...] = ()
 
 
 def campaign_span_summaries(*, campaign: Campaign) -> list[SpanSummary]:
@@ -230,11 +233,18 @@ def _outputs(configs: dict[int, ProtocolConfig]) -> dict[int, dict[int, _Shown]]
         .annotate(length=Length("text"))
         .values_list("pk", "item_id", "kind", "system__name", "original_id", "length", "text")
     )
+    credited: dict[int, list[str]] = defaultdict(list)
+    for output, name in ItemOutputCredit.objects.filter(
+        output__item__task__config__in=list(configs)
+    ).values_list("output_id", "system__name"):
+        credited[output].append(name)
     for pk, item, kind, system, original, length, text in rows:
         # The text is needed only to find a bad reference's degraded part (against its
         # original, a real output).
         keep = text if kind in (ItemKind.BAD_REFERENCE, ItemKind.REAL) else ""
-        found[item][pk] = _Shown(item, kind, system or "", original, length, keep)
+        found[item][pk] = _Shown(
+            item, kind, system or "", original, length, keep, tuple(credited.get(pk, ()))
+        )
     return found
 
 
@@ -267,10 +277,12 @@ def _summary(
             mine[(annotator, output_id)] = marking
             if output.kind == ItemKind.REAL:
                 per_output[output_id].append((annotator, marking))
-                judged[output.system] += 1
-                for _s, _e, severity, category in spans:
-                    by_severity[output.system][severity] += 1
-                    by_category[output.system][(category, severity)] += 1
+                # A merged output's errors count for every system that produced its text.
+                for name in (output.system, *output.credited):
+                    judged[name] += 1
+                    for _s, _e, severity, category in spans:
+                        by_severity[name][severity] += 1
+                        by_category[name][(category, severity)] += 1
             elif output.kind == ItemKind.BAD_REFERENCE and output.original_id in outputs:
                 degraded = degraded_range(
                     outputs[output.original_id].text, output.text, whole_words=not character_based

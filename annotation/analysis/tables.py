@@ -4,7 +4,7 @@ originals."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,7 @@ from django.db.models import (
     When,
 )
 
+from annotation.analysis.credits import config_credits, credited_rows
 from annotation.analysis.services import annotator_pseudonyms_ensure
 from annotation.models import (
     AnnotatorDecision,
@@ -93,12 +94,16 @@ class CriterionTable:
         config: the protocol config.
         criterion: the criterion key ("adequacy", "fluency", "score", "rank", …).
         judgments: the table; row i is ``value_ids[i]``.
-        value_ids: JudgmentValue id per row (ascending).
+        value_ids: JudgmentValue id per row: ascending over the answers' rows, then the rows
+            that credit merged outputs to other systems (``judgments.credit_of``), which repeat
+            their answer's id.
         annotator_ids: user id per annotator code.
         segment_ids: Segment id per segment code.
         system_ids: System id per system code; when ``has_reference``, the last code stands for
             references shown as outputs and its id is -1.
         has_reference: whether some rows showed a reference as an output.
+        credited_runs: the Run id of each row that credits a merged output to another system
+            (the table's last rows, in order); their ``value_ids`` name the shown output's.
     """
 
     config: ProtocolConfig
@@ -109,6 +114,7 @@ class CriterionTable:
     segment_ids: IntArray
     system_ids: IntArray
     has_reference: bool
+    credited_runs: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def definition(self) -> Criterion:
@@ -177,6 +183,18 @@ def criterion_table_load(
     seconds = data[:, 8]
     _, screen = np.unique(data[:, 9].astype(np.int64), return_inverse=True)
 
+    # Merged outputs: one more row per credited system, after the answers' rows.
+    extra = credited_rows(
+        output=output, real=item_type == ItemType.REAL, credits=config_credits(config=config)
+    )
+    grown = [extra.grow(c) for c in (value_id, annotator, segment, output, item_type)]
+    value_id, annotator, segment, output, item_type = grown
+    grown = [extra.grow(c) for c in (original_output, score, seconds, screen)]
+    original_output, score, seconds, screen = grown
+    system_raw = np.r_[system_raw, extra.system.astype(np.float64)]
+    credit_of = np.r_[np.full(n, -1, dtype=np.int64), extra.source]
+    n = value_id.shape[0]
+
     shows_system = np.isfinite(system_raw)
     system_ids, system_code = np.unique(
         system_raw[shows_system].astype(np.int64), return_inverse=True
@@ -187,13 +205,7 @@ def criterion_table_load(
     if has_reference:
         system_ids = np.r_[system_ids, -1]
 
-    qc = (item_type == ItemType.REPEAT) | (item_type == ItemType.BAD_REF)
-    wanted = np.where(qc & np.isfinite(original_output), original_output, -1).astype(np.int64)
-    original = link_originals(annotator=annotator, item=output, original_item=wanted)
-    # The core accepts originals only on REAL rows; anything else (a repeat of a repeat) is
-    # left unlinked rather than guessed.
-    target = np.maximum(original, 0)
-    original = np.where((original >= 0) & (item_type[target] == ItemType.REAL), original, -1)
+    original = _originals(annotator, output, item_type, original_output, credit_of)
 
     judgments = Judgments.from_arrays(
         annotator=annotator,
@@ -207,6 +219,7 @@ def criterion_table_load(
         n_annotators=annotator_ids.shape[0],
         n_segments=segment_ids.shape[0],
         n_systems=system_ids.shape[0],
+        credit_of=credit_of,
     )
     return CriterionTable(
         config=config,
@@ -217,7 +230,34 @@ def criterion_table_load(
         segment_ids=segment_ids.astype(np.int64),
         system_ids=system_ids.astype(np.int64),
         has_reference=has_reference,
+        credited_runs=extra.run,
     )
+
+
+def _originals(
+    annotator: IntArray,
+    output: IntArray,
+    item_type: IntArray,
+    original_output: FloatArray,
+    credit_of: IntArray,
+) -> IntArray:
+    """``Judgments.original``: each QC row's original, the same annotator's row of the output
+    its output copies."""
+    n = annotator.shape[0]
+    qc = (item_type == ItemType.REPEAT) | (item_type == ItemType.BAD_REF)
+    wanted = np.where(qc & np.isfinite(original_output), original_output, -1).astype(np.int64)
+    # Originals are looked for among the answers' rows only (a credited row is no original).
+    answers = credit_of < 0
+    original = np.full(n, -1, dtype=np.int64)
+    linked = link_originals(
+        annotator=annotator[answers], item=output[answers], original_item=wanted[answers]
+    )
+    original[answers] = np.where(linked >= 0, np.flatnonzero(answers)[np.maximum(linked, 0)], -1)
+    # The core accepts originals only on REAL rows; anything else (a repeat of a repeat) is
+    # left unlinked rather than guessed.
+    target = np.maximum(original, 0)
+    original = np.where((original >= 0) & (item_type[target] == ItemType.REAL), original, -1)
+    return original
 
 
 def criterion_definition(protocol: str, key: str) -> Criterion:

@@ -214,6 +214,7 @@ class ProtocolConfigForm(forms.ModelForm):
             "screen",
             "document_window",
             "document_score",
+            "merge_identical",
             "items_per_task",
             "annotations_per_task",
             "qc_bad_reference",

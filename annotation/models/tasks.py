@@ -97,6 +97,17 @@ class ProtocolConfig(models.Model):
             "document (or window) shown, from 0 to 100."
         ),
     )
+    # Identical outputs of a segment (the same text after NFC and whitespace normalisation)
+    # shown once, the answer credited to every system and run that produced them
+    # (ItemOutputCredit; annotation.tasking.merging).
+    merge_identical = models.BooleanField(
+        _("merge identical outputs"),
+        default=True,
+        help_text=_(
+            "Show identical translations of a segment once and credit the answer to every "
+            "system that produced them."
+        ),
+    )
     instructions = models.TextField(_("instructions"), blank=True)
     hold_minutes = models.PositiveIntegerField(
         _("hold time (minutes)"),
@@ -209,6 +220,10 @@ class TaskBuild(models.Model):
     # What the finished build wrote.
     tasks = models.PositiveIntegerField(default=0)
     items = models.PositiveIntegerField(default=0)
+    # What merging identical outputs saved: screens and judged outputs, counting every
+    # annotator of a task (0 when the config does not merge or nothing was identical).
+    saved_screens = models.PositiveIntegerField(default=0)
+    saved_judgments = models.PositiveIntegerField(default=0)
     # The requester's language: messages of a failed build are stored in it.
     language = models.CharField(max_length=10, default="en")
     requested_by = models.ForeignKey(
@@ -348,6 +363,29 @@ class ItemOutput(models.Model):
 
     def __str__(self) -> str:
         return f"output {self.position + 1} of item {self.item_id}"
+
+
+class ItemOutputCredit(models.Model):
+    """Another system run credited with a shown output's answer: it produced the same text
+    (after NFC and whitespace normalisation) as the output's own system and run, so the
+    output was shown once for both. The analysis expands each answer to every credit."""
+
+    # No index of its own: the unique index (output, system) starts with it.
+    output = models.ForeignKey(
+        ItemOutput, on_delete=models.CASCADE, related_name="credits", db_index=False
+    )
+    system = models.ForeignKey(System, on_delete=models.PROTECT, related_name="+")
+    run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="+")
+    translation = models.ForeignKey(Translation, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["output", "system"]
+        constraints = [
+            models.UniqueConstraint(fields=["output", "system"], name="itemoutputcredit_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"credit of output {self.output_id} to system {self.system_id}"
 
 
 class Assignment(models.Model):

@@ -48,6 +48,7 @@ from annotation.models import (
     pseudonym_code,
 )
 from annotation.reports.documents import document_report_columns
+from annotation.reports.merged import campaign_credits, chunk_expansion
 from annotation.reports.span_cells import chunk_spans, row_spans, span_config_ids
 from evalsite.db import features
 
@@ -65,6 +66,7 @@ JUDGMENT_COLUMNS = (
     "line",
     "system",
     "run",
+    "merged",
     "annotator",
     "item_type",
     "criterion",
@@ -359,6 +361,7 @@ def _report_chunks_in_snapshot(
 ) -> Iterator[dict[str, list[Any]]]:
     configs = {c.pk: (c.name, c.protocol) for c in ProtocolConfig.objects.filter(campaign=campaign)}
     with_spans = span_config_ids(configs)
+    credits = campaign_credits(campaign=campaign)
     queryset = judgment_report_queryset(campaign=campaign, text_numbers=text_numbers)
     rows = queryset.iterator(chunk_size=chunk_size)
     campaign_name = campaign.name
@@ -374,7 +377,7 @@ def _report_chunks_in_snapshot(
         status = np.where(known, statistics.status[at], 0)
         config = [configs[k] for k in c[1]]
         spans = chunk_spans(list(c[1]), list(c[17]), with_spans, with_text=span_texts)
-        yield {
+        columns = {
             "campaign": [campaign_name] * n,
             "protocol": [name for name, _ in config],
             "protocol_type": [protocol for _, protocol in config],
@@ -399,6 +402,18 @@ def _report_chunks_in_snapshot(
             "seconds": list(c[16]),
             "spans": row_spans(c[1], c[17], c[18], spans),
         }
+        if not credits:
+            yield {**columns, "merged": [None] * n}
+            continue
+        # Merged outputs: one more row per credited system, after the row of the one shown.
+        grown = chunk_expansion(c[18], [v == 0 for v in c[11]], credits)
+        expanded = {name: grown.take(column) for name, column in columns.items()}
+        for name, part in (("system", 0), ("run", 1)):
+            expanded[name] = [
+                v if credit is None else credit[part]
+                for v, credit in zip(expanded[name], grown.credit, strict=True)
+            ]
+        yield {**expanded, "merged": grown.merged}
 
 
 def judgment_report_rows(

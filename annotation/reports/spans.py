@@ -17,7 +17,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation.judgment_import.mqm_tsv import MQM_COLUMNS
-from annotation.models import Campaign, ItemOutput, Judgment, JudgmentSpan, ProtocolConfig
+from annotation.models import (
+    Campaign,
+    ItemOutput,
+    ItemOutputCredit,
+    Judgment,
+    JudgmentSpan,
+    ProtocolConfig,
+)
 from annotation.protocols import PROTOCOLS, Protocol
 from annotation.reports.span_cells import MISSING
 from annotation.reports.text import cell_text
@@ -183,6 +190,15 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
         judgment__item__task__config__in=configs
     ).values_list("judgment_id", "output_id", "start", "end", "severity", "category"):
         spans[(judgment, output)].append((start, end, severity, category))
+    # Google's rows are per system: a merged output's errors are written for every system
+    # that produced its text.
+    credited: dict[int, list[str]] = defaultdict(list)
+    for output, name in (
+        ItemOutputCredit.objects.filter(output__item__task__config__in=configs)
+        .order_by("output_id", "system__name")
+        .values_list("output_id", "system__name")
+    ):
+        credited[output].append(name)
     outputs: dict[int, list[tuple[int, str, str, str, str, str, str]]] = defaultdict(list)
     for item, pk, system, document, in_document, segment, source, text in (
         ItemOutput.objects.filter(item__task__config__in=configs, kind="real")
@@ -198,7 +214,8 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
             "text",
         )
     ):
-        outputs[item].append((pk, system, document, in_document, segment, source, text))
+        for name in (system, *credited.get(pk, ())):
+            outputs[item].append((pk, name, document, in_document, segment, source, text))
     yield "\t".join(MQM_TSV_COLUMNS) + "\n"
     judged = (
         Judgment.objects.filter(item__task__config__in=configs)

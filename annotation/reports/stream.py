@@ -35,6 +35,7 @@ from annotation.reports.judgments import (
     report_chunks,
     report_snapshot,
 )
+from annotation.reports.merged import Credits, campaign_credits, chunk_expansion, is_real_kind
 from annotation.reports.span_cells import chunk_spans, row_spans, span_cell, span_config_ids
 from evalcore.human import ItemType
 from evalsite.db import features
@@ -67,6 +68,8 @@ def _text_columns(columns: dict[str, list[Any]], *, tsv: bool) -> list[tuple[str
             text[name] = ["" if v is None else str(v) for v in values]
         elif name == "included":
             text[name] = ["1" if v else "0" for v in values]
+        elif name == "merged":
+            text[name] = ["" if v is None else str(v) for v in values]
         elif name == "spans":
             quote = _tsv_field if tsv else _csv_quote
             text[name] = [quote(span_cell(v)) if v else "" for v in values]
@@ -175,12 +178,10 @@ def _line_parts(*, campaign: Campaign, separator: str) -> Any:
                 field("judgment__item__segment__external_id"),
                 sep,
                 number("judgment__item__segment__position"),
-                sep,
-                field("output__system__name"),
-                sep,
-                field("output__run__name"),
                 output_field=TextField(),
             ),
+            _system=field("output__system__name"),
+            _run=field("output__run__name"),
             _middle=Concat(
                 item_type,
                 sep,
@@ -208,6 +209,9 @@ def _line_parts(*, campaign: Campaign, separator: str) -> Any:
             "_tail",
             "judgment_id",
             "output_id",
+            "_system",
+            "_run",
+            "output__kind",
         )
     )
 
@@ -242,10 +246,11 @@ def _database_lines(
             for pk, (name, protocol) in configs.items()
         }
         with_spans = span_config_ids(configs)
+        credits = campaign_credits(campaign=campaign)
         rows = _line_parts(campaign=campaign, separator=separator).iterator(chunk_size=chunk_size)
         status_text = [text(v) for v in STATUS_CODES]
         while True:
-            chunk = list(itertools.islice(rows, chunk_size))
+            chunk = _with_credits(list(itertools.islice(rows, chunk_size)), credits, text)
             if not chunk:
                 break
             n = len(chunk)
@@ -260,9 +265,9 @@ def _database_lines(
             cells = _span_cells(chunk, with_spans, text)
             s = separator
             yield "".join(
-                f"{heads[r[1]]}{s}{r[3]}{s}{labels.get(r[2]) or r[2]}{s}{r[4]}{s}{shifted[i]}{s}"
-                f"{z[i]}{s}{status_text[status[i]]}{s}{'1' if included[i] else '0'}{s}{r[5]}"
-                f"{s}{cells[i]}\n"
+                f"{heads[r[1]]}{s}{r[3]}{s}{r[8]}{s}{r[9]}{s}{r[11]}{s}{labels.get(r[2]) or r[2]}"
+                f"{s}{r[4]}{s}{shifted[i]}{s}{z[i]}{s}{status_text[status[i]]}{s}"
+                f"{'1' if included[i] else '0'}{s}{r[5]}{s}{cells[i]}\n"
                 for i, r in enumerate(chunk)
             )
         # The document-level rows, in the same snapshot, written as the Python writer does.
@@ -270,6 +275,26 @@ def _database_lines(
         if documents is not None:
             lines = _text_columns(documents, tsv=separator == "\t")
             yield "".join(separator.join(line) + "\n" for line in lines)
+
+
+def _with_credits(
+    chunk: list[tuple[Any, ...]], credits: Credits, text: Callable[[str], str]
+) -> list[tuple[Any, ...]]:
+    """A chunk of :func:`_line_parts` rows with a row per credited system after each real
+    row of a merged output, and its last field the ``merged`` cell (the shown output's id)."""
+    if not credits:
+        return [(*r[:11], "") for r in chunk]
+    grown = chunk_expansion([r[7] for r in chunk], [is_real_kind(r[10]) for r in chunk], credits)
+    return [
+        (
+            *r[:8],
+            r[8] if credit is None else text(credit[0]),
+            r[9] if credit is None else text(credit[1]),
+            r[10],
+            "" if merged is None else str(merged),
+        )
+        for r, credit, merged in zip(grown.take(chunk), grown.credit, grown.merged, strict=True)
+    ]
 
 
 def _span_cells(

@@ -137,6 +137,8 @@ def task_build_run(*, build_id: Any) -> TaskBuild | None:
                 status=TaskBuild.Status.DONE,
                 tasks=result.tasks,
                 items=result.items,
+                saved_screens=result.saved_screens,
+                saved_judgments=result.saved_judgments,
                 finished=finished,
                 progressed=finished,
             )

@@ -18,6 +18,7 @@ from annotation.models import (
     Item,
     ItemKind,
     ItemOutput,
+    ItemOutputCredit,
     ProtocolConfig,
     Reference,
     Run,
@@ -26,7 +27,8 @@ from annotation.models import (
     Task,
     Translation,
 )
-from annotation.protocols import Mode, Protocol
+from annotation.protocols import PAIRWISE, Mode, Protocol
+from annotation.tasking.merging import merged_screens, output_groups
 from annotation.tasking.plan import (
     BAD_REFERENCE,
     REFERENCE,
@@ -62,6 +64,9 @@ class BuildResult:
     tasks: int
     items: int
     outputs: int
+    # What merging identical outputs saved, counting every annotator of a task.
+    saved_screens: int = 0
+    saved_judgments: int = 0
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
@@ -115,15 +120,21 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
     # Real items first (QC items point to them), then the copies.
     real_items = _write_real_items(tasks, plans, source, writer)
     real_outputs, n_outputs = _write_real_outputs(tasks, plans, real_items, source, writer)
+    _write_credits(tasks, plans, real_items, real_outputs, source)
     copies = _write_copies(tasks, plans, real_items, writer)
     n_copy_outputs = _write_copy_outputs(
         copies, real_outputs, source, protocol=protocol, rng=rng, writer=writer
     )
     logger.info("built %d tasks for %s", len(tasks), config)
+    items = len(real_items) + len(copies)
+    outputs = n_outputs + n_copy_outputs
+    unmerged = _unmerged_size(config, source) if _merges(config) else (items, outputs)
     return BuildResult(
         tasks=len(tasks),
-        items=len(real_items) + len(copies),
-        outputs=n_outputs + n_copy_outputs,
+        items=items,
+        outputs=outputs,
+        saved_screens=max(0, unmerged[0] - items) * config.annotations_per_task,
+        saved_judgments=max(0, unmerged[1] - outputs) * config.annotations_per_task,
     )
 
 
@@ -241,9 +252,8 @@ def _plan(
             )
         )
     else:
-        k = config.definition.outputs_per_screen(config.outputs_per_screen)
         plans = plan_tasks(
-            balanced_screens(len(source.segments), len(source.systems), k, rng),
+            _segment_screens(config, source, rng, merge=_merges(config)),
             items_per_task=config.items_per_task,
             mix=mix,
             rng=rng,
@@ -267,6 +277,56 @@ def _plan(
         )
     _check_reference_items(plans, source)
     return plans
+
+
+def _merges(config: ProtocolConfig) -> bool:
+    """Whether the build merges identical outputs: document screens show one system's
+    translation of a segment each, so they have nothing to merge on a screen."""
+    return config.merge_identical and not config.shows_documents
+
+
+def _segment_screens(
+    config: ProtocolConfig, source: _Source, rng: np.random.Generator, *, merge: bool
+) -> list[Screen]:
+    """The real segment screens, with identical outputs merged when ``merge``."""
+    k = config.definition.outputs_per_screen(config.outputs_per_screen)
+    n_systems = len(source.systems)
+    if not merge:
+        return balanced_screens(len(source.segments), n_systems, k, rng)
+    groups = [
+        output_groups(
+            [
+                source.translations[(_run_of(source, system, position).pk, segment.pk)][1]
+                for system in range(n_systems)
+            ]
+        )
+        for position, segment in enumerate(source.segments)
+    ]
+    # A ranking screen of one text compares nothing: such a segment gets no screen.
+    min_width = 2 if config.definition.analysis == PAIRWISE else 1
+    return merged_screens(groups, n_systems, k, rng, min_width=min_width)
+
+
+def _unmerged_size(config: ProtocolConfig, source: _Source) -> tuple[int, int]:
+    """The items and shown outputs the same build would write without merging (planned
+    afresh from the seed, not written): what the summary says merging saved."""
+    rng = np.random.default_rng(config.seed)
+    mix = QcMix(config.qc_bad_reference, config.qc_repeat, config.qc_reference)
+    plans = plan_tasks(
+        _segment_screens(config, source, rng, merge=False),
+        items_per_task=config.items_per_task,
+        mix=mix,
+        rng=rng,
+        with_reference_items=source.output_ref_index in source.references,
+    )
+    items = [item for plan in plans for item in plan.items]
+    return len(items), sum(len(item.screen.systems) for item in items)
+
+
+def _run_of(source: _Source, system_index: int, turn: int) -> Run:
+    """The run of a system shown for a screen: each system's runs take turns."""
+    system_runs = source.runs[system_index]
+    return system_runs[(turn + system_index) % len(system_runs)]
 
 
 def _check_reference_items(plans: list[PlannedTask[Screen]], source: _Source) -> None:
@@ -365,8 +425,7 @@ def _write_real_outputs(
             segment = source.segments[planned.screen.segment]
             shown = []
             for slot, system_index in enumerate(planned.screen.systems):
-                system_runs = source.runs[system_index]
-                run = system_runs[(planned.screen.run_turn + system_index) % len(system_runs)]
+                run = _run_of(source, system_index, planned.screen.run_turn)
                 translation_id, text = source.translations[(run.pk, segment.pk)]
                 shown.append(
                     ItemOutput(
@@ -383,6 +442,35 @@ def _write_real_outputs(
             outputs.extend(shown)
     writer.write(ItemOutput, outputs)
     return real_outputs, len(outputs)
+
+
+def _write_credits(
+    tasks: list[Task],
+    plans: list[PlannedTask[Screen]],
+    real_items: dict[tuple[int, int], Item],
+    real_outputs: dict[int, list[ItemOutput]],
+    source: _Source,
+) -> None:
+    """The other system runs credited with each merged real output (none without merging)."""
+    credits = []
+    for task, plan in zip(tasks, plans, strict=True):
+        for position, planned in enumerate(plan.items):
+            if planned.kind != ItemKind.REAL or not planned.screen.credits:
+                continue
+            item = real_items[(task.pk, position)]
+            for slot, output in enumerate(real_outputs[item.pk]):
+                for system_index in planned.screen.credited(slot):
+                    run = _run_of(source, system_index, planned.screen.run_turn)
+                    translation_id, _text = source.translations[(run.pk, item.segment_id)]
+                    credits.append(
+                        ItemOutputCredit(
+                            output=output,
+                            system=source.systems[system_index],
+                            run=run,
+                            translation_id=translation_id,
+                        )
+                    )
+    ItemOutputCredit.objects.bulk_create(credits, batch_size=BATCH)
 
 
 def _write_copies(

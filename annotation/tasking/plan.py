@@ -159,6 +159,12 @@ class Screen:
     segment: int
     systems: tuple[int, ...]
     turn: int | None = None
+    # Per slot, the other systems that produced the slot's text and share its answer
+    # (merged identical outputs, :mod:`annotation.tasking.merging`); empty: none merged.
+    credits: tuple[tuple[int, ...], ...] = ()
+
+    def credited(self, slot: int) -> tuple[int, ...]:
+        return self.credits[slot] if self.credits else ()
 
     @property
     def run_turn(self) -> int:

@@ -57,6 +57,14 @@ def _build_state(build: TaskBuild, progress: dict[str, Any] | None) -> dict[str,
             "tasks": count_text(build.tasks),
             "items": count_text(build.items),
         }
+        if build.saved_screens or build.saved_judgments:
+            message += " " + _(
+                "Merging identical outputs saved %(screens)s screens and %(judgments)s "
+                "judgments of outputs (all annotators of a task counted)."
+            ) % {
+                "screens": count_text(build.saved_screens),
+                "judgments": count_text(build.saved_judgments),
+            }
     elif build.status == TaskBuild.Status.FAILED:
         message = build.error
     elif build.status == TaskBuild.Status.QUEUED:
@@ -83,6 +91,8 @@ def _build_state(build: TaskBuild, progress: dict[str, Any] | None) -> dict[str,
         "message": message,
         "tasks": build.tasks,
         "items": build.items,
+        "saved_screens": build.saved_screens,
+        "saved_judgments": build.saved_judgments,
         "tasks_text": count_text(build.tasks),
         "items_text": count_text(build.items),
         "created": build.created.isoformat(),

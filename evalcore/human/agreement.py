@@ -108,10 +108,11 @@ def inter_annotator_alpha(
     Units judged by fewer than two annotators do not count. If an annotator judged the same
     output more than once in REAL rows, only the first judgment counts, so every pair of values
     comes from two different annotators. ``values`` defaults to the raw scores (pass
-    ``Normalised.z`` for α on z-scores).
+    ``Normalised.z`` for α on z-scores). A merged answer counts once, under the system shown
+    (its credited rows would repeat the same pair of values in every credited system's unit).
     """
     scores = judgments.score if values is None else values
-    rows = np.flatnonzero(judgments.rows_of(ItemType.REAL))
+    rows = np.flatnonzero(judgments.rows_of(ItemType.REAL) & judgments.answers)
     unit = judgments.system[rows] * judgments.n_segments + judgments.segment[rows]
     key = unit * judgments.n_annotators + judgments.annotator[rows]
     _, first = np.unique(key, return_index=True)

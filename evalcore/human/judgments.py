@@ -58,6 +58,12 @@ class Judgments:
         seconds: time spent on the screen the row belongs to (NaN when unknown); every row of a
             screen carries the same value.
         n_annotators, n_segments, n_systems: number of codes (at least the largest code + 1).
+        credit_of: for a row that credits another system with an answer given once (a merged
+            identical output: the text was shown once for several systems), the row index of
+            the answer's own row; ``-1`` for the answer's own rows. Credited rows are REAL rows
+            that differ from their answer's row only in ``system``: per-system statistics see
+            them, per-annotator and per-answer statistics (normalisation, QC, agreement, time)
+            count the answer once (:attr:`answers`).
     """
 
     annotator: IntArray
@@ -71,9 +77,12 @@ class Judgments:
     n_annotators: int
     n_segments: int
     n_systems: int
+    credit_of: IntArray | None = None
 
     def __post_init__(self) -> None:
         n = self.score.shape[0]
+        if self.credit_of is None:
+            object.__setattr__(self, "credit_of", np.full(n, -1, dtype=np.int64))
         for name in (
             "annotator",
             "segment",
@@ -82,6 +91,7 @@ class Judgments:
             "original",
             "screen",
             "seconds",
+            "credit_of",
         ):
             column = getattr(self, name)
             if column.shape != (n,):
@@ -89,6 +99,19 @@ class Judgments:
 
     def __len__(self) -> int:
         return int(self.score.shape[0])
+
+    @property
+    def answers(self) -> BoolArray:
+        """The rows that are answers given (every row but those crediting another system with
+        a merged answer)."""
+        assert self.credit_of is not None
+        return self.credit_of < 0
+
+    @property
+    def answer(self) -> IntArray:
+        """Per row, the row of the answer it holds: itself, or the row it credits."""
+        assert self.credit_of is not None
+        return np.where(self.credit_of >= 0, self.credit_of, np.arange(len(self)))
 
     @classmethod
     def from_arrays(
@@ -105,11 +128,12 @@ class Judgments:
         n_annotators: int | None = None,
         n_segments: int | None = None,
         n_systems: int | None = None,
+        credit_of: npt.ArrayLike | None = None,
     ) -> Judgments:
         """Validate and convert the columns; optional ones get their defaults.
 
         Defaults: every row REAL, no originals (``-1``), one screen per row (as in direct
-        assessment), unknown seconds (NaN), counts = largest code + 1.
+        assessment), unknown seconds (NaN), counts = largest code + 1, no credited rows.
 
         Raises:
             ValueError: on a shape mismatch, a negative or too large code, a non-finite score, an
@@ -156,9 +180,36 @@ class Judgments:
             n_annotators=_count("n_annotators", n_annotators, annotator_arr),
             n_segments=_count("n_segments", n_segments, segment_arr),
             n_systems=_count("n_systems", n_systems, system_arr),
+            credit_of=None if credit_of is None else _as_int("credit_of", credit_of, n),
         )
         judgments._check_originals()
+        judgments._check_credits()
         return judgments
+
+    def _check_credits(self) -> None:
+        assert self.credit_of is not None
+        credited = self.credit_of >= 0
+        if not credited.any():
+            return
+        if (self.credit_of < -1).any() or (self.credit_of >= len(self)).any():
+            row = int(np.argmax((self.credit_of < -1) | (self.credit_of >= len(self))))
+            raise ValueError(f"credit_of of row {row} is {self.credit_of[row]}, not a row index")
+        target = np.where(credited, self.credit_of, 0)
+        wrong = credited & (
+            (self.credit_of[target] >= 0)
+            | (self.item_type != ItemType.REAL)
+            | (self.item_type[target] != ItemType.REAL)
+            | (self.annotator[target] != self.annotator)
+            | (self.screen[target] != self.screen)
+            | (self.segment[target] != self.segment)
+            | (self.score[target] != self.score)
+        )
+        if wrong.any():
+            row = int(np.argmax(wrong))
+            raise ValueError(
+                f"credit_of of row {row} points to row {self.credit_of[row]}, which is not a "
+                "REAL answer of the same annotator, screen, segment and score"
+            )
 
     def _check_originals(self) -> None:
         has = self.original >= 0
@@ -190,6 +241,11 @@ class Judgments:
         new_position[index] = np.arange(index.shape[0])
         old_original = self.original[index]
         original = np.where(old_original >= 0, new_position[np.maximum(old_original, 0)], -1)
+        # The rows of one answer left in the selection credit the first of them (which
+        # becomes the answer's own row when the old one is left out).
+        _, first, inverse = np.unique(self.answer[index], return_index=True, return_inverse=True)
+        root = first[inverse]
+        credit_of = np.where(root == np.arange(index.shape[0]), -1, root).astype(np.int64)
         return Judgments(
             annotator=self.annotator[index],
             segment=self.segment[index],
@@ -202,6 +258,7 @@ class Judgments:
             n_annotators=self.n_annotators,
             n_segments=self.n_segments,
             n_systems=self.n_systems,
+            credit_of=credit_of,
         )
 
     def rows_of(self, *types: ItemType) -> BoolArray:

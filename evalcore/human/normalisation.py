@@ -75,11 +75,16 @@ def basis_rows(judgments: Judgments, basis: Basis) -> BoolArray:
     "real_and_repeat" (default of :func:`normalise`): REAL and REPEAT rows, so QC items with an
     expected answer (references, degraded outputs) do not move μ_a and σ_a. "all": every row, as
     the original DA scripts did.
+
+    Either way an answer counts once: rows that credit another system with a merged answer
+    (``Judgments.credit_of``) are left out, so an annotator's μ_a and σ_a are those of the
+    answers they gave, and the normalised score is then credited to every system (as WMT's
+    scripts expand a collapsed output's score after normalisation).
     """
     if basis == "real_and_repeat":
-        return judgments.rows_of(ItemType.REAL, ItemType.REPEAT)
+        return judgments.rows_of(ItemType.REAL, ItemType.REPEAT) & judgments.answers
     if basis == "all":
-        return np.ones(len(judgments), dtype=bool)
+        return judgments.answers.copy()
     raise ValueError(f"unknown basis {basis!r}; use 'real_and_repeat' or 'all'")
 
 

@@ -71,7 +71,9 @@ def pairwise_comparisons(judgments: Judgments) -> Comparisons:
 
     Vectorised: the rows are sorted by screen and row i is paired with row i + d for every offset
     d below the largest screen size, so the loop runs over offsets, not over judgments. Two rows
-    of the same system on one screen are not compared.
+    of the same system on one screen are not compared, nor two rows of one merged answer (two
+    systems credited with one shown output: the annotator compared nothing between them, and
+    counting the identical texts as a tie would add ties nobody gave).
     """
     order = np.argsort(judgments.screen, kind="stable")
     screen_sorted = judgments.screen[order]
@@ -89,7 +91,8 @@ def pairwise_comparisons(judgments: Judgments) -> Comparisons:
         second_parts.append(order[offset:][same])
     first = np.concatenate(first_parts) if first_parts else np.zeros(0, np.int64)
     second = np.concatenate(second_parts) if second_parts else np.zeros(0, np.int64)
-    keep = judgments.system[first] != judgments.system[second]
+    answer = judgments.answer
+    keep = (judgments.system[first] != judgments.system[second]) & (answer[first] != answer[second])
     first, second = first[keep], second[keep]
     swap = judgments.system[first] > judgments.system[second]
     row_a = np.where(swap, second, first)

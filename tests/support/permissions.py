@@ -181,6 +181,7 @@ MATRIX: dict[str, Rule] = {
     "api-config-tutorial": organizer_api({"GET": 200, "POST": 201, "PUT": 200}),
     "api-campaign-completions": organizer_api(GET),
     "api-config-allocation": organizer_api(GET),
+    "api-campaign-builds": organizer_api(GET),
     "api-campaign-crowd-links": organizer_api({"GET": 200, "POST": 201}),
     "api-campaign-annotators": organizer_api({"GET": 200, "POST": 200}),
     "api-campaign-annotator": organizer_api({"DELETE": 200}),

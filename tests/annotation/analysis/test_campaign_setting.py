@@ -18,7 +18,7 @@ from django.urls import reverse
 from annotation.analysis.selectors import campaign_analysis_compute, campaign_analysis_settings
 from annotation.analysis.services import annotator_decision_record
 from annotation.analysis.settings import PRESETS, AnalysisSettings
-from annotation.models import Campaign, ItemKind, JudgmentValue
+from annotation.models import Campaign, ItemKind, ItemOutputCredit, JudgmentValue
 from annotation.protocols import DIRECT_ASSESSMENT
 from annotation.signals import campaign_data_changed
 from metrics.human import human_compute
@@ -52,7 +52,8 @@ def test_the_wmt_preset_sets_wmt_conventions_and_is_recognised() -> None:
 @pytest.fixture
 def judged(db: Any) -> tuple[Campaign, Client]:
     owner = make_user("setting-owner", organizer=True)
-    campaign = make_judged_demo_campaign(owner=owner, items_per_task=10)
+    # Merged: the WMT test below credits merged outputs to every system itself.
+    campaign = make_judged_demo_campaign(owner=owner, items_per_task=10, merge_identical=True)
     client = Client()
     assert client.login(username=owner.username, password=PASSWORD)
     return campaign, client
@@ -141,10 +142,20 @@ def test_the_wmt_preset_reproduces_wmts_method(judged: tuple[Campaign, Client]) 
     for a in np.unique(annotator):
         mine = annotator == a
         z[mine] = (value[mine] - value[mine].mean()) / value[mine].std(ddof=1)
+    # The demo's systems produce the same text now and then: a merged output's z counts for
+    # every system credited with it (after the annotator's z was computed on their answers).
+    credited: dict[int, list[int]] = {}
+    for output, system in ItemOutputCredit.objects.filter(
+        output__item__task__config_id=da.config_id
+    ).values_list("output_id", "system_id"):
+        credited.setdefault(output, []).append(system)
     per_unit: dict[tuple[int, int], list[float]] = {}
-    for (_a, segment, system, kind, _v, _o, _id), zi in zip(rows, z, strict=True):
+    for (_a, segment, system, kind, _v, _o, output), zi in zip(rows, z, strict=True):
         if kind in (ItemKind.REAL, ItemKind.REPEAT):
             per_unit.setdefault((system, segment), []).append(float(zi))
+        if kind == ItemKind.REAL:
+            for other in credited.get(output, []):
+                per_unit.setdefault((other, segment), []).append(float(zi))
     expected = {}
     for system in {s for s, _ in per_unit}:
         segments = [np.mean(v) for (s, _), v in per_unit.items() if s == system]

@@ -150,6 +150,7 @@ def expected_rows() -> list[dict[str, str]]:
                 "line": str(seg + 1),
                 "system": SYSTEMS[system] if system < 2 else "",
                 "run": "main" if system < 2 else "",
+                "merged": "",  # no two systems produced the same text
                 "annotator": f"A{a + 1:03d}",
                 "item_type": TYPE[kind],
                 "criterion": "score",
