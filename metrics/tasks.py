@@ -260,7 +260,7 @@ def _compile_kernels(**kwargs: Any) -> None:
 def _torch_threads(sender: Any = None, **kwargs: Any) -> None:
     """BERTR's encoder runs on each pool process's share of the cores (set before the pool
     forks): torch's default, a thread per core in every process, puts two threads on each core
-    with concurrency 2, which took 1.6 times as long (benchmarks/bertr.py). An operator's
+    with concurrency 2, which took 1.5 times as long (benchmarks/bertr.py). An operator's
     EVALSITE_TORCH_THREADS is kept."""
     from evalcore.scoring.bertr import THREADS_ENV  # torch itself is imported only on use
 
