@@ -256,6 +256,18 @@ def _compile_kernels(**kwargs: Any) -> None:
         logger.exception("could not load the compiled edit-distance kernels")
 
 
+@worker_init.connect
+def _torch_threads(sender: Any = None, **kwargs: Any) -> None:
+    """BERTR's encoder runs on each pool process's share of the cores (set before the pool
+    forks): torch's default, a thread per core in every process, puts two threads on each core
+    with concurrency 2, which took 1.5 times as long (benchmarks/bertr.py). An operator's
+    EVALSITE_TORCH_THREADS is kept."""
+    from evalcore.scoring.bertr import THREADS_ENV  # torch itself is imported only on use
+
+    concurrency = int(getattr(sender, "concurrency", None) or 1)
+    os.environ.setdefault(THREADS_ENV, str(max(1, len(os.sched_getaffinity(0)) // concurrency)))
+
+
 @worker_ready.connect
 def _rescue_on_start(sender: Any = None, **kwargs: Any) -> None:
     """A worker that starts sends again the tasks its predecessor under the same node name

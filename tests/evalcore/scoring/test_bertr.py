@@ -62,3 +62,157 @@ def test_without_the_neural_extra_the_metric_says_how_to_install_it(monkeypatch)
     assert not bertr_module.neural_available()
     with pytest.raises(MetricUnavailableError, match=r"pip install -e '\.\[neural\]'"):
         make_metric("bertr")
+
+
+# Real-looking text: news sentences in several scripts, three systems, two references, empty
+# segments and a segment longer than the encoder's 512 word pieces (truncated alike by both).
+LONG = " ".join(
+    f"In {1990 + k} the committee met {k} times and published report no. {k * 7}."
+    for k in range(80)
+)
+REFERENCES = [
+    [
+        "The president met the delegation in Berlin on Tuesday.",
+        "Die Regierung will die Steuern im nächsten Jahr senken.",
+        "Москва объявила о новых мерах поддержки экономики.",
+        "הממשלה אישרה את התקציב לשנה הבאה.",
+        "北京今天宣布了新的环保政策。",
+        "東京の気温は今日三十度を超えました。",
+        "",
+        LONG,
+        "Prices rose by 3.2% in October, the statistics office said.",
+    ],
+    [
+        "On Tuesday the president received the delegation in Berlin.",
+        "Nächstes Jahr sollen die Steuern sinken, sagt die Regierung.",
+        "Москва сообщила о новых мерах по поддержке экономики.",
+        None,
+        "北京今日公布新的环境保护政策。",
+        "今日、東京の気温は30度を超えた。",
+        "A reference where the other has none.",
+        LONG.replace("committee", "board"),
+        "In October prices went up 3.2 percent, according to the statistics office.",
+    ],
+]
+SYSTEMS = [
+    [
+        "The president met the delegation in Berlin on Tuesday.",
+        "The government wants to lower taxes next year.",
+        "Moscow announced new measures to support the economy.",
+        "הממשלה אישרה תקציב לשנה הבאה.",
+        "北京今天宣布新的环保政策。",
+        "",
+        "",
+        LONG,
+        "Prices rose 3.2% in October, said the statistics office.",
+    ],
+    [
+        "President met delegation Berlin Tuesday.",
+        "Die Regierung will die Steuern im nächsten Jahr senken.",
+        "Москва объявила о мерах.",
+        "The government approved the budget.",
+        "Beijing announced a new environmental policy today.",
+        "東京の気温は今日三十度を超えました。",
+        "Nothing to see here.",
+        LONG[: len(LONG) // 2],
+        "",
+    ],
+    [
+        "The president met the delegation in Berlin on Tuesday.",
+        "The government wants to lower taxes next year.",
+        "Moskau kündigte neue Maßnahmen an.",
+        "הממשלה אישרה את התקציב לשנה הבאה.",
+        "北京今天宣布了新的环保政策。",
+        "Tokyo was hotter than thirty degrees today.",
+        "",
+        LONG.replace("met", "gathered"),
+        "Prices rose by 3.2% in October, the statistics office said.",
+    ],
+]
+
+
+def test_scores_equal_the_code_before_on_several_systems_scripts_and_references():
+    from evalcore.scoring.bertr import ENCODER_CACHE
+    from evalcore.scoring.extraction import extract_statistics
+
+    before, today = BERTR(batched=False), BERTR()
+    expected = np.stack([before.statistics(system, REFERENCES) for system in SYSTEMS])
+    ENCODER_CACHE.clear()
+    campaign = extract_statistics(today, SYSTEMS, REFERENCES)
+    ENCODER_CACHE.clear()
+    one_by_one = np.stack([today.statistics(system, REFERENCES) for system in SYSTEMS])
+    for got in (campaign, one_by_one):
+        assert got[..., 1].tolist() == expected[..., 1].tolist()
+        assert np.abs(got - expected).max() <= 1e-7
+        scores = [float(today.score_from_statistics(s.sum(axis=0))) for s in got]
+        assert scores == pytest.approx(
+            [float(before.score_from_statistics(s.sum(axis=0))) for s in expected], abs=1e-5
+        )
+    # an empty side scores 0 (segment 6 of system 0 against both references), a system equal
+    # to a reference scores 1 on that segment
+    assert campaign[0, 6, 0] == 0.0
+    assert campaign[0, 0, 0] == pytest.approx(1.0, abs=1e-12)
+    assert 0 < campaign[1, 3, 0] < campaign[2, 3, 0] <= 1
+    segment = today.statistics_for_segment([r[2] for r in REFERENCES], [s[2] for s in SYSTEMS])
+    assert np.abs(segment - expected[:, 2]).max() <= 1e-7
+
+
+def test_a_sentence_encodes_the_same_alone_and_among_others_so_the_cache_is_exact():
+    from evalcore.scoring.bertr import ENCODER_CACHE
+
+    metric = BERTR()
+    sentences = [s for system in SYSTEMS for s in system] + [
+        r for stream in REFERENCES for r in stream if r is not None
+    ]
+    ENCODER_CACHE.clear()
+    together = dict(zip(sentences, metric.encode(sentences), strict=True))
+    for sentence in (SYSTEMS[1][0], SYSTEMS[0][2], REFERENCES[0][4], LONG):
+        ENCODER_CACHE.clear()
+        (alone,) = metric.encode([sentence])
+        assert np.array_equal(alone, together[sentence])
+    assert len(together[LONG]) == 510  # truncated to 512 word pieces, [CLS] and [SEP] dropped
+    # a recomputation takes every sentence from the cache and gives the same statistics
+    ENCODER_CACHE.clear()
+    first = metric.statistics(SYSTEMS[1], REFERENCES)
+    cached = len(ENCODER_CACHE)
+    assert np.array_equal(metric.statistics(SYSTEMS[1], REFERENCES), first)
+    assert len(ENCODER_CACHE) == cached
+
+
+def test_batches_hold_sentences_of_one_length_within_the_budget(metric):
+    lengths = [5, 3, 5, 700, 3, 5, 5, 5]
+    batches = list(BERTR(token_budget=12)._batches(lengths))
+    assert batches == [[1, 4], [0, 2], [5, 6], [7], [3]]
+    assert sorted(k for b in batches for k in b) == list(range(len(lengths)))
+
+
+def test_the_encoder_cache_is_bounded_and_drops_the_least_recently_used():
+    from evalcore.scoring.bertr import EncoderCache
+
+    cache = EncoderCache(limit=3 * 400)
+    vectors = {text: np.zeros((100, 1), dtype=np.float32) for text in "abcd"}  # 400 bytes each
+    for text in "abc":
+        cache.put(text, vectors[text])
+    assert cache.get("a") is vectors["a"]  # now b is the least recently used
+    cache.put("d", vectors["d"])
+    assert [cache.get(t) is not None for t in "abcd"] == [True, False, True, True]
+    assert cache.size == 1200
+    cache.put("big", np.zeros((1000, 1), dtype=np.float32))  # larger than the bound: not kept
+    assert cache.get("big") is None
+    assert len(cache) == 3
+
+
+def test_threads_come_from_the_setting_or_the_environment(monkeypatch):
+    import torch
+
+    from evalcore.scoring.bertr import THREADS_ENV
+
+    threads = torch.get_num_threads()
+    try:
+        BERTR(threads=1).encode(["one thread"])
+        assert torch.get_num_threads() == 1
+        monkeypatch.setenv(THREADS_ENV, "2")
+        BERTR().encode(["two threads"])
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(threads)
