@@ -5,6 +5,7 @@ from typing import Any
 from django.contrib import admin
 
 from annotation.models import (
+    AllocationState,
     AnnotatorDecision,
     AnnotatorPseudonym,
     Assignment,
@@ -17,6 +18,7 @@ from annotation.models import (
     Invite,
     Item,
     ItemOutput,
+    ItemOutputCredit,
     Judgment,
     JudgmentImport,
     JudgmentImportJob,
@@ -146,6 +148,23 @@ class ItemOutputAdmin(admin.ModelAdmin):
     list_display = ["__str__", "kind", "system", "text"]
     list_filter = ["kind"]
     raw_id_fields = ["item", "translation", "system", "run", "reference", "original"]
+
+
+@admin.register(ItemOutputCredit)
+class ItemOutputCreditAdmin(admin.ModelAdmin):
+    """A system credited with a merged output's answer besides the one it shows."""
+
+    list_display = ["__str__", "output", "system", "run"]
+    raw_id_fields = ["output", "system", "run", "translation"]
+
+
+@admin.register(AllocationState)
+class AllocationStateAdmin(admin.ModelAdmin):
+    """A pull-mode protocol's allocation: what its policy decided last."""
+
+    list_display = ["config", "judgments", "allocated", "stopped", "computed"]
+    list_filter = ["stopped"]
+    raw_id_fields = ["config"]
 
 
 @admin.register(Assignment)
