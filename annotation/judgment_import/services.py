@@ -22,9 +22,7 @@ judgments and values, all or nothing. Every problem names the file and line.
 from __future__ import annotations
 
 import gc
-import hashlib
 import logging
-import re
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -34,7 +32,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -44,6 +41,7 @@ from annotation.campaigns.uploads import (
     UploadFile,
     UploadProblem,
 )
+from annotation.judgment_import.accounts import annotator_accounts
 from annotation.judgment_import.formats import (
     ParsedJudgments,
     judgments_parse,
@@ -77,11 +75,6 @@ logger = logging.getLogger(__name__)
 
 
 BATCH = 2000
-USERNAME_PREFIX = "imp"
-
-
-# --------------------------------------------------------------------------------------------
-# Parsing (no database)
 
 
 # --------------------------------------------------------------------------------------------
@@ -258,15 +251,6 @@ def _campaign_context(campaign: Campaign, parsed: ParsedJudgments) -> ImportCont
     )
 
 
-def _username(campaign: Campaign, annotator: str) -> str:
-    """``imp-<first 8 hex of the campaign>-<annotator id>``; characters that usernames may not
-    hold become ``_`` and a short hash keeps such ids apart."""
-    clean = re.sub(r"[^\w.@+-]", "_", annotator)[:100]
-    if clean != annotator:
-        clean += "-" + hashlib.sha1(annotator.encode()).hexdigest()[:8]
-    return f"{USERNAME_PREFIX}-{campaign.pk.hex[:8]}-{clean}"
-
-
 def _config_name(campaign: Campaign, options: ImportOptions, file: str) -> str:
     base = (options.name or f"Imported: {file}")[:90]
     taken = set(ProtocolConfig.objects.filter(campaign=campaign).values_list("name", flat=True))
@@ -293,7 +277,7 @@ def _store(
     values, in that order (later rows point to earlier ones), and the import's record."""
     progress_step(report, "items")
     now = timezone.now()
-    users = _annotator_accounts(campaign, parsed, plan.annotators)
+    users = annotator_accounts(campaign, parsed, plan.annotators)
     # An item's kind looks at all its outputs: computed once.
     kinds = {
         (name, key): item.kind for name, items in plan.tasks.items() for key, item in items.items()
@@ -566,35 +550,3 @@ def _insert_judgments(
     insert_rows(JudgmentValue, ("judgment", "output", "criterion", "value"), value_rows)
     spans_insert(span_rows)
     return len(judgment_rows), len(value_rows)
-
-
-def _annotator_accounts(
-    campaign: Campaign, parsed: ParsedJudgments, annotators: list[str]
-) -> dict[str, AbstractBaseUser]:
-    """One account per annotator id of the file; an earlier import's account is reused."""
-    user_model = get_user_model()
-    wanted = {a: _username(campaign, a) for a in annotators}
-    existing = {
-        u.get_username(): u for u in user_model.objects.filter(username__in=wanted.values())
-    }
-    clashes = [name for name, u in existing.items() if u.has_usable_password()]
-    if clashes:
-        raise UploadError(
-            [
-                UploadProblem(
-                    parsed.file,
-                    None,
-                    f"the username {clashes[0]} belongs to an account that can log in; rename "
-                    "that account or the annotator in the file",
-                )
-            ]
-        )
-    new = []
-    for name in wanted.values():
-        if name not in existing:
-            account = user_model(username=name)
-            account.set_unusable_password()
-            new.append(account)
-    user_model.objects.bulk_create(new, batch_size=BATCH)
-    by_name = {u.get_username(): u for u in user_model.objects.filter(username__in=wanted.values())}
-    return {a: by_name[name] for a, name in wanted.items()}
