@@ -161,3 +161,24 @@ def test_the_page_previews_the_document_scores_then_imports_them_in_the_backgrou
     [job] = imports_run_queued()
     assert job.status == "done", job.problems
     assert document_means() == pytest.approx(MEANS)
+
+
+def test_the_api_dry_run_counts_the_document_scores_and_refuses_without_the_option(  # type: ignore[no-untyped-def]
+    campaign, owner
+) -> None:
+    client = Client()
+    assert client.login(username=owner.get_username(), password=PASSWORD)
+    url = reverse("api-campaign-judgment-imports", args=[campaign.pk])
+    body = "\n".join(ROWS).encode()
+    answer = client.post(
+        url,
+        {"dry_run": "true", "document_score": "true", "file": SimpleUploadedFile("e.csv", body)},
+    )
+    assert answer.status_code == 200
+    assert (answer.json()["judgments"], answer.json()["document_judgments"]) == (9, 5)
+    refused = client.post(url, {"dry_run": "true", "file": SimpleUploadedFile("e.csv", body)})
+    assert refused.status_code == 400
+    [problem] = refused.json()["problems"]
+    assert problem["line"] == 3
+    assert "document-level score" in problem["message"]
+    assert not DocumentJudgment.objects.exists()
