@@ -127,7 +127,7 @@ def cleanup(campaign: Any) -> None:
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
-    from annotation.judgment_import.services import USERNAME_PREFIX
+    from annotation.judgment_import.accounts import USERNAME_PREFIX
     from annotation.models import (
         Assignment,
         Item,

@@ -271,6 +271,12 @@ class ImportRequestSerializer(serializers.Serializer):
         help_text="The file's system names that differ from the campaign's: one "
         "'name in the file = name in the campaign' per line.",
     )
+    document_score = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Document screens with a document-level score: whole-document rows "
+        "(Appraise) become document judgments.",
+    )
     dry_run = serializers.BooleanField(
         required=False,
         default=False,
@@ -294,6 +300,7 @@ class ImportRequestSerializer(serializers.Serializer):
             language_pair=data["language_pair"].strip(),
             name=data["name"].strip(),
             system_map=data["system_map"],
+            document_score=data["document_score"],
         )
 
 

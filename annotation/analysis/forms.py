@@ -253,6 +253,15 @@ class JudgmentImportForm(forms.Form):
         ),
     )
 
+    document_score = forms.BooleanField(
+        label=_("Document-level score"),
+        required=False,
+        help_text=_(
+            "Document screens with a document-level score: the file's whole-document rows "
+            "(Appraise) become document judgments."
+        ),
+    )
+
     def clean_system_map(self) -> dict[str, str]:
         try:
             return system_map_parse(self.cleaned_data["system_map"])
@@ -269,4 +278,5 @@ class JudgmentImportForm(forms.Form):
             language_pair=data["language_pair"].strip(),
             system_map=data["system_map"],
             name=data["name"].strip(),
+            document_score=data["document_score"],
         )

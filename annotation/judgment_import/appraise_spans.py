@@ -37,6 +37,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from annotation.judgment_import.documents import documents_refused
 from annotation.judgment_import.formats import (
     _EARLIEST_SECONDS,
     _LATEST_SECONDS,
@@ -104,14 +105,15 @@ def parse_appraise_spans(name: str, lines: list[str], first: int) -> ParsedJudgm
     """The judgments of an Appraise ESA/MQM export (see the module), one row per output."""
     problems = Problems(name)
     rows: list[ImportRow] = []
+    documents: list[ImportRow] = []
     for number, values in _csv_rows(name, lines, first):
         if not any(v.strip() for v in values):
             continue
         row = _parsed_row(problems, number, values)
         if row is not None:
-            rows.append(row)
+            (documents if row.document else rows).append(row)
     problems.raise_if_any()
-    return ParsedJudgments(name, FORMAT_APPRAISE_SPANS, rows, has_items=False)
+    return ParsedJudgments(name, FORMAT_APPRAISE_SPANS, rows, has_items=False, documents=documents)
 
 
 def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow | None:
@@ -123,12 +125,15 @@ def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow
             "end) or 14 (with batch number and item id)",
         )
         return None
-    if values[8].strip() != "False":
-        problems.add(
-            number,
-            f"a whole-document item (field 9 is {values[8].strip()!r}): its score is the "
-            "document's, not a segment's; leave these rows out of the file",
-        )
+    whole = values[8].strip()
+    if whole not in ("True", "False"):
+        problems.add(number, f"field 9 (whole document) is {whole!r}, not True or False")
+        return None
+    # A whole-document row: its score is the document's (a document judgment), its id the
+    # document part of ``document#system``.
+    document = values[7].strip().split("#", 1)[0] if whole == "True" else ""
+    if whole == "True" and not document:
+        problems.add(number, "a whole-document item without a document id (field 8)")
         return None
     fields = {"annotator": values[0], "system": values[1], "segment": values[2]}
     fields["score"] = values[6]
@@ -150,6 +155,7 @@ def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow
         submitted=end,
         language_pair=f"{values[4].strip()}-{values[5].strip()}",
         text_spans=spans,
+        document=document,
     )
 
 
@@ -213,6 +219,7 @@ def appraise_options(
         typed = any(s[3] for row in parsed.rows for s in row.text_spans or ())
         protocol = MQM if typed else ESA
     options = replace(options, protocol=protocol, criterion="")
+    documents_refused(parsed, options)
     if protocol == ESA:
         return options, _as_esa(parsed)
     weights = Weights()

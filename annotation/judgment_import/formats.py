@@ -125,6 +125,8 @@ class ImportRow:
     # Spans in the offsets of a file without texts (Appraise's), made ``spans`` against the
     # campaign's text of the output (annotation/judgment_import/appraise_spans.py).
     text_spans: tuple[tuple[Any, ...], ...] | None = None
+    # A whole-document row (Appraise's): the document's id; its score is the document's.
+    document: str = ""
 
 
 @dataclass
@@ -137,6 +139,8 @@ class ParsedJudgments:
     has_items: bool
     # WMT gives the HIT's working time only: it is shared out over the HIT's screens.
     hit_seconds: dict[tuple[str, str], float] = field(default_factory=dict)
+    # Whole-document rows: imported as document-level scores (judgment_import/documents.py).
+    documents: list[ImportRow] = field(default_factory=list)
 
 
 class Problems:

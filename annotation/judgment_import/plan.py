@@ -60,6 +60,7 @@ class ImportOptions:
         name: the imported protocol config's name (default from the file name).
         system_map: the file's system names → the campaign's, for names that differ (WMT's
             ``HuaweiTSC.5`` for an uploaded ``HuaweiTSC``); names not in it are used as they are.
+        document_score: document screens with a document-level score (whole-document rows).
     """
 
     file_format: str = FORMAT_AUTO
@@ -69,6 +70,7 @@ class ImportOptions:
     language_pair: str = ""
     name: str = ""
     system_map: dict[str, str] = field(default_factory=dict)
+    document_score: bool = False
 
 
 @dataclass

@@ -22,9 +22,7 @@ judgments and values, all or nothing. Every problem names the file and line.
 from __future__ import annotations
 
 import gc
-import hashlib
 import logging
-import re
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -34,7 +32,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -43,6 +40,13 @@ from annotation.campaigns.uploads import (
     UploadError,
     UploadFile,
     UploadProblem,
+)
+from annotation.judgment_import.accounts import annotator_accounts
+from annotation.judgment_import.documents import (
+    PlannedDocument,
+    document_screens,
+    documents_insert,
+    documents_plan,
 )
 from annotation.judgment_import.formats import (
     ParsedJudgments,
@@ -77,11 +81,6 @@ logger = logging.getLogger(__name__)
 
 
 BATCH = 2000
-USERNAME_PREFIX = "imp"
-
-
-# --------------------------------------------------------------------------------------------
-# Parsing (no database)
 
 
 # --------------------------------------------------------------------------------------------
@@ -99,6 +98,8 @@ class ImportPreview:
     annotators: int
     # (the file's name, the campaign's system it maps to, rows), in the file's order.
     systems: list[tuple[str, str, int]]
+    # Whole-document rows, stored as document-level scores.
+    document_judgments: int = 0
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +107,7 @@ class ImportPreview:
             "rows": self.rows,
             "judgments": self.judgments,
             "annotators": self.annotators,
+            "document_judgments": self.document_judgments,
             "systems": [
                 {"file": name, "campaign": mapped, "rows": n} for name, mapped, n in self.systems
             ],
@@ -135,7 +137,9 @@ def judgments_preview(
     with _no_cyclic_gc():
         parsed = _read(upload, options)
         options, parsed = options_for(parsed, options)
-        plan = import_plan(parsed, _campaign_context(campaign, parsed), options)
+        context = _campaign_context(campaign, parsed)
+        plan = import_plan(parsed, context, options)
+        documents = documents_plan(campaign, parsed, context, options, plan)
     counts = Counter(row.system for row in parsed.rows if row.system)
     return ImportPreview(
         file_format=parsed.file_format,
@@ -143,6 +147,7 @@ def judgments_preview(
         judgments=plan.n_judgments,
         annotators=len(plan.annotators),
         systems=[(name, options.system_map.get(name, name), n) for name, n in counts.items()],
+        document_judgments=len(documents),
     )
 
 
@@ -185,7 +190,8 @@ def judgments_import(
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
             context = _campaign_context(locked, parsed)
             plan = import_plan(parsed, context, options)
-            record = _store(locked, parsed, plan, options, user, report)
+            documents = documents_plan(locked, parsed, context, options, plan)
+            record = _store(locked, parsed, plan, options, user, report, documents)
             # As every judgment and upload does: the metrics app schedules a recomputation once
             # the import has committed (never if it rolls back).
             campaign_data_changed.send(sender=JudgmentImport, campaign_id=locked.pk)
@@ -258,15 +264,6 @@ def _campaign_context(campaign: Campaign, parsed: ParsedJudgments) -> ImportCont
     )
 
 
-def _username(campaign: Campaign, annotator: str) -> str:
-    """``imp-<first 8 hex of the campaign>-<annotator id>``; characters that usernames may not
-    hold become ``_`` and a short hash keeps such ids apart."""
-    clean = re.sub(r"[^\w.@+-]", "_", annotator)[:100]
-    if clean != annotator:
-        clean += "-" + hashlib.sha1(annotator.encode()).hexdigest()[:8]
-    return f"{USERNAME_PREFIX}-{campaign.pk.hex[:8]}-{clean}"
-
-
 def _config_name(campaign: Campaign, options: ImportOptions, file: str) -> str:
     base = (options.name or f"Imported: {file}")[:90]
     taken = set(ProtocolConfig.objects.filter(campaign=campaign).values_list("name", flat=True))
@@ -275,6 +272,12 @@ def _config_name(campaign: Campaign, options: ImportOptions, file: str) -> str:
         n += 1
         name = f"{base} ({n})"
     return name
+
+
+def _segment_places(campaign: Campaign) -> tuple[dict[int, int], dict[int, int]]:
+    """Each segment's position and document."""
+    rows = Segment.objects.filter(campaign=campaign).values_list("id", "position", "document_id")
+    return {pk: p for pk, p, _ in rows}, {pk: d for pk, _, d in rows}
 
 
 def _when(seconds: float | None) -> datetime | None:
@@ -288,12 +291,15 @@ def _store(
     options: ImportOptions,
     user: AbstractBaseUser | None,
     report: ImportProgress | None = None,
+    documents: list[PlannedDocument] | None = None,
 ) -> JudgmentImport:
-    """Store the plan: accounts, config, tasks, items, outputs, assignments, judgments and
-    values, in that order (later rows point to earlier ones), and the import's record."""
+    """Store the plan: accounts, config, tasks, items (as document screens when the import asks
+    for document scores), outputs, assignments, judgments, values and document judgments, in
+    that order (later rows point to earlier ones), and the import's record."""
     progress_step(report, "items")
     now = timezone.now()
-    users = _annotator_accounts(campaign, parsed, plan.annotators)
+    users = annotator_accounts(campaign, parsed, plan.annotators)
+    screens = document_screens(plan, *_segment_places(campaign)) if options.document_score else {}
     # An item's kind looks at all its outputs: computed once.
     kinds = {
         (name, key): item.kind for name, items in plan.tasks.items() for key, item in items.items()
@@ -315,7 +321,7 @@ def _store(
         batch_size=BATCH,
     )
     task_of = dict(zip(plan.tasks, tasks, strict=True))
-    item_id = _insert_items(plan, kinds, task_of)
+    item_id = _insert_items(plan, kinds, task_of, screens)
     progress_step(report, "outputs")
     output_id = _insert_outputs(plan, item_id)
     progress_step(report, "judgments")
@@ -328,6 +334,8 @@ def _store(
         assignment_id,
         now,
     )
+    user_id = {annotator: account.pk for annotator, account in users.items()}
+    n_documents = documents_insert(documents or [], item_id, user_id, assignment_id, now)
     campaign.annotators.add(*users.values())
     return JudgmentImport.objects.create(
         campaign=campaign,
@@ -346,6 +354,7 @@ def _store(
             "rows": len(parsed.rows),
             "values": n_values,
             "judgments": n_judgments,
+            "document_judgments": n_documents,
             "tasks": len(tasks),
             "items": len(kinds),
             "criteria": plan.criteria,
@@ -381,13 +390,19 @@ def _imported_config(
         qc_repeat=min(50, round(100 * per_100[ItemKind.REPEAT] / max(n_items, 1))),
         qc_reference=min(50, round(100 * per_100[ItemKind.REFERENCE] / max(n_items, 1))),
         instructions=f"Imported from {parsed.file} ({parsed.file_format}).",
+        screen=ProtocolConfig.Screen.DOCUMENT if options.document_score else "segment",
+        document_score=options.document_score,
     )
 
 
 def _insert_items(
-    plan: ImportPlan, kinds: dict[tuple[str, Any], str], task_of: dict[str, Task]
+    plan: ImportPlan,
+    kinds: dict[tuple[str, Any], str],
+    task_of: dict[str, Task],
+    screens: dict[tuple[str, Any], int],
 ) -> dict[tuple[str, Any], int]:
-    """Insert every planned item, each a screen of its own; returns the id of each (task, key)."""
+    """Insert every planned item, a screen of its own or on the document screen ``screens``
+    places it on; returns the id of each (task, key)."""
     position_of: dict[tuple[str, Any], int] = {}
     for name, items in plan.tasks.items():
         for position, key in enumerate(items):
@@ -422,7 +437,7 @@ def _insert_items(
                 None
                 if kinds[(name, key)] == ItemKind.REAL or item.original is None
                 else item_id[item.original],
-                None,
+                screens.get((name, key)),
             )
             for name, key, item in item_order
         ),
@@ -566,35 +581,3 @@ def _insert_judgments(
     insert_rows(JudgmentValue, ("judgment", "output", "criterion", "value"), value_rows)
     spans_insert(span_rows)
     return len(judgment_rows), len(value_rows)
-
-
-def _annotator_accounts(
-    campaign: Campaign, parsed: ParsedJudgments, annotators: list[str]
-) -> dict[str, AbstractBaseUser]:
-    """One account per annotator id of the file; an earlier import's account is reused."""
-    user_model = get_user_model()
-    wanted = {a: _username(campaign, a) for a in annotators}
-    existing = {
-        u.get_username(): u for u in user_model.objects.filter(username__in=wanted.values())
-    }
-    clashes = [name for name, u in existing.items() if u.has_usable_password()]
-    if clashes:
-        raise UploadError(
-            [
-                UploadProblem(
-                    parsed.file,
-                    None,
-                    f"the username {clashes[0]} belongs to an account that can log in; rename "
-                    "that account or the annotator in the file",
-                )
-            ]
-        )
-    new = []
-    for name in wanted.values():
-        if name not in existing:
-            account = user_model(username=name)
-            account.set_unusable_password()
-            new.append(account)
-    user_model.objects.bulk_create(new, batch_size=BATCH)
-    by_name = {u.get_username(): u for u in user_model.objects.filter(username__in=wanted.values())}
-    return {a: by_name[name] for a, name in wanted.items()}

@@ -49,6 +49,12 @@ class Command(BaseCommand):
             "that differ (WMT's HuaweiTSC.5 for HuaweiTSC).",
         )
         parser.add_argument(
+            "--document-score",
+            action="store_true",
+            help="Document screens with a document-level score: whole-document rows (Appraise) "
+            "become document judgments.",
+        )
+        parser.add_argument(
             "--dry-run",
             action="store_true",
             help="Check the file and print how its system names map; store nothing.",
@@ -65,7 +71,8 @@ class Command(BaseCommand):
         preview = judgments_preview(campaign=campaign, upload=upload, options=options)
         self.stdout.write(
             f"{upload.name} ({preview.file_format}): {preview.rows:,} rows, "
-            f"{preview.judgments:,} judgments by {preview.annotators} annotators. Nothing stored."
+            f"{preview.judgments:,} judgments by {preview.annotators} annotators, "
+            f"{preview.document_judgments:,} document scores. Nothing stored."
         )
         for name, mapped, n in preview.systems:
             arrow = f"{name} -> {mapped}" if name != mapped else name
@@ -115,6 +122,7 @@ class Command(BaseCommand):
                 language_pair=options["language_pair"],
                 name=options["name"],
                 system_map=self._system_map(options["system_map"]),
+                document_score=options["document_score"],
             )
             if options["dry_run"]:
                 self._preview(campaign, upload, import_options)
@@ -135,6 +143,7 @@ class Command(BaseCommand):
         summary = record.summary
         self.stdout.write(
             f"imported {summary['judgments']} judgments ({summary['values']} values) of "
-            f"{len(summary['annotators'])} annotators in {summary['tasks']} tasks as "
+            f"{len(summary['annotators'])} annotators in {summary['tasks']} tasks"
+            f" and {summary.get('document_judgments', 0)} document scores as "
             f"protocol {record.config.name!r} (id {record.config_id})"
         )
