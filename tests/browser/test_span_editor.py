@@ -1,6 +1,7 @@
 """The span editor in a real Chromium: error spans marked, edited and removed with the mouse and
-with the keyboard alone, snapped to words (to characters in Chinese), a right-to-left language
-on a phone's screen with taps, the missing-content marker, overlaps refused, and the stored
+with the keyboard alone (the mouse at 1280 and 390 px), snapped to words (to characters in
+Chinese), a right-to-left language with taps on a phone and clicks on a laptop, the
+missing-content marker, overlaps refused, and the stored
 judgment holding exactly the marked offsets (code points of the shown text); Previous shows the
 spans again and a revision replaces them."""
 
@@ -58,10 +59,11 @@ def stored(assignment: Assignment, position: int = 0) -> Judgment:
     return Judgment.objects.get(item__task=assignment.task, item__position=position)
 
 
-def test_esa_spans_with_the_mouse(browser, live_server, output_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    assignment = holding("esa-mouse", "esa", GERMAN)
+@pytest.mark.parametrize("width", [1280, 390])
+def test_esa_spans_with_the_mouse(browser, live_server, output_dir: Path, width: int) -> None:  # type: ignore[no-untyped-def]
+    assignment = holding(f"esa-mouse-{width}", "esa", GERMAN)
     w = words(GERMAN)
-    page = opened(browser, live_server, assignment)
+    page = opened(browser, live_server, assignment, viewport={"width": width, "height": 900})
     # The editor leads the screen; the text became one token per word plus the marker.
     assert page.locator("fieldset.span-editor .tok").count() == len(w) + 1
     # Click the first and then the last word of an error: "Haus am See".
@@ -88,7 +90,10 @@ def test_esa_spans_with_the_mouse(browser, live_server, output_dir: Path) -> Non
     # Removed with its button; one severity changed in the list.
     page.locator(".span-chip").nth(2).locator(".span-remove").click()
     page.locator(".span-chip").nth(1).locator(".span-severity").select_option("major")
-    page.screenshot(path=output_dir / "screenshots" / "esa-spans-mouse.png", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(
+        path=output_dir / "screenshots" / f"esa-spans-mouse-{width}.png", full_page=True
+    )
     page.locator("fieldset.crit-score input[type=range]").click()
     page.keyboard.press("Enter")
     page.wait_for_selector("#progress-text:has-text('1 of')")
@@ -159,25 +164,33 @@ def test_spans_with_the_keyboard_alone_then_revised(browser, live_server, output
     page.context.close()
 
 
-def test_mqm_right_to_left_on_a_phone_with_taps(browser, live_server, output_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    assignment = holding("mqm-rtl", "mqm", HEBREW, language="he")
+@pytest.mark.parametrize(("width", "touch"), [(390, True), (1280, False)])
+def test_mqm_right_to_left_with_taps_or_clicks(
+    browser, live_server, output_dir: Path, width: int, touch: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """On a phone with taps, on a laptop with the mouse."""
+    assignment = holding(f"mqm-rtl-{width}", "mqm", HEBREW, language="he")
     w = words(HEBREW)
     page = opened(
         browser,
         live_server,
         assignment,
-        viewport={"width": 390, "height": 844},
-        has_touch=True,
-        is_mobile=True,
+        viewport={"width": width, "height": 844},
+        has_touch=touch,
+        is_mobile=touch,
     )
+
+    def press(locator) -> None:  # type: ignore[no-untyped-def]
+        locator.tap() if touch else locator.click()
+
     text = page.locator("fieldset.span-editor p.text")
     assert text.evaluate("el => getComputedStyle(el).direction") == "rtl"
     # Tap the second word, then the third: one error over both.
-    token(page, 1).tap()
-    token(page, 2).tap()
+    press(token(page, 1))
+    press(token(page, 2))
     chip = page.locator(".span-chip").first
     # Without a category the answer is not complete.
-    page.locator("#submit").tap()
+    press(page.locator("#submit"))
     assert page.locator("#annotate-error").is_visible()
     chip.locator(".span-category").select_option("accuracy/mistranslation")
     # Keys in right-to-left text: ← moves on to the next word (to the left).
@@ -187,9 +200,12 @@ def test_mqm_right_to_left_on_a_phone_with_taps(browser, live_server, output_dir
     page.keyboard.press("c")
     page.keyboard.press("ArrowDown")  # the first category of the list
     page.keyboard.press("Enter")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    page.screenshot(path=output_dir / "screenshots" / "mqm-spans-rtl-phone.png", full_page=True)
-    page.locator("#submit").tap()
+    # That Enter closed the list, back to the text: the answer is not sent yet.
+    assert page.locator("#progress-text").inner_text().startswith("0 of")
+    assert page.evaluate("document.activeElement.matches('fieldset.span-editor')")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(path=output_dir / "screenshots" / f"mqm-spans-rtl-{width}.png", full_page=True)
+    press(page.locator("#submit"))
     page.wait_for_selector("#progress-text:has-text('1 of')")
     judgment = stored(assignment)
     [output] = judgment.answer

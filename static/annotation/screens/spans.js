@@ -137,7 +137,7 @@
     severity.className = "span-severity";
     severity.tabIndex = -1;
     config.severities.forEach((s) => severity.appendChild(option(s.key, `${s.shortcut} ${s.label}`, s.key === span.severity)));
-    severity.addEventListener("change", () => update(group, k, { severity: severity.value }));
+    severity.addEventListener("change", () => update(group, k, { severity: severity.value }, "span-severity"));
     li.append(pick, severity);
     if (config.categories.length) {
       const category = document.createElement("select");
@@ -145,7 +145,7 @@
       category.tabIndex = -1;
       category.appendChild(option("", messages.category, !span.category));
       config.categories.forEach((c) => category.appendChild(option(c.key, c.label, c.key === span.category)));
-      category.addEventListener("change", () => update(group, k, { category: category.value }));
+      category.addEventListener("change", () => update(group, k, { category: category.value }, "span-category"));
       // Back to the text once chosen (Enter or Esc), for the next span.
       category.addEventListener("keydown", (event) => {
         if (event.key === "Enter" || event.key === "Escape") {
@@ -177,10 +177,16 @@
     note(group, message);
   }
 
-  function update(group, k, change) {
+  // A chip's list changed: the chips are drawn again, so a list the annotator is choosing in
+  // with the keyboard keeps the focus (else it falls to the page, and the Enter that closes
+  // the list would send the answer).
+  function update(group, k, change, list) {
     const st = state(group);
+    const focused = document.activeElement && document.activeElement.classList.contains(list);
     const spans = st.spans.map((s, i) => (i === k ? Object.assign({}, s, change) : s));
     commit(group, spans, k, "");
+    const again = group.querySelectorAll(".span-chip")[k];
+    if (focused && again && again.querySelector(`.${list}`)) again.querySelector(`.${list}`).focus();
   }
 
   function select(group, k) {
