@@ -148,8 +148,10 @@ class TutorialScreen:
             return []
         return [ShownOutput(n, t) for n, t in enumerate(self.item.outputs, start=1)]
 
-    # The screen parts ask for a document screen's segments: a tutorial shows none.
+    # The screen parts ask for a document screen's segments and its document-level score: a
+    # tutorial item is one segment's screen, on a document-screen protocol too, and asks none.
     segments: tuple[()] = ()
+    document_score: None = None
 
 
 def tutorial_screen(*, assignment: Assignment, annotator: AbstractBaseUser) -> TutorialScreen:
