@@ -403,6 +403,15 @@ def _write_real(
                 )
             )
     ItemOutput.objects.bulk_create(outputs)
+    _write_credits(source, outputs, credited)
+    return len(outputs)
+
+
+def _write_credits(
+    source: _Source, outputs: list[ItemOutput], credited: list[tuple[int, list[tuple[int, Run]]]]
+) -> None:
+    """The credits of merged outputs: per written output (by index), the systems (and runs)
+    credited with it."""
     ItemOutputCredit.objects.bulk_create(
         ItemOutputCredit(
             output=outputs[j],
@@ -413,7 +422,6 @@ def _write_real(
         for j, others in credited
         for o, run in others
     )
-    return len(outputs)
 
 
 def _pick_run(source: _Source, index: int, rng: np.random.Generator) -> Run:
