@@ -107,3 +107,28 @@ def _screen(
         credits[c] = tuple(units[r][1:])
         slot_counts[primaries[r], c] += 1
     return Screen(segment, tuple(slots), credits=tuple(credits))
+
+
+def distinct_pick(
+    order: Sequence[int], texts: Sequence[str], k: int, *, min_width: int = 1
+) -> list[Group]:
+    """One screen's slots when systems are taken one at a time (pull mode): walking ``order``
+    (system indices, most wanted first), each system not yet covered brings its group of
+    identical outputs (``texts[i]`` is system i's text), itself first and shown, the others
+    credited, until ``k`` groups are taken. When fewer than ``min_width`` distinct texts
+    exist (a ranking of one text compares nothing), the first ``k`` systems of ``order``
+    unmerged."""
+    group_of = {member: group for group in output_groups(texts) for member in group}
+    picked: list[Group] = []
+    covered: set[int] = set()
+    for index in order:
+        if len(picked) == k:
+            break
+        if index in covered:
+            continue
+        members = group_of[index]
+        covered.update(members)
+        picked.append((index, *(m for m in members if m != index)))
+    if len(picked) < min(max(min_width, 1), k):
+        return [(int(index),) for index in list(order)[:k]]
+    return picked

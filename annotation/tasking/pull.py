@@ -29,10 +29,13 @@ from annotation.models import (
     Item,
     ItemKind,
     ItemOutput,
+    ItemOutputCredit,
     JudgmentValue,
     ProtocolConfig,
+    Run,
     Task,
 )
+from annotation.protocols import PAIRWISE
 from annotation.tasking.build import (
     BuildResult,
     Progress,
@@ -43,6 +46,7 @@ from annotation.tasking.build import (
     config_lock_for_build,
     tasks_build_locked,
 )
+from annotation.tasking.merging import distinct_pick
 from evalcore.human.allocation import adjacent_pairs, allocate_next
 
 # Judgments stored between two recomputations of the allocation.
@@ -72,18 +76,27 @@ def allocation_samples(config: ProtocolConfig) -> tuple[list[int], list[np.ndarr
         output__kind=ItemKind.REAL,
         criterion=criterion.key,
     ).values_list("output__system_id", "value")
+    # A merged output's answer is a judgment of every system credited with it too.
+    credited = JudgmentValue.objects.filter(
+        judgment__item__task__config=config,
+        output__kind=ItemKind.REAL,
+        output__credits__isnull=False,
+        criterion=criterion.key,
+    ).values_list("output__credits__system_id", "value")
     sign = 1.0 if criterion.higher_is_better else -1.0
-    for system_id, value in rows:
+    for system_id, value in [*rows, *credited]:
         values[system_id].append(sign * value)
     return system_ids, [np.asarray(values[pk], dtype=np.float64) for pk in system_ids]
 
 
 def _judged(config: ProtocolConfig) -> int:
-    return JudgmentValue.objects.filter(
+    """Judgments of real outputs, a merged output's counted once per system it credits too."""
+    values = JudgmentValue.objects.filter(
         judgment__item__task__config=config,
         output__kind=ItemKind.REAL,
         criterion=config.definition.criteria[0].key,
-    ).count()
+    )
+    return values.count() + values.filter(output__credits__isnull=False).count()
 
 
 def _allocated(config: ProtocolConfig) -> int:
@@ -185,7 +198,15 @@ def config_build_locked(config: ProtocolConfig, progress: Progress) -> BuildResu
     # A budget smaller than the tasks' first batches leaves the last tasks empty.
     empty = [t.pk for t in tasks if not t.size]
     Task.objects.filter(pk__in=empty).delete()
-    return BuildResult(tasks=len(tasks) - len(empty), items=grown[0], outputs=grown[1])
+    # Merging saves no screens of a pull build (the budget sets them), but every credit is a
+    # judgment the first batches get without asking for it.
+    credits = ItemOutputCredit.objects.filter(output__item__task__config=config).count()
+    return BuildResult(
+        tasks=len(tasks) - len(empty),
+        items=grown[0],
+        outputs=grown[1],
+        saved_judgments=credits * config.annotations_per_task,
+    )
 
 
 def task_grow(*, task_id: int, position: int) -> int:
@@ -349,29 +370,63 @@ def _write_real(
     Item.objects.bulk_create(items)
     # The screens follow the weights as closely as whole screens can: each takes the k systems
     # furthest below their share of this batch so far (by name on a tie).
+    # With merging, a system whose text another slot shows is credited with that slot (and
+    # counts as given), and the slot goes to the next system with a text not shown yet.
     target = weights / weights.sum() * len(items) * k
     given = np.zeros(n)
     outputs = []
+    credited: list[tuple[int, list[tuple[int, Run]]]] = []
+    min_width = 2 if task.config.definition.analysis == PAIRWISE else 1
     for item in items:
-        systems = np.argsort(given - target, kind="stable")[:k]
-        given[systems] += 1
-        for slot, index in enumerate(systems):
-            runs = source.runs[int(index)]
-            run = runs[int(rng.integers(len(runs)))]
+        order = [int(i) for i in np.argsort(given - target, kind="stable")]
+        runs = {i: _pick_run(source, i, rng) for i in order[:k]}
+        if task.config.merge_identical:
+            runs.update({i: _pick_run(source, i, rng) for i in order[k:]})
+            texts = [source.translations[(runs[i].pk, item.segment_id)][1] for i in range(n)]
+            groups = distinct_pick(order, texts, k, min_width=min_width)
+        else:
+            groups = [(i,) for i in order[:k]]
+        for slot, (index, *others) in enumerate(groups):
+            given[[index, *others]] += 1
+            run = runs[index]
             translation_id, text = source.translations[(run.pk, item.segment_id)]
+            credited.append((len(outputs), [(o, runs[o]) for o in others]))
             outputs.append(
                 ItemOutput(
                     item=item,
                     position=slot,
                     kind=ItemKind.REAL,
                     translation_id=translation_id,
-                    system=source.systems[int(index)],
+                    system=source.systems[index],
                     run=run,
                     text=text,
                 )
             )
     ItemOutput.objects.bulk_create(outputs)
+    _write_credits(source, outputs, credited)
     return len(outputs)
+
+
+def _write_credits(
+    source: _Source, outputs: list[ItemOutput], credited: list[tuple[int, list[tuple[int, Run]]]]
+) -> None:
+    """The credits of merged outputs: per written output (by index), the systems (and runs)
+    credited with it."""
+    ItemOutputCredit.objects.bulk_create(
+        ItemOutputCredit(
+            output=outputs[j],
+            system=source.systems[o],
+            run=run,
+            translation_id=source.translations[(run.pk, outputs[j].item.segment_id)][0],
+        )
+        for j, others in credited
+        for o, run in others
+    )
+
+
+def _pick_run(source: _Source, index: int, rng: np.random.Generator) -> Run:
+    runs = source.runs[index]
+    return runs[int(rng.integers(len(runs)))]
 
 
 def config_tasks_build(*, config: ProtocolConfig) -> BuildResult:

@@ -149,7 +149,7 @@ class TutorialScreen:
         return [ShownOutput(n, t) for n, t in enumerate(self.item.outputs, start=1)]
 
     # The screen parts ask for a document screen's segments and its document-level score: a
-    # tutorial shows neither.
+    # tutorial item is one segment's screen, on a document-screen protocol too, and asks none.
     segments: tuple[()] = ()
     document_score: None = None
 

@@ -216,14 +216,17 @@ def ranking_bad_reference_test(
         raise ValueError(f"unknown QC test {test!r}; use 'paired_t', 'wilcoxon' or 'mannwhitney'")
     if space not in ("rank", "normalised_rank"):
         raise ValueError(f"unknown rank space {space!r}; use 'rank' or 'normalised_rank'")
-    _, screen, size = np.unique(judgments.screen, return_inverse=True, return_counts=True)
+    _, screen = np.unique(judgments.screen, return_inverse=True)
+    # The outputs ranked on a screen: a merged answer's rows crediting other systems are no
+    # more outputs (counted, they would make every rank on the screen look better).
+    size = np.bincount(screen[judgments.answers], minlength=int(screen.max(initial=-1)) + 1)
     rank = judgments.score
     if space == "normalised_rank":
         k = size[screen].astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
             rank = np.where(k > 1, (rank - 1.0) / (k - 1.0), np.nan)
     bad = judgments.item_type == ItemType.BAD_REF
-    intact = np.bincount(screen[~bad], minlength=size.shape[0])
+    intact = np.bincount(screen[~bad & judgments.answers], minlength=size.shape[0])
     informative = intact[screen] > 0
     pairs = qc_pairs(judgments, ItemType.BAD_REF, -rank, where=informative)
     n, statistic, p_value, mean_difference = _one_sided(pairs, judgments.n_annotators, test)

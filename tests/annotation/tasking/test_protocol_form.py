@@ -165,3 +165,23 @@ def test_a_form_without_the_screen_fields_asks_for_segment_screens() -> None:
     assert bound.is_valid(), bound.errors
     config = bound.save(commit=False)
     assert (config.screen, config.document_window) == ("segment", 0)
+
+
+def test_a_pull_mode_refuses_document_screens_and_keeps_merging() -> None:
+    bound = form(
+        protocol="direct_assessment",
+        mode="source",
+        screen="document",
+        outputs_per_screen=1,
+        allocation="adaptive",
+    )
+    assert not bound.is_valid()
+    assert bound.errors["allocation"] == [
+        "Pull modes choose one screen at a time: use segment screens."
+    ]
+    # On segment screens a pull mode merges identical outputs as a prebuilt build does.
+    bound = form(
+        protocol="direct_assessment", mode="source", allocation="adaptive", merge_identical="on"
+    )
+    assert bound.is_valid(), bound.errors
+    assert bound.save(commit=False).merge_identical is True
