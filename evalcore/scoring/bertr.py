@@ -150,7 +150,7 @@ ENCODER_CACHE = EncoderCache(_cache_bytes())
 def _threads(threads: int | None) -> int | None:
     if threads is not None:
         return max(1, threads)
-    value = os.environ.get(THREADS_ENV)
+    value = os.environ.get("EVALSITE_TORCH_THREADS")  # THREADS_ENV
     return max(1, int(value)) if value else None
 
 
