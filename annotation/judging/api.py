@@ -27,7 +27,12 @@ from rest_framework.response import Response
 
 from annotation.judging.document_scores import document_score_state
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
-from annotation.judging.services import closed_message, judgment_record, submission_outputs
+from annotation.judging.services import (
+    answer_check,
+    closed_message,
+    judgment_record,
+    submission_outputs,
+)
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking.services import assignments_expire, task_assign_next
@@ -126,19 +131,20 @@ def answer_checked(
     """The protocol's checks on a submit's answer: every shown output answered on every
     criterion, whole numbers within each scale (``Protocol.validate``, which the service applies
     to every other caller too); ``ValidationError`` otherwise. An item that is not part of the
-    caller's task is left to the service (404). Adds the shown outputs (``shown``), which the
-    service then needs no second query for."""
+    caller's task is left to the service (404). Adds the shown outputs (``shown``) and the
+    checked answer (``checked``, None without outputs), which the service then needs no second
+    query and no second check for."""
     shown = submission_outputs(
         assignment_id=assignment_id, annotator=annotator, item_id=attrs["item"]
     )
+    checked = None
     if shown:
-        protocol = shown[0].item.task.config.definition
-        _values, errors = protocol.validate(
-            attrs["answer"], [o.pk for o in shown], texts={o.pk: o.text for o in shown}
-        )
-        if errors:
-            raise serializers.ValidationError({"answer": errors})
+        try:
+            checked = answer_check(shown[0].item.task.config, attrs["answer"], shown)
+        except JudgmentError as exc:
+            raise serializers.ValidationError({"answer": exc.errors}) from exc
     attrs["shown"] = shown
+    attrs["checked"] = checked
     return attrs
 
 
@@ -402,6 +408,7 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
             answer=data["answer"],
             outputs=data["shown"],
             with_next=True,
+            checked=data["checked"],
         )
     except JudgmentError as exc:
         return _error(exc)

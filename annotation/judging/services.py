@@ -41,7 +41,7 @@ from annotation.judging.screens import (
     screen_at,
     screen_read,
 )
-from annotation.judging.store import answer_insert
+from annotation.judging.store import answer_insert, span_instances
 from annotation.models import (
     Assignment,
     Campaign,
@@ -54,6 +54,7 @@ from annotation.models import (
     ProtocolConfig,
     Task,
 )
+from annotation.protocols.base import SpanRow
 from annotation.signals import campaign_data_changed
 from annotation.tasking.pull import pull_mode, task_grow
 from evalsite.db.rawsql import Columns, chain, converted, hot_rows, model_field
@@ -162,6 +163,7 @@ def judgment_record(
     now: datetime | None = None,
     outputs: list[ItemOutput] | None = None,
     with_next: bool = False,
+    checked: CheckedAnswer | None = None,
 ) -> Recorded:
     """Store an annotator's answer to an item (see the module docstring for the rules).
 
@@ -169,7 +171,8 @@ def judgment_record(
     UPDATE (``… WHERE items_done = <this item's position>``) and a revision bumps the judgment
     with one (``… WHERE revision = <the revision it was based on>``). Of two racing submits
     exactly one matches; the other is answered as a replay (same UUID) or as stale.
-    ``outputs`` (from ``submission_outputs``) saves the query when the caller already has them.
+    ``outputs`` (from ``submission_outputs``) saves the query when the caller already has them,
+    and ``checked`` (``answer_check`` of ``answer`` against those outputs) the second check.
 
     ``with_next`` also returns the screen of the task's current item after the submit
     (``Recorded.next``), noted as shown now as a GET of it would: a client shows it at once
@@ -187,6 +190,7 @@ def judgment_record(
         now=now,
         outputs=outputs,
         with_next=with_next,
+        checked=checked,
     )
     if not with_next or recorded.finished:
         return recorded
@@ -245,6 +249,7 @@ def _judgment_store(
     now: datetime,
     outputs: list[ItemOutput] | None,
     with_next: bool,
+    checked: CheckedAnswer | None = None,
 ) -> tuple[Recorded, Assignment | None, list[ItemOutput] | None]:
     """``judgment_record`` without the next screen; with a new answer and ``with_next``, also
     the advanced assignment as stored (its task and config loaded, the next item noted) and
@@ -273,16 +278,17 @@ def _judgment_store(
         # The last item built of a pull-mode task: its next batch is chosen now, so that this
         # answer does not finish the task (unless the allocation has stopped).
         task.size = task_grow(task_id=task.pk, position=first.item.position)
-    normalised, rows, spans = _validated(first.item.task.config, answer, outputs)
+    if checked is None or checked.output_ids != tuple(o.pk for o in outputs):
+        checked = answer_check(first.item.task.config, answer, outputs)
     accepted = _Accepted(
         first=first,
         assignment_id=assignment_id,
         annotator=annotator,
         submission_id=submission_id,
         now=now,
-        normalised=normalised,
-        rows=rows,
-        spans=spans,
+        normalised=checked.normalised,
+        rows=checked.rows,
+        spans=checked.spans,
     )
     if first.j_id is None:
         return _answer_new(accepted, with_next=with_next)
@@ -299,11 +305,10 @@ class _Accepted:
     annotator: AbstractBaseUser
     submission_id: uuid.UUID
     now: datetime
-    # The answer as stored: {output id: {criterion: value}} (with an error-span kind's spans),
-    # and as (output id, criterion, value); the spans as rows.
+    # The answer as ``CheckedAnswer`` has it.
     normalised: dict[str, dict[str, Any]]
     rows: list[tuple[int, str, float]]
-    spans: list[JudgmentSpan]
+    spans: list[SpanRow]
 
 
 def _is_resent(first: ItemOutput, *, revision_seen: int, submission_id: uuid.UUID) -> bool:
@@ -340,14 +345,27 @@ def _check_accepted(first: ItemOutput, *, revision_seen: int) -> None:
         raise _stale()
 
 
-def _validated(
+@dataclass(frozen=True)
+class CheckedAnswer:
+    """An answer that passed its protocol's checks against the outputs ``output_ids`` (in
+    screen order): as stored (by output id, a string, with an error-span kind's spans), its
+    values as (output id, criterion, value) rows and its error spans as rows (with the length
+    of the shown text)."""
+
+    output_ids: tuple[int, ...]
+    normalised: dict[str, dict[str, Any]]
+    rows: list[tuple[int, str, float]]
+    spans: list[SpanRow]
+
+
+def answer_check(
     config: ProtocolConfig, answer: dict[str, Any], outputs: list[ItemOutput]
-) -> tuple[dict[str, dict[str, Any]], list[tuple[int, str, float]], list[JudgmentSpan]]:
-    """The answer as stored (by output id, a string), its values as (output id, criterion,
-    value) rows and its error spans (unsaved, without their judgment); a JudgmentError when it
-    does not answer the outputs as the protocol asks."""
+) -> CheckedAnswer:
+    """``answer`` checked against the shown ``outputs`` as the protocol asks; a JudgmentError
+    (``invalid``, every problem in its ``errors``) otherwise. The submit API runs it once and
+    hands the result to ``judgment_record``."""
     definition = config.definition
-    ids = [o.pk for o in outputs]
+    ids = tuple(o.pk for o in outputs)
     texts = {o.pk: o.text for o in outputs}
     values, errors = definition.validate(answer, ids, texts=texts)
     if errors:
@@ -355,17 +373,10 @@ def _validated(
     normalised = definition.stored_answer(values, ids, answer)
     rows = [(oid, criterion, value) for (oid, criterion), value in values.items()]
     spans = [
-        JudgmentSpan(
-            output_id=o,
-            start=start,
-            end=end,
-            text_length=len(texts[o]),
-            severity=severity,
-            category=category,
-        )
+        (o, start, end, len(texts[o]), severity, category)
         for o, start, end, _length, severity, category in definition.span_rows(normalised)
     ]
-    return normalised, rows, spans
+    return CheckedAnswer(ids, normalised, rows, spans)
 
 
 def _answer_new(
@@ -509,10 +520,8 @@ def _answer_revise(accepted: _Accepted) -> Recorded:
     return Recorded(revised, False, False, first.a_done, task.size, finished)
 
 
-def _spans_store(judgment_id: int, spans: list[JudgmentSpan]) -> None:
-    for span in spans:
-        span.judgment_id = judgment_id
-    JudgmentSpan.objects.bulk_create(spans)
+def _spans_store(judgment_id: int, spans: list[SpanRow]) -> None:
+    JudgmentSpan.objects.bulk_create(span_instances(judgment_id, spans))
 
 
 def _replay(judgment_id: int, done: int, total: int, revision: int) -> Recorded:

@@ -19,6 +19,7 @@ from django.db.models import Field
 
 from annotation.judging.screens import ScreenRead, context_rows
 from annotation.models import Assignment, Item, ItemOutput, Judgment, JudgmentSpan, JudgmentValue
+from annotation.protocols.base import SpanRow
 from evalsite.db import features
 from evalsite.db.rawsql import hot_rows, model_field
 
@@ -31,14 +32,14 @@ def answer_insert(
     update: dict[str, Any],
     next_position: int | None,
     show: ScreenRead | None = None,
-    spans: Sequence[JudgmentSpan] = (),
+    spans: Sequence[SpanRow] = (),
 ) -> tuple[bool, list[ItemOutput] | None]:
     """Store a new answer if its assignment still is at ``items_done`` and active or done:
     ``UPDATE`` the assignment with ``update`` (its shown item becomes the task's item at
     ``next_position`` when given), insert ``judgment`` (its pk set here), its values
-    ``rows`` of (output id, criterion, value) and its error ``spans`` (unsaved, their judgment
-    set here). False, with nothing written, when the assignment has moved on: another submit
-    won the race, or the hold ended.
+    ``rows`` of (output id, criterion, value) and its error ``spans`` (rows of output id,
+    start, end, length of the shown text, severity, category). False, with nothing written,
+    when the assignment has moved on: another submit won the race, or the hold ended.
 
     On PostgreSQL this is one statement (data-modifying ``WITH``), atomic by itself: one round
     trip instead of BEGIN, three statements and COMMIT. With ``show`` (the next item's
@@ -57,28 +58,13 @@ def answer_insert(
         next_position=next_position,
     )
     if not features.writes_in_one_statement(db):
-        with transaction.atomic(using=db.alias):
-            with db.cursor() as cursor:
-                cursor.execute(advance, params)
-                if not cursor.rowcount:
-                    return False, None
-            judgment.save(force_insert=True, using=db.alias)
-            JudgmentValue.objects.using(db.alias).bulk_create(
-                [
-                    JudgmentValue(judgment=judgment, output_id=o, criterion=c, value=v)
-                    for o, c, v in rows
-                ]
-            )
-            for span in spans:
-                span.judgment = judgment
-            JudgmentSpan.objects.using(db.alias).bulk_create(spans)
-        return True, None
+        return _answer_insert_steps(db, advance, params, judgment, rows, spans), None
     sql, fields = _answer_sql(advance, len(rows), db.alias, len(spans))
     params += [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in fields]
     for row in rows:
         params += row
     for span in spans:
-        params += [getattr(span, name) for name in SPAN_PARAMETERS]
+        params += span
     pk = model_field(Judgment, "id").column
     if show is None:
         sql += f'SELECT stored."{pk}" FROM stored'
@@ -99,6 +85,48 @@ def answer_insert(
     if show is None or found[0][1] is None:
         return True, None
     return True, context_rows([row[1:] for row in found], show.near, db)
+
+
+def _answer_insert_steps(
+    db: BaseDatabaseWrapper,
+    advance: str,
+    params: list[Any],
+    judgment: Judgment,
+    rows: list[tuple[int, str, float]],
+    spans: Sequence[SpanRow],
+) -> bool:
+    """``answer_insert`` where one statement cannot write it all (SQLite): the three
+    statements in a transaction."""
+    with transaction.atomic(using=db.alias):
+        with db.cursor() as cursor:
+            cursor.execute(advance, params)
+            if not cursor.rowcount:
+                return False
+        judgment.save(force_insert=True, using=db.alias)
+        JudgmentValue.objects.using(db.alias).bulk_create(
+            [
+                JudgmentValue(judgment=judgment, output_id=o, criterion=c, value=v)
+                for o, c, v in rows
+            ]
+        )
+        JudgmentSpan.objects.using(db.alias).bulk_create(span_instances(judgment.pk, spans))
+    return True
+
+
+def span_instances(judgment_id: int, spans: Sequence[SpanRow]) -> list[JudgmentSpan]:
+    """The error spans of a judgment, from their rows, unsaved."""
+    return [
+        JudgmentSpan(
+            judgment_id=judgment_id,
+            output_id=o,
+            start=start,
+            end=end,
+            text_length=length,
+            severity=severity,
+            category=category,
+        )
+        for o, start, end, length, severity, category in spans
+    ]
 
 
 @cache
@@ -135,14 +163,11 @@ def _answer_sql(
     return sql, fields
 
 
-# A span's parameters in ``_spans_sql``'s order (its judgment is the statement's new one).
-SPAN_PARAMETERS = ("output_id", "start", "end", "text_length", "severity", "category")
-
-
 def _spans_sql(db: BaseDatabaseWrapper, pk: str, n_spans: int) -> str:
     """The part of ``_answer_sql`` that inserts the error spans (nothing without spans)."""
     if not n_spans:
         return ""
+    # A span row's fields in order (``SpanRow``), after the statement's new judgment.
     names = ("judgment", "output", "start", "end", "text_length", "severity", "category")
     columns = [model_field(JudgmentSpan, n) for n in names]
     row = "(" + ", ".join(f"%s::{f.db_type(db)}" for f in columns[1:]) + ")"

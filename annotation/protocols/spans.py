@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from django.utils.translation import gettext_lazy
 from annotation.protocols.base import Criterion, Protocol, SpanRow
 
 SPANS = "spans"
+_SPAN_FIELDS = frozenset({"start", "end", "severity", "category"})
 
 
 @dataclass(frozen=True)
@@ -137,9 +139,9 @@ class SpanProtocol(Protocol):
         spans: list[dict[str, Any]] = []
         problems: list[str] = []
         for number, span in enumerate(raw, start=1):
-            name = _("Output %(n)d, span %(k)d") % {"n": position, "k": number}
             checked, problem = self._checked_span(span, length)
             if problem:
+                name = _("Output %(n)d, span %(k)d") % {"n": position, "k": number}
                 problems.append(f"{name}: {problem}")
             else:
                 spans.append(checked)
@@ -160,10 +162,18 @@ class SpanProtocol(Protocol):
             )
         return spans, problems
 
+    @cached_property
+    def _severity_keys(self) -> frozenset[str]:
+        return frozenset(s.key for s in self.severities)
+
+    @cached_property
+    def _category_keys(self) -> frozenset[str]:
+        return frozenset(c.key for c in self.categories)
+
     def _checked_span(self, span: Any, length: float) -> tuple[dict[str, Any], str | None]:
         if not isinstance(span, Mapping):
             return {}, _("a span is {start, end, severity}.")
-        unknown = set(span) - {"start", "end", "severity", "category"}
+        unknown = span.keys() - _SPAN_FIELDS
         if unknown:
             return {}, _("unknown field %(name)s.") % {"name": sorted(unknown)[0]}
         start, end = span.get("start"), span.get("end")
@@ -178,13 +188,13 @@ class SpanProtocol(Protocol):
                 "characters (or its missing-content marker at %(length)d–%(after)d)."
             ) % {"start": start, "end": end, "length": length, "after": length + 1}
         severity = span.get("severity")
-        if severity not in {s.key for s in self.severities}:
+        if severity not in self._severity_keys:
             return {}, _("severity %(value)s is not one of %(choices)s.") % {
                 "value": _quoted(severity),
                 "choices": ", ".join(s.key for s in self.severities),
             }
         category = span.get("category") or ""
-        if self.categories and category not in {c.key for c in self.categories}:
+        if self.categories and category not in self._category_keys:
             return {}, _("category %(value)s is not one of this protocol's categories.") % {
                 "value": _quoted(category) if category else _("(none)")
             }
