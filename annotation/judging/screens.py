@@ -32,7 +32,7 @@ from annotation.protocols import Protocol
 from annotation.tasking.build import TaskError
 from annotation.tasking.services import assignment_resume
 from evalsite.db import features
-from evalsite.db.rawsql import Columns, chain, converted, hot_rows, model_field
+from evalsite.db.rawsql import Columns, chain, chain_rows, converted, hot_rows, model_field
 
 
 class JudgmentError(Exception):
@@ -162,8 +162,7 @@ def context_rows(
         model_field(Reference, "text"),
     ]
     result = []
-    for row in rows:
-        output, rest = chain(row, columns, ["item", "segment", "document"], db)
+    for output, rest in chain_rows(rows, columns, ["item", "segment", "document"], db):
         output.answer, output.answer_revision, output.context_reference = converted(
             rest[: len(extra)], extra, db
         )

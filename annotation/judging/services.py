@@ -57,7 +57,7 @@ from annotation.models import (
 from annotation.protocols.base import SpanRow
 from annotation.signals import campaign_data_changed
 from annotation.tasking.pull import pull_mode, task_grow
-from evalsite.db.rawsql import Columns, chain, converted, hot_rows, model_field
+from evalsite.db.rawsql import Columns, chain_rows, converted, hot_rows, model_field
 
 # The hot reads are written in SQL (evalsite/db/rawsql.py says why); rows become model instances as
 # select_related makes them.
@@ -144,8 +144,7 @@ def submission_outputs(
     assignment_key = model_field(Assignment, "id").get_db_prep_value(assignment_id, db)
     rows = hot_rows(db, sql, [annotator.pk, assignment_key, annotator.pk, item_id])
     result = []
-    for row in rows:
-        output, rest = chain(row, columns, ["item", "task", "config"], db)
+    for output, rest in chain_rows(rows, columns, ["item", "task", "config"], db):
         for name, value in zip(names, converted(rest, fields, db), strict=True):
             setattr(output, name, value)
         result.append(output)

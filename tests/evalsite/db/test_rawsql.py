@@ -29,7 +29,7 @@ from annotation.models import (
     Task,
 )
 from annotation.tasking.services import task_assign_next
-from evalsite.db.rawsql import Columns, hot_cursor, hot_rows
+from evalsite.db.rawsql import Columns, chain_rows, hot_cursor, hot_rows, numbered
 from tests.factories import full_answer, make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db
@@ -95,6 +95,41 @@ def test_every_hot_model_is_made_as_the_orm_makes_it(owner, annotator) -> None: 
         same(*loaded(model, pk))
 
 
+def test_chain_rows_share_the_instances_of_equal_joined_rows(owner, annotator) -> None:  # type: ignore[no-untyped-def]
+    """The outputs of two items, each read with its item and task: the outputs of one item
+    share one item (and task), each as the ORM reads it; the other item's are its own."""
+    campaign = make_rich_campaign(owner=owner)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, "adequacy_fluency", items_per_task=3)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    items = list(Item.objects.filter(task=assignment.task).order_by("position")[:2])
+    columns = [Columns(ItemOutput, "o"), Columns(Item, "i"), Columns(Task, "t")]
+    db = transaction.get_connection()
+    rows = hot_rows(
+        db,
+        f"""SELECT {", ".join(c.sql for c in columns)}, o."id" * 2
+        FROM "{ItemOutput._meta.db_table}" o
+        JOIN "{Item._meta.db_table}" i ON o."item_id" = i."id"
+        JOIN "{Task._meta.db_table}" t ON i."task_id" = t."id"
+        WHERE i."id" IN (%s, %s) ORDER BY i."position", o."position"
+        """,
+        [items[0].pk, items[1].pk],
+    )
+    read = chain_rows(rows, columns, ["item", "task"], db)
+    assert len(read) == ItemOutput.objects.filter(item__in=items).count() > 2
+    for output, rest in read:
+        orm = ItemOutput.objects.select_related("item__task").get(pk=output.pk)
+        same(output, orm)
+        same(output.item, orm.item)
+        same(output.item.task, orm.item.task)
+        assert list(rest) == [output.pk * 2]
+    by_item: dict[int, set[int]] = {}
+    for output, _rest in read:
+        by_item.setdefault(output.item_id, set()).add(id(output.item))
+    assert {item_id: len(ids) for item_id, ids in by_item.items()} == {i.pk: 1 for i in items}
+    assert read[0][0].item is not read[-1][0].item
+
+
 def test_a_model_with_a_post_init_receiver_is_made_by_the_orm(owner) -> None:  # type: ignore[no-untyped-def]
     seen: list[Any] = []
 
@@ -124,6 +159,42 @@ def test_hot_rows_answers_as_a_django_cursor() -> None:
     for _ in range(8):
         assert hot_rows(db, SERIES, [3, 4]) == expected
     assert hot_rows(db, "SELECT 1 WHERE false", []) == []
+
+
+def test_numbered_placeholders_are_what_psycopg_sends() -> None:
+    """The driver's own conversion of ``%s`` and ``%%`` is the reference."""
+    from psycopg._queries import PostgresQuery
+    from psycopg.adapt import Transformer
+
+    db = transaction.get_connection()
+    db.ensure_connection()
+    for sql, params in [
+        (SERIES, [3, 4]),
+        ("SELECT %s::text, '100%%', %s::int WHERE 'a' LIKE 'a%%'", ["x", 2]),
+        ("SELECT %s", [1]),
+        ("SELECT 1", []),
+    ]:
+        query = PostgresQuery(Transformer(db.connection))
+        query.convert(sql, params)
+        assert numbered(sql, "utf-8") == query.query
+    # Any other use of ``%`` is left to the driver.
+    assert numbered("SELECT %(name)s", "utf-8") is None
+    assert numbered("SELECT %b", "utf-8") is None
+    assert numbered("SELECT 1 %", "utf-8") is None
+
+
+def test_hot_rows_past_the_drivers_cached_parameters() -> None:
+    """A statement of more parameters than psycopg keeps its conversion for (50), with a
+    literal percent sign and placeholders it does not number (which go to the driver)."""
+    db = transaction.get_connection()
+    many = "SELECT " + " + ".join(["%s::int"] * 60) + ", '5%%'"
+    with db.cursor() as cursor:
+        cursor.execute(many, list(range(60)))
+        expected = cursor.fetchall()
+    assert expected == [(sum(range(60)), "5%")]
+    for _ in range(8):
+        assert hot_rows(db, many, list(range(60))) == expected
+    assert hot_rows(db, "SELECT %(a)s::int + 1", {"a": 1}) == [(2,)]
 
 
 def test_hot_rows_raises_djangos_errors_and_keeps_working() -> None:
