@@ -29,8 +29,8 @@ from annotation.models import (
     Task,
 )
 from annotation.protocols import Protocol
-from annotation.tasking.build import TaskError
 from annotation.tasking.services import assignment_resume
+from annotation.tasking.source import TaskError
 from evalsite.db import features
 from evalsite.db.rawsql import Columns, chain, chain_rows, converted, hot_rows, model_field
 

@@ -32,8 +32,9 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, ProtocolConfig, TaskBuild
-from annotation.tasking.build import TaskError, config_lock_for_build
+from annotation.tasking.build import config_lock_for_build
 from annotation.tasking.pull import config_build_locked
+from annotation.tasking.source import TaskError
 from evalsite.jobs import (
     BROKER_ERRORS,
     progress_forget,

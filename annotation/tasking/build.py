@@ -14,20 +14,15 @@ from django.utils.translation import gettext as _
 
 from annotation.models import (
     Assignment,
-    Campaign,
     Item,
     ItemKind,
     ItemOutput,
     ItemOutputCredit,
     ProtocolConfig,
-    Reference,
     Run,
-    Segment,
-    System,
     Task,
-    Translation,
 )
-from annotation.protocols import PAIRWISE, Mode, Protocol
+from annotation.protocols import PAIRWISE, Protocol
 from annotation.tasking.merging import merged_screens, output_groups
 from annotation.tasking.plan import (
     BAD_REFERENCE,
@@ -39,12 +34,10 @@ from annotation.tasking.plan import (
     document_screens,
     document_windows,
     expand_windows,
-    is_character_based,
-    make_bad_reference,
     plan_tasks,
-    reference_units,
     windows_per_task,
 )
+from annotation.tasking.source import CampaignSource, TaskError, campaign_source, qc_copy_outputs
 
 logger = logging.getLogger(__name__)
 
@@ -53,10 +46,6 @@ BATCH = 2000
 # Told how a build gets on: its stage, and rows written of the rows to write (0 and 0 before
 # the writing starts).
 Progress = Callable[[str, int, int], None]
-
-
-class TaskError(Exception):
-    """A task operation that cannot be done, with a message for the user."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +95,7 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
     outputs, in that order: the same data and settings give the same tasks."""
     progress("reading", 0, 0)
     protocol = config.definition
-    source = _read(config.campaign, protocol.mode(config.mode))
+    source = campaign_source(config.campaign, protocol.mode(config.mode))
 
     progress("planning", 0, 0)
     rng = np.random.default_rng(config.seed)
@@ -138,94 +127,8 @@ def _build(config: ProtocolConfig, progress: Progress) -> BuildResult:
     )
 
 
-@dataclass(frozen=True)
-class _Source:
-    """A campaign's data as a build reads it."""
-
-    segments: list[Segment]
-    systems: list[System]
-    # Each system's runs, in the order of ``systems``.
-    runs: list[list[Run]]
-    # By index, then by segment id.
-    references: dict[int, dict[int, Reference]]
-    # (run id, segment id) -> (translation id, text).
-    translations: dict[tuple[int, int], tuple[int, str]]
-    # The text a bad reference borrows a phrase from, by segment, and its units.
-    donors: list[str]
-    donor_units: np.ndarray
-    character_based: bool
-    # The index of the reference shown as an output on a reference item.
-    output_ref_index: int
-
-
-def _read(campaign: Campaign, mode: Mode) -> _Source:
-    """The campaign's segments, systems, references and translations; a TaskError when they
-    cannot make tasks of ``mode``."""
-    segments = list(Segment.objects.filter(campaign=campaign).order_by("position"))
-    systems = list(
-        System.objects.filter(campaign=campaign).prefetch_related("runs").order_by("name")
-    )
-    if not segments or not systems:
-        raise TaskError(_("Upload the source text and at least one system before building tasks."))
-    references: dict[int, dict[int, Reference]] = {}
-    for ref in Reference.objects.filter(segment__campaign=campaign):
-        references.setdefault(ref.index, {})[ref.segment_id] = ref
-    if mode.shows_reference:
-        _check_shown_references(segments, references)
-    runs = [list(system.runs.all()) for system in systems]
-    translations = {
-        (run_id, segment_id): (pk, text)
-        for pk, run_id, segment_id, text in Translation.objects.filter(
-            run__system__campaign=campaign
-        ).values_list("pk", "run_id", "segment_id", "text")
-    }
-    donors = (
-        [references[0][s.pk].text if s.pk in references[0] else "" for s in segments]
-        if 0 in references
-        else [translations[(runs[0][0].pk, s.pk)][1] for s in segments]
-    )
-    character_based = is_character_based(campaign.target_language)
-    return _Source(
-        segments=segments,
-        systems=systems,
-        runs=runs,
-        references=references,
-        translations=translations,
-        donors=donors,
-        donor_units=reference_units(donors, character_based=character_based),
-        character_based=character_based,
-        # The reference shown as an output must differ from the one shown as context.
-        output_ref_index=1 if mode.shows_reference else 0,
-    )
-
-
-def _check_shown_references(
-    segments: list[Segment], references: dict[int, dict[int, Reference]]
-) -> None:
-    """A TaskError unless every segment has a first reference, for a mode that shows one."""
-    if 0 not in references:
-        raise TaskError(_("This mode shows a reference, but the campaign has none."))
-    # Every screen shows its segment's first reference: one without it cannot be judged.
-    missing = [s for s in segments if s.pk not in references[0]]
-    if missing:
-        first = missing[0]
-        raise TaskError(
-            _(
-                "This mode shows a reference, but %(missing)s of %(total)s segments have "
-                "none (the first: document %(document)s, segment %(segment)s). Upload "
-                "their references, or pick a mode that shows the source."
-            )
-            % {
-                "missing": len(missing),
-                "total": len(segments),
-                "document": first.document.external_id,
-                "segment": first.external_id,
-            }
-        )
-
-
 def _plan(
-    config: ProtocolConfig, source: _Source, rng: np.random.Generator
+    config: ProtocolConfig, source: CampaignSource, rng: np.random.Generator
 ) -> list[PlannedTask[Screen]]:
     """The tasks' items, real and QC, in order; a TaskError when the bad-reference items
     have no other segment to borrow from."""
@@ -286,7 +189,7 @@ def _merges(config: ProtocolConfig) -> bool:
 
 
 def _segment_screens(
-    config: ProtocolConfig, source: _Source, rng: np.random.Generator, *, merge: bool
+    config: ProtocolConfig, source: CampaignSource, rng: np.random.Generator, *, merge: bool
 ) -> list[Screen]:
     """The real segment screens, with identical outputs merged when ``merge``."""
     k = config.definition.outputs_per_screen(config.outputs_per_screen)
@@ -307,7 +210,7 @@ def _segment_screens(
     return merged_screens(groups, n_systems, k, rng, min_width=min_width)
 
 
-def _unmerged_size(config: ProtocolConfig, source: _Source) -> tuple[int, int]:
+def _unmerged_size(config: ProtocolConfig, source: CampaignSource) -> tuple[int, int]:
     """The items and shown outputs the same build would write without merging (planned
     afresh from the seed, not written): what the summary says merging saved."""
     rng = np.random.default_rng(config.seed)
@@ -323,13 +226,13 @@ def _unmerged_size(config: ProtocolConfig, source: _Source) -> tuple[int, int]:
     return len(items), sum(len(item.screen.systems) for item in items)
 
 
-def _run_of(source: _Source, system_index: int, turn: int) -> Run:
+def _run_of(source: CampaignSource, system_index: int, turn: int) -> Run:
     """The run of a system shown for a screen: each system's runs take turns."""
     system_runs = source.runs[system_index]
     return system_runs[(turn + system_index) % len(system_runs)]
 
 
-def _check_reference_items(plans: list[PlannedTask[Screen]], source: _Source) -> None:
+def _check_reference_items(plans: list[PlannedTask[Screen]], source: CampaignSource) -> None:
     """A TaskError when a reference item falls on a segment without the reference it shows
     (a reference set that covers only some segments)."""
     shown = source.references.get(source.output_ref_index, {})
@@ -385,7 +288,7 @@ def _write_tasks(config: ProtocolConfig, plans: list[PlannedTask[Screen]]) -> li
 
 
 def _write_real_items(
-    tasks: list[Task], plans: list[PlannedTask[Screen]], source: _Source, writer: _Writer
+    tasks: list[Task], plans: list[PlannedTask[Screen]], source: CampaignSource, writer: _Writer
 ) -> dict[tuple[int, int], Item]:
     """The real items, by (task id, position)."""
     real_items: dict[tuple[int, int], Item] = {}
@@ -410,7 +313,7 @@ def _write_real_outputs(
     tasks: list[Task],
     plans: list[PlannedTask[Screen]],
     real_items: dict[tuple[int, int], Item],
-    source: _Source,
+    source: CampaignSource,
     writer: _Writer,
 ) -> tuple[dict[int, list[ItemOutput]], int]:
     """The outputs shown on the real items, by item id; and how many there are. Each
@@ -449,7 +352,7 @@ def _write_credits(
     plans: list[PlannedTask[Screen]],
     real_items: dict[tuple[int, int], Item],
     real_outputs: dict[int, list[ItemOutput]],
-    source: _Source,
+    source: CampaignSource,
 ) -> None:
     """The other system runs credited with each merged real output (none without merging)."""
     credits = []
@@ -503,7 +406,7 @@ def _write_copies(
 def _write_copy_outputs(
     copies: list[Item],
     real_outputs: dict[int, list[ItemOutput]],
-    source: _Source,
+    source: CampaignSource,
     *,
     protocol: Protocol,
     rng: np.random.Generator,
@@ -514,60 +417,9 @@ def _write_copy_outputs(
     copy_outputs = []
     for copy in copies:
         copy_outputs.extend(
-            _copy_outputs(copy, real_outputs[copy.original_id], source, protocol=protocol, rng=rng)
+            qc_copy_outputs(
+                copy, real_outputs[copy.original_id], source, protocol=protocol, rng=rng
+            )
         )
     writer.write(ItemOutput, copy_outputs)
     return len(copy_outputs)
-
-
-def _copy_outputs(
-    copy: Item,
-    originals: list[ItemOutput],
-    source: _Source,
-    *,
-    protocol: Protocol,
-    rng: np.random.Generator,
-) -> list[ItemOutput]:
-    """The outputs of a QC item: its original's, repeated, degraded (a bad reference) or, in
-    one slot of a reference item, replaced with a human reference."""
-    reference_slot = int(rng.integers(len(originals))) if copy.kind == ItemKind.REFERENCE else -1
-    # Which outputs a bad-reference screen degrades is the kind's call (the others repeat).
-    degraded = (
-        set(protocol.degraded_positions(len(originals), rng))
-        if copy.kind == ItemKind.BAD_REFERENCE
-        else set()
-    )
-    shown = []
-    for output in originals:
-        common = {
-            "item": copy,
-            "position": output.position,
-            "original": output,
-            "translation_id": output.translation_id,
-            "system": output.system,
-            "run": output.run,
-        }
-        if output.position in degraded:
-            bad = make_bad_reference(
-                output.text,
-                segment=copy.segment.position,
-                references=source.donors,
-                rng=rng,
-                character_based=source.character_based,
-                donor_units=source.donor_units,
-            )
-            shown.append(ItemOutput(kind=ItemKind.BAD_REFERENCE, text=bad.text, **common))
-        elif output.position == reference_slot:
-            reference = source.references[source.output_ref_index][copy.segment_id]
-            shown.append(
-                ItemOutput(
-                    item=copy,
-                    position=output.position,
-                    kind=ItemKind.REFERENCE,
-                    reference=reference,
-                    text=reference.text,
-                )
-            )
-        else:
-            shown.append(ItemOutput(kind=ItemKind.REPEAT, text=output.text, **common))
-    return shown

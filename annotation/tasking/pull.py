@@ -39,14 +39,11 @@ from annotation.protocols import PAIRWISE
 from annotation.tasking.build import (
     BuildResult,
     Progress,
-    TaskError,
-    _copy_outputs,
-    _read,
-    _Source,
     config_lock_for_build,
     tasks_build_locked,
 )
 from annotation.tasking.merging import distinct_pick
+from annotation.tasking.source import CampaignSource, TaskError, campaign_source, qc_copy_outputs
 from evalcore.human.allocation import adjacent_pairs, allocate_next
 
 # Judgments stored between two recomputations of the allocation.
@@ -174,7 +171,7 @@ def config_build_locked(config: ProtocolConfig, progress: Progress) -> BuildResu
     Task.objects.filter(config=config).delete()
     AllocationState.objects.filter(config=config).delete()
     progress("reading", 0, 0)
-    source = _read(config.campaign, config.definition.mode(config.mode))
+    source = campaign_source(config.campaign, config.definition.mode(config.mode))
     k = _outputs_per_screen(config, source)
     qc = config.qc_bad_reference + config.qc_repeat + config.qc_reference
     real_per_task = max(1, math.floor(config.items_per_task * (100 - qc) / 100))
@@ -224,7 +221,7 @@ def task_grow(*, task_id: int, position: int) -> int:
         state = allocation_refresh(config)
         if state.stopped:
             return task.size
-        source = _read(config.campaign, config.definition.mode(config.mode))
+        source = campaign_source(config.campaign, config.definition.mode(config.mode))
         _append(task, config, source, state)
         return task.size
 
@@ -257,11 +254,13 @@ class _Added:
     outputs: int
 
 
-def _outputs_per_screen(config: ProtocolConfig, source: _Source) -> int:
+def _outputs_per_screen(config: ProtocolConfig, source: CampaignSource) -> int:
     return min(config.definition.outputs_per_screen(config.outputs_per_screen), len(source.systems))
 
 
-def _append(task: Task, config: ProtocolConfig, source: _Source, state: AllocationState) -> _Added:
+def _append(
+    task: Task, config: ProtocolConfig, source: CampaignSource, state: AllocationState
+) -> _Added:
     """Append the next batch to ``task`` (its ``size`` updated, in memory too): real screens for
     the systems the state's weights pick, then QC copies of real items of earlier batches, so
     many that the task holds the protocol's rate of each kind; in a shuffled order."""
@@ -287,7 +286,7 @@ def _append(task: Task, config: ProtocolConfig, source: _Source, state: Allocati
     qc_outputs = [
         output
         for item in qc_items
-        for output in _copy_outputs(
+        for output in qc_copy_outputs(
             item, shown[item.original_id], source, protocol=config.definition, rng=rng
         )
     ]
@@ -304,7 +303,7 @@ def _qc_originals(
     task: Task,
     existing: list[tuple[int, str, int | None]],
     positions: int,
-    source: _Source,
+    source: CampaignSource,
     rng: np.random.Generator,
 ) -> list[tuple[str, Item]]:
     """The QC items of the next batch, as (kind, original real item): for each kind, as many as
@@ -332,7 +331,7 @@ def _qc_originals(
 
 def _write_real(
     task: Task,
-    source: _Source,
+    source: CampaignSource,
     k: int,
     slots: np.ndarray,
     state: AllocationState,
@@ -408,7 +407,9 @@ def _write_real(
 
 
 def _write_credits(
-    source: _Source, outputs: list[ItemOutput], credited: list[tuple[int, list[tuple[int, Run]]]]
+    source: CampaignSource,
+    outputs: list[ItemOutput],
+    credited: list[tuple[int, list[tuple[int, Run]]]],
 ) -> None:
     """The credits of merged outputs: per written output (by index), the systems (and runs)
     credited with it."""
@@ -424,7 +425,7 @@ def _write_credits(
     )
 
 
-def _pick_run(source: _Source, index: int, rng: np.random.Generator) -> Run:
+def _pick_run(source: CampaignSource, index: int, rng: np.random.Generator) -> Run:
     runs = source.runs[index]
     return runs[int(rng.integers(len(runs)))]
 

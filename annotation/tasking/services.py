@@ -30,7 +30,7 @@ from annotation.models import (
     ProtocolConfig,
     Task,
 )
-from annotation.tasking.build import TaskError
+from annotation.tasking.source import TaskError
 from evalsite.db import features
 from evalsite.db.rawsql import hot_rows, model_field
 

@@ -26,7 +26,6 @@ from annotation.campaigns.views import organizer_required
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
 from annotation.permissions import campaign_for_organizer
 from annotation.tasking.background import task_build_request
-from annotation.tasking.build import TaskError
 from annotation.tasking.invites import invite_create, invite_token
 from annotation.tasking.pull_state import allocation_summaries
 from annotation.tasking.roster import (
@@ -37,6 +36,7 @@ from annotation.tasking.roster import (
 )
 from annotation.tasking.selectors import task_builds_latest
 from annotation.tasking.services import task_assign
+from annotation.tasking.source import TaskError
 
 # The setup page lists the newest invite links, this many at most (it says so when there are more).
 INVITES_SHOWN = 200

@@ -291,7 +291,7 @@ def test_push_assigns_a_task_without_expiry_and_never_beyond_its_slots(setup) ->
     pushed = task_assign(task=task, annotator=make_user("pushed"))
     assert pushed.origin == Assignment.Origin.PUSH
     assert pushed.expires_at is None
-    from annotation.tasking.build import TaskError
+    from annotation.tasking.source import TaskError
 
     with pytest.raises(TaskError, match="all the annotators"):
         task_assign(task=task, annotator=make_user("too-many"))

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Item, ItemKind, ItemOutput, ProtocolConfig
-from annotation.tasking.build import TaskError, tasks_build
+from annotation.tasking.build import tasks_build
 from annotation.tasking.plan import (
     REAL,
     QcMix,
@@ -23,6 +23,7 @@ from annotation.tasking.plan import (
     plan_tasks,
     windows_per_task,
 )
+from annotation.tasking.source import TaskError
 from tests.factories import PASSWORD, make_config, make_rich_campaign
 
 DOCUMENT = ProtocolConfig.Screen.DOCUMENT

@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Assignment, Judgment, Task
-from annotation.tasking.build import TaskError
 from annotation.tasking.services import task_assign, task_assign_next
+from annotation.tasking.source import TaskError
 from tests.factories import PASSWORD, full_answer, make_config, make_rich_campaign, make_user
 from tests.support.threads import run_together
 

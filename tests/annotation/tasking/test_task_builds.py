@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Item, ItemOutput, ProtocolConfig, Task, TaskBuild
-from annotation.tasking import build as task_build
+from annotation.tasking import source as task_source
 from annotation.tasking.background import progress_key, task_build_request, task_build_run
 from annotation.tasking.build import config_lock_for_build, tasks_build, tasks_build_locked
 from annotation.tasking.services import task_assign_next
@@ -205,7 +205,7 @@ def test_a_build_that_fails_half_way_leaves_the_earlier_tasks_as_they_were(  # t
         assert len(tasks_as_rows(config)) < len(before)
         raise ValueError("disk full")
 
-    monkeypatch.setattr(task_build, "make_bad_reference", broken)
+    monkeypatch.setattr(task_source, "make_bad_reference", broken)
     client = organizer_client(owner)
     client.post(build_url(config))
     [build] = builds_run_queued()

@@ -10,8 +10,9 @@ from django.utils import translation
 
 from annotation.models import Item, ItemKind, ItemOutput, Reference, Segment, Task
 from annotation.tasking import plan as taskplan
-from annotation.tasking.build import TaskError, tasks_build
+from annotation.tasking.build import tasks_build
 from annotation.tasking.services import task_assign_next
+from annotation.tasking.source import TaskError
 from tests.factories import make_config, make_rich_campaign
 
 pytestmark = pytest.mark.django_db
