@@ -11,6 +11,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
+from metrics.models import AnalysisResult
 from tests.dashboard_factories import analysis_run_sync, make_judged_demo_campaign
 from tests.factories import PASSWORD, make_user
 
@@ -47,3 +48,31 @@ def test_the_correlations_are_named_in_the_pages_language() -> None:
     # The protocols' names are the organizer's; what follows them is German.
     criteria = [h.split(" · ", 1)[1] for h in shown["de"]]
     assert not any("Adequacy" in c or "Fluency" in c or "mean z" in c for c in criteria), criteria
+
+
+def test_the_darr_pair_counts_agree_in_number_in_the_pages_language() -> None:
+    """Each DARR cell counts its pairs with the plural form of its number: "1 pair",
+    "2 pairs", "1 Paar", "2 Paare" — the counts those of the stored correlations."""
+    owner = make_user("org", organizer=True)
+    campaign = make_judged_demo_campaign(owner=owner, items_per_task=10)
+    with translation.override("en"):
+        job = analysis_run_sync(campaign=campaign)
+    stored = AnalysisResult.objects.get(job=job, kind=AnalysisResult.Kind.CORRELATIONS).data
+    pairs = sorted(
+        entry["segment"]["darr"]["pairs"]
+        for criterion in stored["criteria"]
+        for entry in criterion["metrics"]
+        if entry["segment"].get("darr", {}).get("tau") is not None
+    )
+    assert pairs
+    url = reverse("campaign_dashboard", args=[campaign.pk])
+    words = {"en": ("pair", "pairs"), "de": ("Paar", "Paare")}
+    for language, (one, more) in words.items():
+        client = Client(HTTP_ACCEPT_LANGUAGE=language)
+        assert client.login(username="org", password=PASSWORD)
+        html = client.get(url).content.decode()
+        cells = re.findall(r'<span class="hint" title="[^"]*">([\d,.]+) (\w+)</span>', html)
+        shown = sorted(int(re.sub(r"\D", "", n)) for n, _word in cells)
+        assert shown == pairs, language
+        for number, word in cells:
+            assert word == (one if number == "1" else more), (language, number, word)
