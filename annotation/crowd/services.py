@@ -130,6 +130,33 @@ def crowd_task_start(*, worker: CrowdWorker) -> Assignment | None:
     return assignment
 
 
+def crowd_take(*, user: AbstractBaseUser, config: ProtocolConfig) -> tuple[bool, Assignment | None]:
+    """A take of ``config`` by a crowd worker of its campaign: (True, their one task — the
+    one they finished, the one in progress or the next free one, as their study link gives
+    it — or None when ``config`` is not their link's protocol or no task is left). (False,
+    None) for anyone else: the usual take applies. A crowd worker does one task of their
+    study, whatever they open afterwards; a campaign they were added to otherwise is theirs
+    to take tasks of as any annotator's."""
+    worker = (
+        CrowdWorker.objects.filter(user_id=user.pk, campaign_id=config.campaign_id)
+        .select_related("link__config")
+        .first()
+    )
+    if worker is None:
+        return False, None
+    if worker.link is None or worker.link.config_id != config.pk:
+        return True, None
+    return True, crowd_task_start(worker=worker)
+
+
+def crowd_one_task_message() -> str:
+    """Why a crowd worker gets no other task of their study's campaign."""
+    return _(
+        "You came through a crowd study: it gives you one task, which you reach through the "
+        "study's link. Return to the platform when you have finished it."
+    )
+
+
 def _code(link: CrowdLink | None, passed: bool) -> str:
     fixed = "" if link is None else link.pass_code if passed else link.fail_code
     return fixed or get_random_string(CODE_LENGTH, allowed_chars=CODE_ALPHABET)

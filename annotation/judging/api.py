@@ -25,6 +25,7 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotation.crowd.services import crowd_one_task_message, crowd_take
 from annotation.judging.document_scores import document_score_state
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import (
@@ -284,7 +285,11 @@ def my_tasks(request: Request) -> Response:
     responses={
         200: AssignmentSerializer,
         204: None,
-        409: OpenApiResponse(description="The campaign is closed (`closed`)."),
+        409: OpenApiResponse(
+            description="The campaign is closed (`closed`), or the caller is a crowd worker "
+            "of its campaign and this is not their study's task (`crowd_one_task`): a crowd "
+            "worker gets the one task of their study link, finished or not."
+        ),
     },
 )
 @api_view(["POST"])
@@ -299,7 +304,14 @@ def config_take(request: Request, config_id: int) -> Response:
         return Response(
             {"code": "closed", "detail": closed_message()}, status=status.HTTP_409_CONFLICT
         )
-    assignment = task_assign_next(config=config, annotator=request.user)
+    crowd, assignment = crowd_take(user=request.user, config=config)
+    if crowd and assignment is None:
+        return Response(
+            {"code": "crowd_one_task", "detail": crowd_one_task_message()},
+            status=status.HTTP_409_CONFLICT,
+        )
+    if not crowd:
+        assignment = task_assign_next(config=config, annotator=request.user)
     if assignment is None:
         return Response(status=status.HTTP_204_NO_CONTENT)
     # The serializer reads the task's config and campaign: the ones just read, not a query more.

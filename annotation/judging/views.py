@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from annotation.crowd.services import crowd_one_task_message, crowd_take
 from annotation.crowd.views import crowd_invite
 from annotation.judging.documents import document_screen
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
@@ -106,6 +107,15 @@ def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
     if config.campaign.status == Campaign.Status.CLOSED:
         messages.info(request, closed_message())
         return redirect("my_tasks")
+    crowd, assignment = crowd_take(user=request.user, config=config)
+    if crowd:
+        # A crowd worker's one task: back to it, or to its completion code once done.
+        if assignment is None:
+            messages.info(request, crowd_one_task_message())
+            return redirect("my_tasks")
+        if assignment.status == Assignment.Status.DONE:
+            return redirect("crowd_completion", assignment_id=assignment.pk)
+        return redirect("annotate", assignment_id=assignment.pk)
     if allocation_stopped(config) and not config.tasks.filter(
         assignments__annotator=request.user, assignments__status=Assignment.Status.ACTIVE
     ):

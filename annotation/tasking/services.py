@@ -271,13 +271,16 @@ class OpenConfig:
 
 
 def configs_for_annotator(*, annotator: AbstractBaseUser) -> list[OpenConfig]:
-    """Protocol configs of the active campaigns the user annotates, with how many tasks they
-    could still take: a free slot, and no assignment of theirs or only one whose hold expired
-    (``task_assign_next`` resumes those). Call ``assignments_expire`` first for fresh counts."""
+    """Protocol configs of the active campaigns the user annotates (but not as a crowd
+    worker), with how many tasks they could still take: a free slot, and no assignment of
+    theirs or only one whose hold expired (``task_assign_next`` resumes those). Call
+    ``assignments_expire`` first for fresh counts."""
     configs = list(
         ProtocolConfig.objects.filter(
             campaign__annotators=annotator, campaign__status=Campaign.Status.ACTIVE
         )
+        # A crowd worker's campaign gives them their study's one task, through its link.
+        .exclude(campaign__crowd_workers__user=annotator)
         .select_related("campaign")
         .order_by("campaign__name", "name")
     )
