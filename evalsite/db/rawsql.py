@@ -41,18 +41,33 @@ class Columns:
         self.attnames = [f.attname for f in self.fields]
         self.sql = ", ".join(f'{alias}."{f.column}"' for f in self.fields)
         self.plain = _plain(model)
+        self._plans: WeakKeyDictionary[BaseDatabaseWrapper, list[tuple[int, Col, list[Any]]]] = (
+            WeakKeyDictionary()
+        )
 
     def __len__(self) -> int:
         return len(self.fields)
+
+    def _plan(self, db: BaseDatabaseWrapper) -> list[tuple[int, Col, list[Any]]]:
+        """``_conversions`` of the fields, kept per connection."""
+        plan = self._plans.get(db)
+        if plan is None:
+            plan = self._plans[db] = _conversions(self.fields, db)
+        return plan
 
     def instance(self, values: Sequence[Any], db: BaseDatabaseWrapper) -> Any:
         """The instance ``Model.from_db`` makes of a row of every concrete field. For a model
         with Django's own ``__init__``, plain attributes and no ``pre_init``/``post_init``
         receivers, the same instance is made directly: ``Model.__init__`` (a loop over the
         fields with two signals) was the largest single cost of turning rows into instances."""
-        values = converted(values, self.fields, db)
+        values = _converted_with(values, self._plan(db), db)
         model = self.model
-        if not self.plain or pre_init.has_listeners(model) or post_init.has_listeners(model):
+        if (
+            not self.plain
+            # A signal with no receiver at all (the usual case) needs no look at its senders.
+            or (pre_init.receivers and pre_init.has_listeners(model))
+            or (post_init.receivers and post_init.has_listeners(model))
+        ):
             return model.from_db(db.alias, None, values)
         new = model.__new__(model)
         state = new._state = ModelState()
@@ -111,8 +126,15 @@ def converted(
     columns have no converter (on PostgreSQL, all but JSON): only those that do are touched."""
     if len(values) != len(fields):
         raise ValueError(f"{len(values)} values for {len(fields)} fields")
+    return _converted_with(values, _conversions(fields, db), db)
+
+
+def _converted_with(
+    values: Sequence[Any], plan: list[tuple[int, Col, list[Any]]], db: BaseDatabaseWrapper
+) -> list[Any]:
+    """``values`` with the converters of ``plan`` (``_conversions``) applied."""
     result = list(values)
-    for position, col, converters in _conversions(fields, db):
+    for position, col, converters in plan:
         value = result[position]
         for convert in converters:
             value = convert(value, col, db)
