@@ -10,19 +10,27 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from annotation.campaigns.api import IsOrganizer
 from annotation.crowd.forms import CrowdLinkForm
-from annotation.crowd.selectors import crowd_links, crowd_study_url, crowd_verify
+from annotation.crowd.selectors import crowd_links, crowd_study_url, crowd_verify, crowd_workers
 from annotation.crowd.services import crowd_link_create
 from annotation.models import CompletionRule, CrowdPlatform
 from annotation.permissions import campaign_for_organizer
+
+# The most workers one page of completions lists.
+COMPLETIONS_PAGE = 1000
 
 
 class CompletionQuerySerializer(serializers.Serializer):
     worker = serializers.CharField(max_length=64, required=False)
     code = serializers.CharField(max_length=40, required=False, allow_blank=True)
+    limit = serializers.IntegerField(
+        min_value=1, max_value=COMPLETIONS_PAGE, default=COMPLETIONS_PAGE, required=False
+    )
+    offset = serializers.IntegerField(min_value=0, default=0, required=False)
 
 
 class CompletionsView(APIView):
@@ -39,23 +47,45 @@ class CompletionsView(APIView):
                 description="A code a worker sent in: each row then says whether it is the "
                 "code that worker was shown (`code_matches`; case and spaces ignored).",
             ),
+            OpenApiParameter(
+                "limit", int, description=f"Workers per page (1–{COMPLETIONS_PAGE}, the default)."
+            ),
+            OpenApiParameter("offset", int, description="Workers to skip (default 0)."),
         ],
         responses=OpenApiTypes.OBJECT,
         description="The campaign's crowd workers, finished ones first: worker id, platform, "
         "account, when they started and finished, their completion code, whether it is the "
         "pass code (`passed`), and the quality test it was decided on (`qc`: test, space, "
-        "threshold, status, and per criterion the bad-reference pairs and the p-value).",
+        "threshold, status, and per criterion the bad-reference pairs and the p-value). "
+        "`count` is how many workers there are in all; `next` the URL of the next page, or "
+        "null on the last.",
     )
     def get(self, request: Request, campaign_id: Any) -> Response:
         campaign = campaign_for_organizer(request.user, campaign_id)
         query = CompletionQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
+        worker_id = query.validated_data.get("worker")
+        limit, offset = query.validated_data["limit"], query.validated_data["offset"]
         rows = crowd_verify(
             campaign=campaign,
-            worker_id=query.validated_data.get("worker"),
+            worker_id=worker_id,
             code=query.validated_data.get("code", ""),
+            offset=offset,
+            limit=limit,
         )
-        return Response({"completions": [row.to_json() for row in rows]})
+        count = crowd_workers(campaign=campaign, worker_id=worker_id).count()
+        following = None
+        if offset + limit < count:
+            following = request.build_absolute_uri(
+                replace_query_param(request.get_full_path(), "offset", offset + limit)
+            )
+        return Response(
+            {
+                "count": count,
+                "next": following,
+                "completions": [row.to_json() for row in rows],
+            }
+        )
 
 
 class CrowdLinkSerializer(serializers.Serializer):

@@ -85,15 +85,22 @@ class Verification:
 
 
 def crowd_verify(
-    *, campaign: Campaign, worker_id: str | None = None, code: str = ""
+    *,
+    campaign: Campaign,
+    worker_id: str | None = None,
+    code: str = "",
+    offset: int = 0,
+    limit: int | None = None,
 ) -> list[Verification]:
-    """The campaign's workers (of ``worker_id`` if given), each with whether ``code`` (if
-    given) is the code they were shown."""
+    """The campaign's workers (of ``worker_id`` if given), in ``crowd_workers``' order from
+    ``offset`` on (at most ``limit`` of them), each with whether ``code`` (if given) is the
+    code they were shown."""
+    workers = crowd_workers(campaign=campaign, worker_id=worker_id)
     return [
         Verification(
             worker=worker,
             qc=CrowdQC.from_json(worker.qc),
             code_matches=crowd_code_matches(worker=worker, code=code) if code.strip() else None,
         )
-        for worker in crowd_workers(campaign=campaign, worker_id=worker_id)
+        for worker in workers[offset : None if limit is None else offset + limit]
     ]

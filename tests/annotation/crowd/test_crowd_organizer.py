@@ -69,6 +69,28 @@ def test_the_api_lists_every_worker_finished_ones_first(owner, link) -> None:  #
     assert rows[-1]["code"] is None
 
 
+def test_the_api_pages_the_workers_in_the_same_order(owner, link) -> None:  # type: ignore[no-untyped-def]
+    client = APIClient()
+    client.force_authenticate(owner)
+    url = reverse("api-campaign-completions", args=[link.config.campaign_id])
+    first = client.get(url, {"limit": 2}).json()
+    assert first["count"] == 3
+    assert [r["worker_id"] for r in first["completions"]] == ["careless", "careful"]
+    assert first["next"] is not None
+    second = client.get(first["next"]).json()
+    assert [r["worker_id"] for r in second["completions"]] == ["still-at-work"]
+    assert (second["count"], second["next"]) == (3, None)
+    whole = client.get(url).json()
+    assert (whole["count"], whole["next"], len(whole["completions"])) == (3, None, 3)
+    one = client.get(url, {"worker": "careful", "limit": 1}).json()
+    assert (one["count"], one["next"], len(one["completions"])) == (1, None, 1)
+    for bad in ({"limit": 0}, {"limit": 1001}, {"limit": "many"}, {"offset": -1}):
+        response = client.get(url, bad)
+        assert response.status_code == 400, bad
+        # The field named, as every other refused query parameter is.
+        assert list(response.json()) == list(bad), response.json()
+
+
 def test_only_the_campaigns_organizers_see_completions(owner, link) -> None:  # type: ignore[no-untyped-def]
     url = reverse("api-campaign-completions", args=[link.config.campaign_id])
     worker = CrowdWorker.objects.get(worker_id="careful").user
