@@ -208,8 +208,9 @@ def _segment_recall(hypotheses: list[np.ndarray], references: list[np.ndarray]) 
 class BERTR(Metric):
     """Mean over reference tokens of the best cosine similarity to a translation token.
 
-    ``token_budget`` bounds a batch's word pieces; ``threads`` sets the encoder's intra-op
-    threads (default: ``EVALSITE_TORCH_THREADS``, else torch's own, one per core); ``runtime``
+    ``token_budget`` bounds a batch's word pieces; ``threads`` sets the encoder's threads
+    (torch's intra-op threads, or the batches ONNX Runtime runs at once; default:
+    ``EVALSITE_TORCH_THREADS``, else torch's own, one per core); ``runtime``
     is ``"onnx"`` (ONNX Runtime, the default when it is installed) or ``"torch"``;
     ``batched=False`` is the code before the batching by word pieces and the cache, on torch,
     kept as the reference.
