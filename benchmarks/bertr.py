@@ -1,5 +1,6 @@
 """BERTR's segment pairs per second on CPU: the code before the batching by word pieces and the
-encoder cache (``BERTR(batched=False)``) against today's, measured in the same run.
+encoder cache (``BERTR(batched=False)``) against today's on torch and on ONNX Runtime, measured
+in the same run.
 
     .venv/bin/python benchmarks/bertr.py              # 3 repetitions
     .venv/bin/python benchmarks/bertr.py --quick      # 1 repetition, smaller corpora
@@ -21,11 +22,14 @@ pieces a word since its words are ``w123``), with the ``neural`` extra installed
   scores one system, with torch's default threads (one per core, so four threads on two cores)
   against ``EVALSITE_TORCH_THREADS`` = 1, which the analysis worker now sets.
 
-Pairs per second are distinct (segment, hypothesis) pairs over wall-clock seconds; every
-repetition runs the old and the new code back to back (the encoder cache emptied before each
-new run, except the recomputation), and the ratios are paired within a repetition. Prints
-medians with the range over repetitions, CPU seconds beside wall-clock ones (the machine may be
-shared), and the largest difference of the statistics from the old code's (target ≤ 1e-5).
+The new code runs twice: batched on torch (``BERTR(runtime="torch")``) and batched on ONNX
+Runtime (``BERTR(runtime="onnx")``, the default when onnxruntime is installed). Pairs per second
+are distinct (segment, hypothesis) pairs over wall-clock seconds; every repetition runs the old
+code and both new ones back to back, in an order that turns round from one repetition to the
+next (the encoder cache emptied before each run, except the recomputation), and the ratios to
+the old code are paired within a repetition. Prints medians with the range over repetitions,
+CPU seconds beside wall-clock ones (the machine may be shared), and the largest difference of
+the statistics from the old code's (target ≤ 1e-5).
 """
 
 from __future__ import annotations
@@ -61,25 +65,35 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
     return result, time.perf_counter() - start, time.process_time() - cpu
 
 
-def _score_one_system(args: tuple[bool, int | None, int]) -> float:
+CODES = ("old", "torch", "onnx")
+"""The old code and today's on either runtime: the keys of every table below."""
+
+
+def make_metric(code: str, threads: int | None = None) -> BERTR:
+    if code == "old":
+        return BERTR(batched=False, threads=threads)
+    return BERTR(runtime=code, threads=threads)
+
+
+def _score_one_system(args: tuple[str, int | None, int]) -> float:
     """In a fresh process: seconds to score one system of ``segments`` segments."""
-    batched, threads, segments = args
+    code, threads, segments = args
     if threads is not None:
         os.environ[THREADS_ENV] = str(threads)
     systems, refs = make_corpus(n_systems=2, n_segments=segments)
-    metric = BERTR(batched=batched)
-    metric.statistics(["warm up"], [["warm up"]])
+    metric = make_metric(code)
+    metric.statistics(["warm up"], [["warm up"]])  # loads (and exports) the model
     ENCODER_CACHE.clear()
     start = time.perf_counter()
     metric.statistics(systems[1][1], refs)
     return time.perf_counter() - start
 
 
-def two_processes(batched: bool, threads: int | None, segments: int) -> float:
+def two_processes(code: str, threads: int | None, segments: int) -> float:
     """Wall-clock seconds until both of two processes scoring a system at once are done."""
     context = multiprocessing.get_context("spawn")  # torch's OpenMP is not fork-safe
     with context.Pool(2) as pool:
-        return max(pool.map(_score_one_system, [(batched, threads, segments)] * 2))
+        return max(pool.map(_score_one_system, [(code, threads, segments)] * 2))
 
 
 def spread(values: list[float], digits: int = 1) -> str:
@@ -87,6 +101,70 @@ def spread(values: list[float], digits: int = 1) -> str:
         f"{statistics.median(values):.{digits}f} "
         f"({min(values):.{digits}f}–{max(values):.{digits}f})"
     )
+
+
+Table = dict[str, dict[str, list[float]]]
+
+
+def one_repetition(
+    turn: int,
+    metrics: dict[str, BERTR],
+    cases: dict[str, tuple[int, Callable[[BERTR], Any]]],
+    rates: Table,
+    cpu: Table,
+    segments: int,
+) -> float:
+    """Every case once with each code, in the order of ``turn``; the largest difference of a
+    statistic from the old code's."""
+    order = CODES[turn % 3 :] + CODES[: turn % 3]
+    worst = 0.0
+    for name, (pairs, run) in cases.items():
+        results = {}
+        for code in order:
+            ENCODER_CACHE.clear()
+            results[code], wall, seconds = timed(lambda r=run, c=code: r(metrics[c]))  # type: ignore[misc]
+            rates.setdefault(name, {}).setdefault(code, []).append(pairs / wall)
+            cpu.setdefault(name, {}).setdefault(code, []).append(seconds)
+            if name == "campaign" and code != "old":  # again, with the cache the run filled
+                again, wall, seconds = timed(lambda r=run, c=code: r(metrics[c]))  # type: ignore[misc]
+                results[f"{code} again"] = again
+                rates.setdefault("recomputation", {}).setdefault(code, []).append(pairs / wall)
+                cpu.setdefault("recomputation", {}).setdefault(code, []).append(seconds)
+        if name == "campaign":
+            rates["recomputation"].setdefault("old", []).append(rates[name]["old"][-1])
+            cpu["recomputation"].setdefault("old", []).append(cpu[name]["old"][-1])
+        before = np.asarray(results["old"])
+        for result in results.values():
+            worst = max(worst, float(np.abs(np.asarray(result) - before).max()))
+    for code in order:  # the old code on torch's default threads, today's on one each
+        wall = two_processes(code, None if code == "old" else 1, segments)
+        rates.setdefault("two processes at once", {}).setdefault(code, []).append(
+            2 * segments / wall
+        )
+    return worst
+
+
+def report(rates: Table, cpu: Table) -> None:
+    emit(
+        "| case | before: pairs/s | torch today: pairs/s | ONNX Runtime: pairs/s "
+        "| torch/before | **ONNX/before** | CPU s before → torch → ONNX |"
+    )
+    emit("|---|---:|---:|---:|---:|---:|---|")
+    for name, by in rates.items():
+        ratios = {
+            code: [n / o for o, n in zip(by["old"], by[code], strict=True)]
+            for code in ("torch", "onnx")
+        }
+        seconds = cpu.get(name)
+        cpu_text = (
+            " → ".join(f"{statistics.median(seconds[c]):.1f}" for c in CODES)
+            if seconds
+            else "(two processes)"
+        )
+        emit(
+            f"| {name} | {spread(by['old'])} | {spread(by['torch'])} | {spread(by['onnx'])} "
+            f"| {spread(ratios['torch'], 2)}× | **{spread(ratios['onnx'], 2)}×** | {cpu_text} |"
+        )
 
 
 def main() -> None:
@@ -105,8 +183,9 @@ def main() -> None:
     systems, refs = make_corpus(n_systems=args.systems, n_segments=args.campaign_segments)
     outputs = [hyps for _, hyps in systems]
     n_campaign = distinct_pairs(outputs)
-    old, new = BERTR(batched=False), BERTR()
-    old.statistics(["warm up"], [["warm up"]])  # the model is loaded before the clock starts
+    metrics = {code: make_metric(code) for code in CODES}
+    for metric in metrics.values():  # the model is loaded (and exported) before the clock starts
+        metric.statistics(["warm up"], [["warm up"]])
 
     cases: dict[str, tuple[int, Callable[[BERTR], Any]]] = {
         "single system": (args.segments, lambda m: m.statistics(single, single_refs)),
@@ -122,46 +201,12 @@ def main() -> None:
         f"{args.campaign_segments} segments, {n_campaign} distinct pairs; load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
-    rates: dict[str, dict[str, list[float]]] = {}
-    cpu: dict[str, dict[str, list[float]]] = {}
+    rates: Table = {}
+    cpu: Table = {}
     worst = 0.0
-    for _ in range(args.repeat):
-        for name, (pairs, run) in cases.items():
-            ENCODER_CACHE.clear()
-            before, wall_old, cpu_old = timed(lambda r=run: r(old))  # type: ignore[misc]
-            ENCODER_CACHE.clear()
-            after, wall_new, cpu_new = timed(lambda r=run: r(new))  # type: ignore[misc]
-            worst = max(worst, float(np.abs(np.asarray(after) - np.asarray(before)).max()))
-            for key, wall, seconds in (("old", wall_old, cpu_old), ("new", wall_new, cpu_new)):
-                rates.setdefault(name, {}).setdefault(key, []).append(pairs / wall)
-                cpu.setdefault(name, {}).setdefault(key, []).append(seconds)
-            if name == "campaign":  # again, with the cache the first new run filled
-                again, wall, seconds = timed(lambda r=run: r(new))  # type: ignore[misc]
-                worst = max(worst, float(np.abs(np.asarray(again) - np.asarray(before)).max()))
-                rates.setdefault("recomputation", {}).setdefault("new", []).append(pairs / wall)
-                rates["recomputation"].setdefault("old", []).append(pairs / wall_old)
-                cpu.setdefault("recomputation", {}).setdefault("new", []).append(seconds)
-                cpu["recomputation"].setdefault("old", []).append(cpu_old)
-        for key, batched, threads in (("old", False, None), ("new", True, 1)):
-            wall = two_processes(batched, threads, args.segments)
-            rates.setdefault("two processes at once", {}).setdefault(key, []).append(
-                2 * args.segments / wall
-            )
-
-    emit("| case | before: pairs/s | today: pairs/s | ratio | CPU s before → today |")
-    emit("|---|---:|---:|---:|---|")
-    for name, by in rates.items():
-        ratios = [n / o for o, n in zip(by["old"], by["new"], strict=True)]
-        seconds = cpu.get(name)
-        cpu_text = (
-            f"{statistics.median(seconds['old']):.1f} → {statistics.median(seconds['new']):.1f}"
-            if seconds
-            else "(two processes)"
-        )
-        emit(
-            f"| {name} | {spread(by['old'])} | {spread(by['new'])} | {spread(ratios, 2)}× "
-            f"| {cpu_text} |"
-        )
+    for turn in range(args.repeat):
+        worst = max(worst, one_repetition(turn, metrics, cases, rates, cpu, args.segments))
+    report(rates, cpu)
     emit(f"largest difference of the statistics from the old code's: {worst:.1e} (≤ 1e-5)")
     emit(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

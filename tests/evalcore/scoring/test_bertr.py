@@ -131,11 +131,12 @@ SYSTEMS = [
 ]
 
 
-def test_scores_equal_the_code_before_on_several_systems_scripts_and_references():
+@pytest.mark.parametrize("runtime", ["onnx", "torch"])
+def test_scores_equal_the_code_before_on_several_systems_scripts_and_references(runtime):
     from evalcore.scoring.bertr import ENCODER_CACHE
     from evalcore.scoring.extraction import extract_statistics
 
-    before, today = BERTR(batched=False), BERTR()
+    before, today = BERTR(batched=False), BERTR(runtime=runtime)
     expected = np.stack([before.statistics(system, REFERENCES) for system in SYSTEMS])
     ENCODER_CACHE.clear()
     campaign = extract_statistics(today, SYSTEMS, REFERENCES)
@@ -157,10 +158,11 @@ def test_scores_equal_the_code_before_on_several_systems_scripts_and_references(
     assert np.abs(segment - expected[:, 2]).max() <= 1e-7
 
 
-def test_a_sentence_encodes_the_same_alone_and_among_others_so_the_cache_is_exact():
+@pytest.mark.parametrize("runtime", ["onnx", "torch"])
+def test_a_sentence_encodes_the_same_alone_and_among_others_so_the_cache_is_exact(runtime):
     from evalcore.scoring.bertr import ENCODER_CACHE
 
-    metric = BERTR()
+    metric = BERTR(runtime=runtime)
     sentences = [s for system in SYSTEMS for s in system] + [
         r for stream in REFERENCES for r in stream if r is not None
     ]
@@ -216,3 +218,39 @@ def test_threads_come_from_the_setting_or_the_environment(monkeypatch):
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(threads)
+
+
+def test_onnx_runtime_is_the_default_when_installed_and_torch_the_fallback(monkeypatch):
+    assert BERTR().runtime == "onnx"
+    assert BERTR(batched=False).runtime == "torch"  # the reference stays on torch
+    with pytest.raises(ValueError, match="runtime"):
+        BERTR(runtime="tensorflow")
+    real_import = builtins.__import__
+
+    def no_onnxruntime(name, *args, **kwargs):
+        if name.split(".")[0] == "onnxruntime":
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_onnxruntime)
+    assert BERTR().runtime == "torch"
+    assert BERTR().sentence_score(REF, [REF]) == pytest.approx(100.0, abs=1e-9)
+    with pytest.raises(MetricUnavailableError, match=r"pip install -e '\.\[neural\]'"):
+        BERTR(runtime="onnx")
+
+
+def test_onnx_outputs_do_not_depend_on_the_threads_and_equal_torchs_in_float32():
+    """Batches run side by side on one thread each: the same bits on one thread or two; and
+    the exported graph gives torch's hidden states to float32 rounding."""
+    from evalcore.scoring.bertr import ENCODER_CACHE
+
+    sentences = [s for system in SYSTEMS for s in system]
+    ENCODER_CACHE.clear()
+    one = BERTR(runtime="onnx", threads=1).encode(sentences)
+    ENCODER_CACHE.clear()
+    two = BERTR(runtime="onnx", threads=2).encode(sentences)
+    torch_outputs = BERTR(runtime="torch").encode(sentences)
+    for a, b, c in zip(one, two, torch_outputs, strict=True):
+        assert np.array_equal(a, b)
+        assert a.shape == c.shape  # an empty sentence has no word pieces on either
+        assert np.allclose(a, c, rtol=0, atol=1e-4)  # hidden values are of order 1 to 10
