@@ -14,8 +14,9 @@ import uuid
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q, QuerySet
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 
-from annotation.models import Campaign
+from annotation.models import Campaign, ProtocolConfig
 
 ORGANIZERS_GROUP = "Organizers"
 
@@ -39,6 +40,16 @@ def campaign_for_organizer(user: User, campaign_id: uuid.UUID | str) -> Campaign
         return campaigns_managed_by(user).get(pk=campaign_id)
     except (Campaign.DoesNotExist, ValueError):
         raise Http404("No such campaign.") from None
+
+
+def config_for_organizer(
+    user: User, campaign_id: uuid.UUID | str, config_id: int
+) -> ProtocolConfig:
+    """A protocol config of a campaign the user manages (its campaign loaded); otherwise 404."""
+    campaign = campaign_for_organizer(user, campaign_id)
+    return get_object_or_404(
+        ProtocolConfig.objects.select_related("campaign"), pk=config_id, campaign=campaign
+    )
 
 
 def user_can_manage_campaign(user: User, campaign: Campaign) -> bool:

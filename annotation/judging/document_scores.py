@@ -26,7 +26,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.judging.screens import JudgmentError, assignment_for
+from annotation.judging.screens import (
+    JudgmentError,
+    assignment_for,
+    unsaved_closed_error,
+    unsaved_hold_ended_error,
+)
 from annotation.models import (
     DOCUMENT_SCORE_MAX,
     DOCUMENT_SCORE_MIN,
@@ -194,23 +199,9 @@ def _check_open(assignment: Assignment, *, screen: int) -> None:
     """A JudgmentError unless the campaign is open, the hold has not ended and the annotator
     has reached the screen (whose first item is at ``screen``)."""
     if assignment.task.config.campaign.status == Campaign.Status.CLOSED:
-        raise JudgmentError(
-            "closed",
-            _(
-                "This campaign is closed: it takes no more answers, so this one was not saved. "
-                "Thank you for your work."
-            ),
-            409,
-        )
+        raise unsaved_closed_error()
     if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
-        raise JudgmentError(
-            "not_active",
-            _(
-                "Your hold on this task ended before this answer arrived, so it was not "
-                "saved. Take the task again from My tasks to continue."
-            ),
-            409,
-        )
+        raise unsaved_hold_ended_error()
     if screen > assignment.items_done:
         raise JudgmentError("not_current", _("You can open items you have reached only."), 409)
 

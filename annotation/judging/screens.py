@@ -46,6 +46,30 @@ class JudgmentError(Exception):
         self.errors = errors or []
 
 
+def unsaved_closed_error() -> JudgmentError:
+    """An answer sent to a closed campaign: not saved."""
+    return JudgmentError(
+        "closed",
+        _(
+            "This campaign is closed: it takes no more answers, so this one was not saved. "
+            "Thank you for your work."
+        ),
+        409,
+    )
+
+
+def unsaved_hold_ended_error() -> JudgmentError:
+    """An answer sent after the hold on its task ended: not saved."""
+    return JudgmentError(
+        "not_active",
+        _(
+            "Your hold on this task ended before this answer arrived, so it was not "
+            "saved. Take the task again from My tasks to continue."
+        ),
+        409,
+    )
+
+
 @cache
 def _assignment_query() -> tuple[str, list[Columns]]:
     columns = [

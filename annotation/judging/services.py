@@ -40,6 +40,8 @@ from annotation.judging.screens import (
     assignment_for,
     screen_at,
     screen_read,
+    unsaved_closed_error,
+    unsaved_hold_ended_error,
 )
 from annotation.judging.store import answer_insert, span_instances
 from annotation.models import (
@@ -328,16 +330,9 @@ def _check_accepted(first: ItemOutput, *, revision_seen: int) -> None:
     """A JudgmentError unless the campaign is open, the hold on the task has not ended, and
     the answer is new for the current item or a revision based on the latest one."""
     if first.campaign_status == Campaign.Status.CLOSED:
-        raise _closed()
+        raise unsaved_closed_error()
     if first.a_status not in (Assignment.Status.ACTIVE, Assignment.Status.DONE):
-        raise JudgmentError(
-            "not_active",
-            _(
-                "Your hold on this task ended before this answer arrived, so it was not "
-                "saved. Take the task again from My tasks to continue."
-            ),
-            409,
-        )
+        raise unsaved_hold_ended_error()
     if first.j_id is None and first.item.position != first.a_done:
         raise _not_current()
     if first.j_id is not None and revision_seen != first.j_revision:
@@ -545,17 +540,6 @@ def _not_current() -> JudgmentError:
 def closed_message() -> str:
     """Why a closed campaign hands out no task."""
     return _("This campaign is closed: it hands out no more tasks.")
-
-
-def _closed() -> JudgmentError:
-    return JudgmentError(
-        "closed",
-        _(
-            "This campaign is closed: it takes no more answers, so this one was not saved. "
-            "Thank you for your work."
-        ),
-        409,
-    )
 
 
 def _stale() -> JudgmentError:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions
@@ -13,8 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.campaigns.api import IsOrganizer
-from annotation.models import AllocationState, ProtocolConfig
-from annotation.permissions import campaign_for_organizer
+from annotation.models import AllocationState
+from annotation.permissions import config_for_organizer
 from annotation.tasking.pull_state import allocation_summary
 
 
@@ -29,8 +28,8 @@ class AllocationView(APIView):
         "whether the stopping rule holds (decided, budget, or null).",
     )
     def get(self, request: Request, campaign_id: Any, config_id: int) -> Response:
-        campaign = campaign_for_organizer(request.user, campaign_id)
-        config = get_object_or_404(ProtocolConfig, pk=config_id, campaign=campaign)
+        config = config_for_organizer(request.user, campaign_id, config_id)
+        campaign = config.campaign
         state = AllocationState.objects.filter(config=config).first()
         names = dict(campaign.systems.values_list("pk", "name"))  # type: ignore[attr-defined]
         return Response(allocation_summary(config, state, names).to_json())

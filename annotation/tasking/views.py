@@ -24,7 +24,7 @@ from annotation.campaigns.forms import (
 )
 from annotation.campaigns.views import organizer_required
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import campaign_for_organizer, config_for_organizer
 from annotation.tasking.background import task_build_request
 from annotation.tasking.invites import invite_create, invite_token
 from annotation.tasking.pull_state import allocation_summaries
@@ -44,13 +44,6 @@ INVITES_SHOWN = 200
 
 def _setup_url(campaign: Campaign) -> str:
     return reverse("annotation_setup", args=[campaign.pk])
-
-
-def _config(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> ProtocolConfig:
-    campaign = campaign_for_organizer(request.user, campaign_id)
-    return get_object_or_404(
-        ProtocolConfig.objects.select_related("campaign"), pk=config_id, campaign=campaign
-    )
 
 
 @organizer_required
@@ -178,7 +171,7 @@ def _invite_rows(request: HttpRequest, campaign: Campaign) -> tuple[list[dict[st
 def config_build(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> HttpResponse:
     """Queue a build of the protocol's tasks (a worker runs it; the setup page shows how it
     gets on), or say that one is already under way."""
-    config = _config(request, campaign_id, config_id)
+    config = config_for_organizer(request.user, campaign_id, config_id)
     try:
         outcome = task_build_request(config=config, user=request.user)
     except TaskError as exc:
@@ -215,7 +208,7 @@ def config_builds_status(request: HttpRequest, campaign_id: uuid.UUID) -> JsonRe
 @require_safe
 def config_tasks(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> HttpResponse:
     """The tasks of a protocol with their annotators and progress."""
-    config = _config(request, campaign_id, config_id)
+    config = config_for_organizer(request.user, campaign_id, config_id)
     tasks = (
         Task.objects.filter(config=config)
         .prefetch_related("assignments__annotator")
@@ -237,7 +230,7 @@ def config_tasks(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -
 @require_POST
 def config_assign(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> HttpResponse:
     """Push: give a task to a named annotator."""
-    config = _config(request, campaign_id, config_id)
+    config = config_for_organizer(request.user, campaign_id, config_id)
     form = PushAssignForm(request.POST)
     if form.is_valid():
         task = Task.objects.filter(config=config, position=form.cleaned_data["task"] - 1).first()

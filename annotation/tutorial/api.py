@@ -6,7 +6,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -19,7 +18,7 @@ from rest_framework.views import APIView
 from annotation.campaigns.api import IsOrganizer
 from annotation.judging.screens import JudgmentError, assignment_for
 from annotation.models import ProtocolConfig, TutorialRule
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import config_for_organizer
 from annotation.tutorial.items import TutorialItemError, tutorial_items_add, tutorial_rule_save
 from annotation.tutorial.runs import (
     TutorialOutcome,
@@ -35,11 +34,6 @@ from annotation.tutorial.selectors import (
     tutorial_rule,
     tutorial_runs,
 )
-
-
-def _config(request: Request, campaign_id: Any, config_id: int) -> ProtocolConfig:
-    campaign = campaign_for_organizer(request.user, campaign_id)
-    return get_object_or_404(ProtocolConfig, pk=config_id, campaign=campaign)
 
 
 class ItemsSerializer(serializers.Serializer):
@@ -76,7 +70,7 @@ class TutorialView(APIView):
         "passed, continued, stopped), items met, and each answer with its verdict.",
     )
     def get(self, request: Request, campaign_id: Any, config_id: int) -> Response:
-        return Response(_tutorial_json(_config(request, campaign_id, config_id)))
+        return Response(_tutorial_json(config_for_organizer(request.user, campaign_id, config_id)))
 
     @extend_schema(
         request=ItemsSerializer,
@@ -84,7 +78,7 @@ class TutorialView(APIView):
         description="Add tutorial items (all or none; 400 names each problem by item number).",
     )
     def post(self, request: Request, campaign_id: Any, config_id: int) -> Response:
-        config = _config(request, campaign_id, config_id)
+        config = config_for_organizer(request.user, campaign_id, config_id)
         serializer = ItemsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
@@ -101,7 +95,7 @@ class TutorialView(APIView):
     def put(self, request: Request, campaign_id: Any, config_id: int) -> Response:
         """Set the rule: how many items to pass (null: all), what happens to an annotator who
         fails (continue, retry, stop), attempts, the stop message, the attention check."""
-        config = _config(request, campaign_id, config_id)
+        config = config_for_organizer(request.user, campaign_id, config_id)
         serializer = RuleSerializer(tutorial_rule(config=config), data=request.data)
         serializer.is_valid(raise_exception=True)
         tutorial_rule_save(config=config, **serializer.validated_data)

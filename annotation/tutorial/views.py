@@ -21,7 +21,7 @@ from annotation.crowd.services import crowd_return_url, crowd_stopped_record
 from annotation.judging.screens import JudgmentError, assignment_for
 from annotation.judging.views import _criteria_view, _screen_data
 from annotation.models import CrowdWorker, ProtocolConfig, TutorialItem
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import campaign_for_organizer, config_for_organizer
 from annotation.tutorial.expectations import expectation_lines
 from annotation.tutorial.files import tutorial_file_parse
 from annotation.tutorial.forms import TutorialItemForm, TutorialRuleForm, TutorialUploadForm
@@ -35,19 +35,12 @@ from annotation.tutorial.runs import TutorialError, TutorialScreen, tutorial_ite
 from annotation.tutorial.selectors import tutorial_rule, tutorial_runs
 
 
-def _config(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> ProtocolConfig:
-    campaign = campaign_for_organizer(request.user, campaign_id)
-    return get_object_or_404(
-        ProtocolConfig.objects.select_related("campaign"), pk=config_id, campaign=campaign
-    )
-
-
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def config_tutorial(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -> HttpResponse:
     """A protocol's tutorial: its items (add one, upload a file of them), its rule, and every
     annotator's run through it."""
-    config = _config(request, campaign_id, config_id)
+    config = config_for_organizer(request.user, campaign_id, config_id)
     action = request.POST.get("action")
     rule = tutorial_rule(config=config)
     item_form = TutorialItemForm(request.POST if action == "add" else None, config=config)
