@@ -194,8 +194,25 @@ def _no_csp_violations(request: pytest.FixtureRequest) -> Iterator[None]:
     browser: CspCheckedBrowser = request.getfixturevalue("browser")
     browser.violations.clear()
     yield
+    _pages_closed_and_server_idle(browser)
     violations, browser.violations[:] = list(browser.violations), []
     assert not violations, "Content-Security-Policy violations:\n" + "\n".join(violations)
+
+
+def _pages_closed_and_server_idle(browser: CspCheckedBrowser, wait: float = 10.0) -> None:
+    """Close every context a test left open and wait for the live server's request threads to
+    end, before the database is flushed: a page left open (a polling analysis page, a screen
+    still loading) would otherwise reach the server during the flush, or during the next test,
+    and a request holding row locks deadlocks the flush's TRUNCATE."""
+    import threading
+
+    for context in list(browser.contexts):
+        context.close()
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and any(
+        "process_request_thread" in thread.name for thread in threading.enumerate()
+    ):
+        time.sleep(0.05)
 
 
 @pytest.fixture

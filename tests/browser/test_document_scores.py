@@ -242,7 +242,7 @@ def test_the_analysis_page_and_the_dashboard_show_document_level_scores(  # type
         section = page.locator("section.document-scores")
         assert "Document-level scores" in section.locator("h2").inner_text()
         assert "2 document scores of 2 documents or windows" in section.inner_text()
-        systems = {d.system_id for d in DocumentJudgment.objects.all()}
+        systems = {d.system_id for d in DocumentJudgment.objects.filter(assignment=assignment)}
         assert section.locator("tbody tr").count() == len(systems)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width
         section.screenshot(path=shots / f"analysis-document-scores-{width}.png")
