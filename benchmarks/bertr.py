@@ -29,7 +29,9 @@ code and both new ones back to back, in an order that turns round from one repet
 next (the encoder cache emptied before each run, except the recomputation), and the ratios to
 the old code are paired within a repetition. Prints medians with the range over repetitions,
 CPU seconds beside wall-clock ones (the machine may be shared), and the largest difference of
-the statistics from the old code's (target ≤ 1e-5).
+the statistics from the old code's (target ≤ 1e-5). Last, the single system's ceiling in
+float32 on this machine (``benchmarks/encoder_ceiling.py``: the encoder's matrix products at
+ONNX Runtime's own MatMul rate on every core), as a multiple of the old code's pairs per second.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.encoder_ceiling import ceiling
 from benchmarks.mt_data import make_corpus
 from evalcore.scoring.bertr import BERTR, ENCODER_CACHE, THREADS_ENV
 from evalcore.scoring.extraction import distinct_pairs, extract_statistics
@@ -167,6 +170,21 @@ def report(rates: Table, cpu: Table) -> None:
         )
 
 
+def report_ceiling(hypotheses: list[str], refs: Any, rates: dict[str, list[float]]) -> None:
+    """The single system's ceiling in float32 (``benchmarks/encoder_ceiling.py``) beside the
+    measured rates: how far any float32 runtime could go on this machine."""
+    texts = list(hypotheses) + [r for side in refs for r in side if r is not None]
+    found = ceiling(texts, len(hypotheses))
+    old, onnx = statistics.median(rates["old"]), statistics.median(rates["onnx"])
+    emit(
+        f"ceiling of the single system in float32: {found['gflop']:.1f} GFLOP of matrix "
+        f"products at ONNX Runtime's MatMul rate here ({found['gflop_per_second']:.1f} GFLOP/s "
+        f"on {found['cores']:.0f} cores) = {found['pairs_per_second']:.1f} pairs/s, "
+        f"{found['pairs_per_second'] / old:.2f}× the old code's median; ONNX Runtime reached "
+        f"{100 * onnx / found['pairs_per_second']:.0f}% of it"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -208,6 +226,7 @@ def main() -> None:
         worst = max(worst, one_repetition(turn, metrics, cases, rates, cpu, args.segments))
     report(rates, cpu)
     emit(f"largest difference of the statistics from the old code's: {worst:.1e} (≤ 1e-5)")
+    report_ceiling(single, single_refs, rates["single system"])
     emit(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
