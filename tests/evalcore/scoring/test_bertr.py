@@ -153,7 +153,8 @@ def test_scores_equal_the_code_before_on_several_systems_scripts_and_references(
     # to a reference scores 1 on that segment
     assert campaign[0, 6, 0] == 0.0
     assert campaign[0, 0, 0] == pytest.approx(1.0, abs=1e-12)
-    assert 0 < campaign[1, 3, 0] < campaign[2, 3, 0] <= 1
+    # (a sentence against itself: the cosine of unit vectors, 1 within float64's last bit)
+    assert 0 < campaign[1, 3, 0] < campaign[2, 3, 0] <= 1 + 1e-12
     segment = today.statistics_for_segment([r[2] for r in REFERENCES], [s[2] for s in SYSTEMS])
     assert np.abs(segment - expected[:, 2]).max() <= 1e-7
 
