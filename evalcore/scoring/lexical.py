@@ -15,11 +15,11 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
-from sacrebleu.metrics.bleu import _get_tokenizer
 
 from evalcore.version import signature_version
 
 from .base import Metric, References, check_corpus
+from .sacre import shared_tokenizer
 
 
 def word_edit_distance(hypothesis: Sequence[str], reference: Sequence[str]) -> int:
@@ -45,7 +45,7 @@ class TokenizedMetric(Metric):
     def __init__(self, *, tokenize: str = "13a", lowercase: bool = False) -> None:
         self.tokenize = tokenize
         self.lowercase = lowercase
-        self._tokenizer: Callable[[str], str] = _get_tokenizer(tokenize)()
+        self._tokenizer: Callable[[str], str] = shared_tokenizer(tokenize)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -54,7 +54,7 @@ class TokenizedMetric(Metric):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._tokenizer = _get_tokenizer(self.tokenize)()
+        self._tokenizer = shared_tokenizer(self.tokenize)
 
     def words(self, text: str) -> list[str]:
         """The tokens of one line, as BLEU would see them."""

@@ -3,19 +3,23 @@
 Tokenisation and per-segment statistics are sacreBLEU's own code (pinned to 2.6.x, whose
 internal ``_extract_corpus_statistics``/``_compute_segment_statistics`` we call), so they cannot
 drift from it; chrF's n-gram counts are the exception, counted in numpy by :mod:`.chrf_counts`
-with sacreBLEU's integers (its tests compare them with sacreBLEU's own code). The corpus formulas are re-written here in vectorised numpy, operation for
-operation as sacreBLEU writes them, so that one call scores thousands of resamples; the tests
-hold them to sacreBLEU's corpus scores within 1e-9.
+with sacreBLEU's integers (its tests compare them with sacreBLEU's own code). A process has one
+tokenizer object of each kind (:func:`shared_tokenizer`), so a line is tokenised once for every
+metric. The corpus formulas are re-written here in vectorised numpy, operation for operation as
+sacreBLEU writes them, so that one call scores thousands of resamples; the tests hold them to
+sacreBLEU's corpus scores within 1e-9.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
 from sacrebleu.metrics.base import Metric as SacreMetric
 from sacrebleu.metrics.bleu import BLEU as SacreBLEU  # noqa: N811
+from sacrebleu.metrics.bleu import _get_tokenizer
 from sacrebleu.metrics.chrf import CHRF as SacreCHRF  # noqa: N811
 from sacrebleu.metrics.ter import TER as SacreTER  # noqa: N811
 
@@ -23,6 +27,17 @@ from evalcore.version import signature_version
 
 from .base import Metric, References, check_corpus
 from .chrf_counts import chrf_rows
+
+
+@cache
+def shared_tokenizer(name: str) -> Callable[[str], str]:
+    """The process's one sacreBLEU tokenizer of ``name``. sacreBLEU keeps tokenised lines in a
+    cache keyed by the tokenizer object and the line, so BLEU, Length and the word metrics
+    (WER, PER, precision, recall, F-measure) tokenise a line once between them instead of once
+    each: the same object, the same code, the same tokens."""
+    tokenizer: Callable[[str], str] = _get_tokenizer(name)()
+    return tokenizer
+
 
 # sacreBLEU's floor for log(0) (``sacrebleu.utils.my_log``).
 _LOG_ZERO = -9999999999.0
@@ -156,7 +171,7 @@ class BLEU(SacreBackedMetric):
 
     def _make_sacre(self) -> SacreMetric:
         try:
-            return SacreBLEU(
+            sacre = SacreBLEU(
                 tokenize=self.tokenize,
                 lowercase=self.lowercase,
                 smooth_method=self.smooth_method,
@@ -170,6 +185,8 @@ class BLEU(SacreBackedMetric):
                 f"tokenizer {self.tokenize!r} is not installed here ({exc}); "
                 f"install sacrebleu's extra: pip install 'sacrebleu[ja]' or 'sacrebleu[ko]'"
             ) from exc
+        sacre.tokenizer = shared_tokenizer(self.tokenize)
+        return sacre
 
     def statistics_source(self, n_references: int) -> tuple[Hashable, slice]:
         # Smoothing and effective order act on the sums only: the statistics depend on these.

@@ -279,3 +279,25 @@ def test_metrics_survive_pickling_for_worker_processes():
         metric = make_metric(name)
         clone = pickle.loads(pickle.dumps(metric))
         assert np.array_equal(clone.statistics(hyps, refs), metric.statistics(hyps, refs))
+
+
+def test_bleu_length_and_the_word_metrics_tokenise_with_one_object_per_process():
+    import pickle
+
+    from evalcore.scoring import WER, WordPrecision
+
+    bleu, wer, precision = BLEU(), WER(), WordPrecision()
+    shared = bleu._sacre.tokenizer
+    assert Length()._sacre.tokenizer is shared
+    assert wer._tokenizer is shared
+    assert precision._tokenizer is shared
+    assert pickle.loads(pickle.dumps(wer))._tokenizer is shared  # as in a worker process
+    assert BLEU(tokenize="intl")._sacre.tokenizer is not shared
+    # a line the word metrics tokenised first gives BLEU sacreBLEU's own statistics
+    hyps, refs = corpus(seed=4, n_segments=30)
+    lowered = BLEU(lowercase=True)
+    for line in hyps + refs[0]:
+        wer.words(line)
+    for metric, theirs in ((bleu, sacrebleu.BLEU()), (lowered, sacrebleu.BLEU(lowercase=True))):
+        ours = metric.statistics(hyps, refs)
+        assert ours.tolist() == theirs._extract_corpus_statistics(hyps, refs)
