@@ -125,3 +125,18 @@ def test_a_segment_that_cannot_be_packed_or_encoded_is_left_to_sacrebleu():
     ]
     for hyps, refs in (([wide[::-1]], [[wide]]), (["abc\ud800de"], [[lone]])):
         assert CHRF().statistics(hyps, refs).tolist() == sacre_rows({}, hyps, refs)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"word_order": 2}, {"beta": 1, "word_order": 1}, {"eps_smoothing": True, "beta": 3}],
+)
+def test_scores_from_statistics_are_sacrebleus_f_scores_bit_for_bit(options):
+    # many rows at once, as the significance tests score them, with zeros in every column
+    metric, sacre = CHRF(**options), sacrebleu.CHRF(**options)
+    rng = np.random.default_rng(11)
+    rows = rng.integers(0, 40, size=(4000, len(metric.stat_names)))
+    rows[rng.random(rows.shape) < 0.15] = 0
+    ours = metric.score_from_statistics(rows.reshape(40, 100, -1).astype(np.float64))
+    theirs = [sacre._compute_f_score(row) for row in rows.tolist()]
+    assert ours.reshape(-1).tolist() == theirs
