@@ -44,6 +44,19 @@ def _stopwords(lang: str) -> frozenset[str]:
     return frozenset(w.lower() for w in stopwordsiso.stopwords(lang))
 
 
+@lru_cache(maxsize=2**17)
+def _content_lemma(token: str, lang: str) -> str | None:
+    """A token's lowercased lemma, or None for a number or a stop word (by its form or its
+    lemma): a function of the token alone, so each word of a corpus is lemmatised once."""
+    if not _LETTER.search(token):
+        return None  # numbers carry no lemma
+    lemma: str = simplemma.lemmatize(token, lang=lang).lower()
+    stop = _stopwords(lang)
+    if token.lower() in stop or lemma in stop:
+        return None
+    return lemma
+
+
 class LemmaOverlap(Metric):
     """Σ min / Σ max of content-lemma counts (single-class SemPOS approximation), in percent."""
 
@@ -52,16 +65,6 @@ class LemmaOverlap(Metric):
 
     def __init__(self, *, lang: str = "en") -> None:
         self.lang = lang
-        self._stop = _stopwords(lang)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_stop", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._stop = _stopwords(self.lang)
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -69,15 +72,8 @@ class LemmaOverlap(Metric):
 
     def content_lemmas(self, text: str) -> Counter[str]:
         """Counts of the lowercased lemmas of the content words of one line."""
-        lemmas: Counter[str] = Counter()
-        for token in _WORD.findall(text):
-            if not _LETTER.search(token):
-                continue  # numbers carry no lemma
-            lemma = simplemma.lemmatize(token, lang=self.lang).lower()
-            if token.lower() in self._stop or lemma in self._stop:
-                continue
-            lemmas[lemma] += 1
-        return lemmas
+        found = (_content_lemma(token, self.lang) for token in _WORD.findall(text))
+        return Counter(lemma for lemma in found if lemma is not None)
 
     @staticmethod
     def _overlap(hyp: Counter[str], ref: Counter[str]) -> tuple[float, float]:

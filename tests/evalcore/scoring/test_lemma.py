@@ -52,3 +52,11 @@ def test_the_best_of_several_references_counts_and_the_signature_names_the_appro
     signature = str(metric.signature(2))
     assert signature.startswith("LemmaOverlap|nrefs:2|lang:en|lemmas:simplemma-")
     assert "stop:stopwordsiso-" in signature
+
+
+def test_a_words_lemma_is_remembered_per_language_and_numbers_carry_none():
+    # "die" is an English content word and a German stop word: the remembered lemma of a
+    # token is its language's
+    assert LemmaOverlap(lang="en").content_lemmas("die 42 dies") == {"die": 2}
+    assert LemmaOverlap(lang="de").content_lemmas("die 42") == {}
+    assert LemmaOverlap(lang="en").content_lemmas("die") == {"die": 1}
