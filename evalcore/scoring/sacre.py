@@ -2,7 +2,7 @@
 
 Tokenisation and per-segment statistics are sacreBLEU's own code (pinned to 2.6.x, whose
 internal ``_extract_corpus_statistics``/``_compute_segment_statistics`` we call), so they cannot
-drift from it; chrF's n-gram counts are the exception, counted in numpy by :mod:`.chrf_counts`
+drift from it; chrF's n-gram counts are the exception, counted in numpy by :mod:`.ngram_counts`
 with sacreBLEU's integers (its tests compare them with sacreBLEU's own code). A process has one
 tokenizer object of each kind (:func:`shared_tokenizer`), so a line is tokenised once for every
 metric. The corpus formulas are re-written here in vectorised numpy, operation for operation as
@@ -26,7 +26,7 @@ from sacrebleu.metrics.ter import TER as SacreTER  # noqa: N811
 from evalcore.version import signature_version
 
 from .base import Metric, References, check_corpus
-from .chrf_counts import chrf_rows
+from .ngram_counts import CountedInNumpy, chrf_rows
 
 
 @cache
@@ -330,7 +330,7 @@ class Length(SacreBackedMetric):
         }
 
 
-class CHRF(SacreBackedMetric):
+class CHRF(CountedInNumpy, SacreBackedMetric):
     """chrF (Popović 2015) and chrF++ (word order 2), β = 2, character order 6 by default.
 
     Statistics per segment: for each character order then each word order, the hypothesis
@@ -438,49 +438,10 @@ class CHRF(SacreBackedMetric):
         key = ("chrf", self.char_order, self.word_order, self.lowercase, self.whitespace)
         return key, slice(None)
 
-    def statistics(self, hypotheses: Sequence[str], references: References) -> np.ndarray:
-        """sacreBLEU's statistics, counted in numpy (:mod:`.chrf_counts`)."""
-        check_corpus(hypotheses, references)
-        return self._counted(
-            [
-                (list(refs), [h])
-                for h, refs in zip(hypotheses, zip(*references, strict=True), strict=True)
-            ]
-        )
-
-    def statistics_for_segment(
-        self, references: Sequence[str | None], hypotheses: Sequence[str]
-    ) -> np.ndarray:
-        return self._counted([(list(references), list(hypotheses))])
-
-    def statistics_for_segments(
-        self, work: Sequence[tuple[Sequence[str | None], Sequence[str]]]
-    ) -> np.ndarray:
-        return self._counted([(list(refs), list(hyps)) for refs, hyps in work])
-
-    def _counted(self, work: list[tuple[list[str | None], list[str]]]) -> np.ndarray:
-        """Rows of every segment's hypotheses: :func:`.chrf_counts.chrf_rows`, or sacreBLEU's
-        own code for a segment it leaves (the references preprocessed as sacreBLEU does)."""
-        sacre = self._sacre
-        prepared = [
-            (
-                [sacre._preprocess_segment(r) for r in refs if r is not None],
-                [sacre._preprocess_segment(h) for h in hyps],
-            )
-            for refs, hyps in work
-        ]
-        width = len(self.stat_names)
-        parts = []
-        for (refs, hyps), rows in zip(prepared, chrf_rows(sacre, prepared), strict=True):
-            if rows is None:
-                info = sacre._extract_reference_info(refs)
-                rows = np.asarray(
-                    [sacre._compute_segment_statistics(h, info) for h in hyps], dtype=np.int64
-                ).reshape(len(hyps), width)
-            parts.append(rows)
-        if not parts:
-            return np.zeros((0, width))
-        return np.concatenate(parts, axis=0).astype(np.float64)
+    def _numpy_rows(
+        self, sacre: Any, work: list[tuple[list[str], list[str]]]
+    ) -> list[np.ndarray | None]:
+        return chrf_rows(sacre, work)
 
     @property
     def label(self) -> str:

@@ -1,4 +1,6 @@
-"""chrF's match statistics for many segments at once, in numpy: sacreBLEU's numbers exactly.
+"""n-gram match statistics for many segments at once, in numpy: sacreBLEU's numbers exactly.
+
+chrF first:
 
 sacreBLEU (``sacrebleu.metrics.chrf.CHRF._compute_segment_statistics``) counts each order's
 n-grams of a hypothesis and of a reference in ``Counter`` objects and adds up, in a Python loop,
@@ -9,7 +11,7 @@ is the exact integer of its n ids, each in ``b`` bits (``b`` the bits of the bat
 distinct symbols), beside its line's number. One sort per order counts every (line, n-gram); a
 hypothesis n-gram's count in its reference is found by binary search. Two n-grams get the same
 integer exactly when their symbols are the same, so the counts, and hence the statistics, are
-sacreBLEU's, integer for integer (``tests/evalcore/scoring/test_chrf_counts.py`` compares them on
+sacreBLEU's, integer for integer (``tests/evalcore/scoring/test_ngram_counts.py`` compares them on
 real text and randomised inputs of every option).
 
 A batch whose integers would not fit in 62 bits (many distinct characters, as in a long CJK
@@ -23,9 +25,12 @@ sentence F-score, first on a tie, computed by sacreBLEU's ``_compute_f_score``, 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .base import References, check_corpus
 
 BITS = 62
 """Bits an n-gram's integer and its line's number may take (int64, sign bit and one spare)."""
@@ -99,16 +104,35 @@ def _counted(
     return _best_references(sacre, work, parts)
 
 
-def _orders(
-    ids: np.ndarray,
-    n_symbols: int,
-    lengths: list[int],
-    max_order: int,
-    hyp_at: np.ndarray,
-    ref_at: np.ndarray,
-) -> np.ndarray | None:
-    """Statistics (references × hypotheses × 3 · ``max_order``) of orders 1 to ``max_order``
-    over the lines' symbol ids (1 to ``n_symbols``, the lines one after the other)."""
+@dataclass(frozen=True)
+class OrderCounts:
+    """One order's n-grams of a batch's lines: every distinct (line, n-gram) as a sorted key
+    with its count, the n-grams of each line, and each hypothesis's distinct n-grams (the
+    hypothesis's index, the n-gram, its count there)."""
+
+    shift: int
+    keys: np.ndarray
+    counts: np.ndarray
+    totals: np.ndarray
+    owner: np.ndarray
+    grams: np.ndarray
+    own: np.ndarray
+
+    def count_in(self, lines: np.ndarray) -> np.ndarray:
+        """Each hypothesis n-gram's count in line ``lines[owner]`` (0 where that is -1)."""
+        line = lines[self.owner]
+        wanted = (line << self.shift) | self.grams
+        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        found: np.ndarray = np.where((self.keys[at] == wanted) & (line >= 0), self.counts[at], 0)
+        return found
+
+
+def order_counts(
+    ids: np.ndarray, n_symbols: int, lengths: list[int], max_order: int, hyp_at: np.ndarray
+) -> list[OrderCounts] | None:
+    """:class:`OrderCounts` of orders 1 to ``max_order`` over the lines' symbol ids (1 to
+    ``n_symbols``, the lines one after the other; ``hyp_at``: the hypotheses' lines), or None
+    when a key would not fit in :data:`BITS` bits."""
     bits = max(1, int(n_symbols).bit_length())
     shift = bits * max_order
     if shift + max(1, len(lengths).bit_length()) > BITS:
@@ -119,34 +143,55 @@ def _orders(
     position = np.arange(len(ids), dtype=np.int64)
     padded = np.concatenate([ids.astype(np.int64), np.zeros(max_order, dtype=np.int64)])
     code = np.zeros(len(ids), dtype=np.int64)
-    result = np.zeros((len(ref_at), len(hyp_at), 3 * max_order), dtype=np.int64)
-    mask = (1 << shift) - 1
     hyp_index = np.full(len(size), -1, dtype=np.int64)
     hyp_index[hyp_at] = np.arange(len(hyp_at))
+    found = []
     for n in range(1, max_order + 1):
         code |= padded[n - 1 : n - 1 + len(ids)] << (bits * (n - 1))
         inside = position + n <= end  # the n-gram ends within its line
         lines_in = line[inside]
         keys, counts = np.unique((lines_in << shift) | code[inside], return_counts=True)
-        totals = np.bincount(lines_in, minlength=len(size))
-        # each hypothesis's distinct n-grams, with their counts
         owner = hyp_index[keys >> shift]
         mine = owner >= 0
-        owner, grams, own_counts = owner[mine], keys[mine] & mask, counts[mine]
-        for j, refs in enumerate(ref_at):
-            ref_line = refs[owner]
-            wanted = (ref_line << shift) | grams
-            at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-            theirs = np.where((keys[at] == wanted) & (ref_line >= 0), counts[at], 0)
-            matches = np.bincount(
-                owner, weights=np.minimum(own_counts, theirs), minlength=len(hyp_at)
+        found.append(
+            OrderCounts(
+                shift=shift,
+                keys=keys,
+                counts=counts,
+                totals=np.bincount(lines_in, minlength=len(size)),
+                owner=owner[mine],
+                grams=keys[mine] & ((1 << shift) - 1),
+                own=counts[mine],
             )
-            ref_total = np.where(refs >= 0, totals[np.maximum(refs, 0)], 0)
-            column = 3 * (n - 1)
+        )
+    return found
+
+
+def _orders(
+    ids: np.ndarray,
+    n_symbols: int,
+    lengths: list[int],
+    max_order: int,
+    hyp_at: np.ndarray,
+    ref_at: np.ndarray,
+) -> np.ndarray | None:
+    """chrF's statistics (references × hypotheses × 3 · ``max_order``) of orders 1 to
+    ``max_order``."""
+    orders = order_counts(ids, n_symbols, lengths, max_order, hyp_at)
+    if orders is None:
+        return None
+    result = np.zeros((len(ref_at), len(hyp_at), 3 * max_order), dtype=np.int64)
+    for n, counted in enumerate(orders):
+        for j, refs in enumerate(ref_at):
+            theirs = counted.count_in(refs)
+            matches = np.bincount(
+                counted.owner, weights=np.minimum(counted.own, theirs), minlength=len(hyp_at)
+            )
+            ref_total = np.where(refs >= 0, counted.totals[np.maximum(refs, 0)], 0)
             # sacreBLEU counts no hypothesis n-gram where the reference has none of its order
-            result[j, :, column] = np.where(ref_total > 0, totals[hyp_at], 0)
-            result[j, :, column + 1] = ref_total
-            result[j, :, column + 2] = matches.astype(np.int64)
+            result[j, :, 3 * n] = np.where(ref_total > 0, counted.totals[hyp_at], 0)
+            result[j, :, 3 * n + 1] = ref_total
+            result[j, :, 3 * n + 2] = matches.astype(np.int64)
     return result
 
 
@@ -177,3 +222,63 @@ def _best_references(
             rows.append(best)
         found.append(np.asarray(rows, dtype=np.int64).reshape(len(hyps), parts.shape[2]))
     return found
+
+
+class CountedInNumpy:
+    """A sacreBLEU-backed metric (``_sacre``, ``stat_names``) whose statistics are counted in
+    numpy by ``_numpy_rows`` (sacreBLEU's own code for the segments it leaves, ``None``)."""
+
+    _sacre: Any
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def _numpy_rows(
+        self, sacre: Any, work: list[tuple[list[str], list[str]]]
+    ) -> list[np.ndarray | None]:
+        raise NotImplementedError
+
+    def statistics(self, hypotheses: Sequence[str], references: References) -> np.ndarray:
+        """sacreBLEU's statistics, counted in numpy."""
+        check_corpus(hypotheses, references)
+        return self._counted(
+            [
+                (list(refs), [h])
+                for h, refs in zip(hypotheses, zip(*references, strict=True), strict=True)
+            ]
+        )
+
+    def statistics_for_segment(
+        self, references: Sequence[str | None], hypotheses: Sequence[str]
+    ) -> np.ndarray:
+        return self._counted([(list(references), list(hypotheses))])
+
+    def statistics_for_segments(
+        self, work: Sequence[tuple[Sequence[str | None], Sequence[str]]]
+    ) -> np.ndarray:
+        return self._counted([(list(refs), list(hyps)) for refs, hyps in work])
+
+    def _counted(self, work: list[tuple[list[str | None], list[str]]]) -> np.ndarray:
+        """Rows of every segment's hypotheses: ``_numpy_rows``, or sacreBLEU's
+        own code for a segment it leaves (the references preprocessed as sacreBLEU does)."""
+        sacre = self._sacre
+        prepared = [
+            (
+                [sacre._preprocess_segment(r) for r in refs if r is not None],
+                [sacre._preprocess_segment(h) for h in hyps],
+            )
+            for refs, hyps in work
+        ]
+        width = len(self.stat_names)
+        parts = []
+        for (refs, hyps), rows in zip(prepared, self._numpy_rows(sacre, prepared), strict=True):
+            if rows is None:
+                info = sacre._extract_reference_info(refs)
+                rows = np.asarray(
+                    [sacre._compute_segment_statistics(h, info) for h in hyps], dtype=np.int64
+                ).reshape(len(hyps), width)
+            parts.append(rows)
+        if not parts:
+            return np.zeros((0, width))
+        return np.concatenate(parts, axis=0).astype(np.float64)

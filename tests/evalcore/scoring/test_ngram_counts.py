@@ -1,4 +1,4 @@
-"""chrF's statistics counted in numpy (evalcore.scoring.chrf_counts) are sacreBLEU's, integer
+"""chrF's statistics counted in numpy (evalcore.scoring.ngram_counts) are sacreBLEU's, integer
 for integer: sacreBLEU's own ``_extract_corpus_statistics`` is the reference, on real text with
 every option, several references (some missing), randomised inputs (case, punctuation,
 whitespace, repeated n-grams, scripts, empty lines), batches too wide for one pass, and text
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotation.demo.text import DEMO_DOCUMENTS
-from evalcore.scoring import CHRF, chrf_counts, make_metric
+from evalcore.scoring import CHRF, make_metric, ngram_counts
 from evalcore.scoring.extraction import extract_statistics
 
 
@@ -109,7 +109,7 @@ def test_a_batch_with_too_many_characters_is_halved_and_still_sacrebleus():
     hyps = [r[:30] + "".join(rng.choice(chars, 30)) for r in refs]
     sacre = sacrebleu.CHRF(word_order=2)
     assert (
-        chrf_counts._counted(sacre, [([r], [h]) for r, h in zip(refs, hyps, strict=True)]) is None
+        ngram_counts._counted(sacre, [([r], [h]) for r, h in zip(refs, hyps, strict=True)]) is None
     )
     ours = CHRF(word_order=2).statistics(hyps, [refs])
     assert ours.tolist() == sacre_rows({"word_order": 2}, hyps, [refs])
@@ -119,7 +119,7 @@ def test_a_segment_that_cannot_be_packed_or_encoded_is_left_to_sacrebleu():
     wide = "".join(chr(0x4E00 + k) for k in range(1100))  # 11 bits × 6 orders > 62 bits alone
     lone = "abc\ud800def"  # a lone surrogate: no UTF-32
     sacre = sacrebleu.CHRF()
-    assert chrf_counts.chrf_rows(sacre, [([wide], [wide[::-1]]), ([lone], [lone])]) == [
+    assert ngram_counts.chrf_rows(sacre, [([wide], [wide[::-1]]), ([lone], [lone])]) == [
         None,
         None,
     ]
