@@ -1,30 +1,31 @@
 """n-gram match statistics for many segments at once, in numpy: sacreBLEU's numbers exactly.
 
-chrF first:
+sacreBLEU counts each order's n-grams of a hypothesis and of a reference in ``Counter`` objects
+and adds up, in a Python loop, the smaller of the two counts of every hypothesis n-gram (chrF:
+``CHRF._compute_segment_statistics``; BLEU: ``BLEU._compute_segment_statistics``, clipping by the
+largest count in any one reference). Here every line of a batch of segments (their references,
+then their hypotheses) becomes one array of symbol ids — characters (without whitespace unless
+asked), chrF's words (sacreBLEU's own ``_remove_punctuation``) or BLEU's tokens (sacreBLEU's
+tokenizer, then split on spaces) — and an n-gram is the exact integer of its n ids, each in ``b``
+bits (``b`` the bits of the batch's number of distinct symbols), beside its line's number. One
+sort per order counts every (line, n-gram); a hypothesis n-gram's count in a reference is found
+by binary search. Two n-grams get the same integer exactly when their symbols are the same, so
+the counts, and hence the statistics, are sacreBLEU's, integer for integer
+(``tests/evalcore/scoring/test_ngram_counts.py`` compares them on real text and randomised inputs
+of every option).
 
-sacreBLEU (``sacrebleu.metrics.chrf.CHRF._compute_segment_statistics``) counts each order's
-n-grams of a hypothesis and of a reference in ``Counter`` objects and adds up, in a Python loop,
-the smaller of the two counts of every hypothesis n-gram. Here every line of a batch of segments
-(their references, then their hypotheses) becomes one array of symbol ids — characters (without
-whitespace unless asked) or chrF's words (sacreBLEU's own ``_remove_punctuation``) — and an n-gram
-is the exact integer of its n ids, each in ``b`` bits (``b`` the bits of the batch's number of
-distinct symbols), beside its line's number. One sort per order counts every (line, n-gram); a
-hypothesis n-gram's count in its reference is found by binary search. Two n-grams get the same
-integer exactly when their symbols are the same, so the counts, and hence the statistics, are
-sacreBLEU's, integer for integer (``tests/evalcore/scoring/test_ngram_counts.py`` compares them on
-real text and randomised inputs of every option).
+A batch whose integers would not fit in 62 bits (many distinct characters or words) is halved
+until they do; a single segment that still does not fit, whose text Python cannot encode as
+UTF-32 (a lone surrogate), or that has no reference, is left to sacreBLEU (``None``).
 
-A batch whose integers would not fit in 62 bits (many distinct characters, as in a long CJK
-batch) is halved until they do; a single segment that still does not fit, or whose text Python
-cannot encode as UTF-32 (a lone surrogate), is left to sacreBLEU (``None``).
-
-With several references, the reference of a hypothesis's statistics is the one with the best
-sentence F-score, first on a tie, computed by sacreBLEU's ``_compute_f_score``, as sacreBLEU does.
+chrF with several references takes the reference with the best sentence F-score, first on a tie,
+computed by sacreBLEU's ``_compute_f_score``; BLEU the closest reference length, the shorter on a
+tie, as sacreBLEU's ``_get_closest_ref_len`` does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,33 +40,50 @@ BATCH = 32
 """Segments counted in one pass (amortises numpy's cost per call; a pass's sort stays small)."""
 
 
-def chrf_rows(sacre: Any, work: Sequence[tuple[list[str], list[str]]]) -> list[np.ndarray | None]:
-    """Per segment of ``work`` (its references, present and preprocessed, and its preprocessed
-    hypotheses): the statistics of each hypothesis (hypotheses × 3 · orders, int64), or ``None``
-    for a segment left to sacreBLEU."""
+Batch = Sequence[tuple[list[str], list[str]]]
+"""Segments as (their references, present and preprocessed; their preprocessed hypotheses)."""
+
+
+def chrf_rows(sacre: Any, work: Batch) -> list[np.ndarray | None]:
+    """Per segment of ``work``: chrF's statistics of each hypothesis (hypotheses × 3 · orders,
+    int64), or ``None`` for a segment left to sacreBLEU."""
+    return _in_batches(_chrf_batch, sacre, work)
+
+
+def bleu_rows(sacre: Any, work: Batch) -> list[np.ndarray | None]:
+    """Per segment of ``work``: BLEU's statistics of each hypothesis (its length, the closest
+    reference length, the matches and the n-grams of each order; int64), or ``None`` for a
+    segment left to sacreBLEU."""
+    return _in_batches(_bleu_batch, sacre, work)
+
+
+CountBatch = Callable[[Any, Batch], "list[np.ndarray | None] | None"]
+
+
+def _in_batches(count: CountBatch, sacre: Any, work: Batch) -> list[np.ndarray | None]:
     found: list[np.ndarray | None] = []
     for start in range(0, len(work), BATCH):
-        found += _batch(sacre, work[start : start + BATCH])
+        found += _halved(count, sacre, work[start : start + BATCH])
     return found
 
 
-def _batch(sacre: Any, work: Sequence[tuple[list[str], list[str]]]) -> list[np.ndarray | None]:
-    rows = _counted(sacre, work)
+def _halved(count: CountBatch, sacre: Any, work: Batch) -> list[np.ndarray | None]:
+    """``count`` of the batch, halved until its keys fit."""
+    rows = count(sacre, work)
     if rows is not None:
         return rows
     if len(work) == 1:
         return [None]
     half = len(work) // 2
-    return _batch(sacre, work[:half]) + _batch(sacre, work[half:])
+    return _halved(count, sacre, work[:half]) + _halved(count, sacre, work[half:])
 
 
-def _counted(
-    sacre: Any, work: Sequence[tuple[list[str], list[str]]]
-) -> list[np.ndarray | None] | None:
-    """The batch's statistics, or ``None`` when its integers do not fit."""
+def _layout(work: Batch) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The batch's lines (each segment's references, then its hypotheses), the hypotheses'
+    lines, and per reference position j the line of each hypothesis's j-th reference (-1:
+    its segment has fewer)."""
     lines: list[str] = []
     hyp_lines: list[int] = []
-    # refs[j][h]: the line of the j-th reference of hypothesis h's segment (-1: none)
     n_refs = max((len(refs) for refs, _ in work), default=0)
     refs_of: list[list[int]] = [[] for _ in range(n_refs)]
     for refs, hyps in work:
@@ -76,6 +94,64 @@ def _counted(
             lines.append(hyp)
             for j in range(n_refs):
                 refs_of[j].append(first + j if j < len(refs) else -1)
+    hyp_at = np.asarray(hyp_lines, dtype=np.int64)
+    return lines, hyp_at, np.asarray(refs_of, dtype=np.int64).reshape(n_refs, len(hyp_lines))
+
+
+def _word_ids(words: list[list[str]]) -> tuple[np.ndarray, int]:
+    """Every line's words as ids (1 to the number of distinct words), one line after another."""
+    vocabulary: dict[str, int] = {}
+    ids = np.fromiter(
+        (vocabulary.setdefault(w, len(vocabulary) + 1) for ws in words for w in ws),
+        dtype=np.int64,
+    )
+    return ids, len(vocabulary)
+
+
+def _bleu_batch(sacre: Any, work: Batch) -> list[np.ndarray | None] | None:
+    """sacreBLEU's ``_compute_segment_statistics`` for the batch: each n-gram's count clipped
+    by its largest count in any one reference, the closest reference length (the shorter on a
+    tie); ``None`` when the keys do not fit."""
+    lines, hyp_at, ref_at = _layout(work)
+    words = [line.split() for line in lines]
+    ids, n_words = _word_ids(words)
+    max_order = sacre.max_ngram_order
+    orders = order_counts(ids, n_words, [len(ws) for ws in words], max_order, hyp_at)
+    if orders is None:
+        return None
+    size = np.asarray([len(ws) for ws in words], dtype=np.int64)
+    rows = np.zeros((len(hyp_at), 2 + 2 * max_order), dtype=np.int64)
+    rows[:, 0] = hyp_len = size[hyp_at]
+    best_diff = np.full(len(hyp_at), -1, dtype=np.int64)
+    best_len = np.full(len(hyp_at), -1, dtype=np.int64)
+    for refs in ref_at:  # sacreBLEU's _get_closest_ref_len, reference after reference
+        length = size[np.maximum(refs, 0)]
+        diff = np.abs(hyp_len - length)
+        take = (refs >= 0) & (
+            (best_diff == -1) | (diff < best_diff) | ((diff == best_diff) & (length < best_len))
+        )
+        best_diff = np.where(take, diff, best_diff)
+        best_len = np.where(take, length, best_len)
+    rows[:, 1] = best_len
+    for n, counted in enumerate(orders):
+        theirs = np.zeros(len(counted.owner), dtype=np.int64)
+        for refs in ref_at:
+            theirs = np.maximum(theirs, counted.count_in(refs))
+        rows[:, 2 + n] = np.bincount(
+            counted.owner, weights=np.minimum(counted.own, theirs), minlength=len(hyp_at)
+        ).astype(np.int64)
+        rows[:, 2 + max_order + n] = counted.totals[hyp_at]
+    found: list[np.ndarray | None] = []
+    start = 0
+    for refs, hyps in work:  # a segment without references is sacreBLEU's own case
+        found.append(rows[start : start + len(hyps)].copy() if refs else None)
+        start += len(hyps)
+    return found
+
+
+def _chrf_batch(sacre: Any, work: Batch) -> list[np.ndarray | None] | None:
+    """The batch's chrF statistics, or ``None`` when its integers do not fit."""
+    lines, hyp_at, ref_at = _layout(work)
     char_order, word_order = sacre.char_order, sacre.word_order
     chars = lines if sacre.whitespace else ["".join(line.split()) for line in lines]
     try:
@@ -83,21 +159,13 @@ def _counted(
     except UnicodeEncodeError:
         return None
     symbols, ids = np.unique(points, return_inverse=True)
-    hyp_at = np.asarray(hyp_lines, dtype=np.int64)
-    ref_at = np.asarray(refs_of, dtype=np.int64).reshape(n_refs, len(hyp_lines))
     parts = _orders(ids + 1, len(symbols), [len(c) for c in chars], char_order, hyp_at, ref_at)
     if parts is None:
         return None
     if word_order:
         words = [sacre._remove_punctuation(line) for line in lines]
-        vocabulary: dict[str, int] = {}
-        word_ids = np.fromiter(
-            (vocabulary.setdefault(w, len(vocabulary) + 1) for ws in words for w in ws),
-            dtype=np.int64,
-        )
-        more = _orders(
-            word_ids, len(vocabulary), [len(ws) for ws in words], word_order, hyp_at, ref_at
-        )
+        word_ids, n_words = _word_ids(words)
+        more = _orders(word_ids, n_words, [len(ws) for ws in words], word_order, hyp_at, ref_at)
         if more is None:
             return None
         parts = np.concatenate([parts, more], axis=2)

@@ -26,7 +26,7 @@ from sacrebleu.metrics.ter import TER as SacreTER  # noqa: N811
 from evalcore.version import signature_version
 
 from .base import Metric, References, check_corpus
-from .ngram_counts import CountedInNumpy, chrf_rows
+from .ngram_counts import CountedInNumpy, bleu_rows, chrf_rows
 
 
 @cache
@@ -131,7 +131,7 @@ def _log_floor(p: np.ndarray) -> np.ndarray:
     return logged
 
 
-class BLEU(SacreBackedMetric):
+class BLEU(CountedInNumpy, SacreBackedMetric):
     """BLEU (Papineni et al. 2002) with sacreBLEU's tokenisers and smoothing methods.
 
     Statistics per segment: hypothesis length, closest reference length (ties to the shorter),
@@ -187,6 +187,11 @@ class BLEU(SacreBackedMetric):
             ) from exc
         sacre.tokenizer = shared_tokenizer(self.tokenize)
         return sacre
+
+    def _numpy_rows(
+        self, sacre: Any, work: list[tuple[list[str], list[str]]]
+    ) -> list[np.ndarray | None]:
+        return bleu_rows(sacre, work)
 
     def statistics_source(self, n_references: int) -> tuple[Hashable, slice]:
         # Smoothing and effective order act on the sums only: the statistics depend on these.
@@ -291,7 +296,8 @@ class Length(SacreBackedMetric):
         super().__init__()
 
     def _make_sacre(self) -> SacreMetric:
-        return self._bleu._sacre
+        sacre: SacreMetric = self._bleu._sacre
+        return sacre
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -312,6 +318,11 @@ class Length(SacreBackedMetric):
         self, references: Sequence[str | None], hypotheses: Sequence[str]
     ) -> np.ndarray:
         return self._bleu.statistics_for_segment(references, hypotheses)[:, :2]
+
+    def statistics_for_segments(
+        self, work: Sequence[tuple[Sequence[str | None], Sequence[str]]]
+    ) -> np.ndarray:
+        return self._bleu.statistics_for_segments(work)[:, :2]
 
     def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
         summed = np.asarray(summed, dtype=np.float64)

@@ -1,8 +1,9 @@
-"""chrF's statistics counted in numpy (evalcore.scoring.ngram_counts) are sacreBLEU's, integer
-for integer: sacreBLEU's own ``_extract_corpus_statistics`` is the reference, on real text with
-every option, several references (some missing), randomised inputs (case, punctuation,
-whitespace, repeated n-grams, scripts, empty lines), batches too wide for one pass, and text
-Python cannot encode; the extraction's path (distinct hypotheses per segment) gives the same."""
+"""chrF's and BLEU's statistics counted in numpy (evalcore.scoring.ngram_counts) are
+sacreBLEU's, integer for integer: sacreBLEU's own ``_extract_corpus_statistics`` is the
+reference, on real text with every option, several references (some missing), randomised inputs
+(case, punctuation, whitespace, repeated n-grams, scripts, empty lines), batches too wide for one
+pass, and text Python cannot encode; the extraction's path (distinct hypotheses per segment)
+gives the same."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotation.demo.text import DEMO_DOCUMENTS
-from evalcore.scoring import CHRF, make_metric, ngram_counts
+from evalcore.scoring import BLEU, CHRF, make_metric, ngram_counts
 from evalcore.scoring.extraction import extract_statistics
 
 
@@ -109,7 +110,8 @@ def test_a_batch_with_too_many_characters_is_halved_and_still_sacrebleus():
     hyps = [r[:30] + "".join(rng.choice(chars, 30)) for r in refs]
     sacre = sacrebleu.CHRF(word_order=2)
     assert (
-        ngram_counts._counted(sacre, [([r], [h]) for r, h in zip(refs, hyps, strict=True)]) is None
+        ngram_counts._chrf_batch(sacre, [([r], [h]) for r, h in zip(refs, hyps, strict=True)])
+        is None
     )
     ours = CHRF(word_order=2).statistics(hyps, [refs])
     assert ours.tolist() == sacre_rows({"word_order": 2}, hyps, [refs])
@@ -140,3 +142,83 @@ def test_scores_from_statistics_are_sacrebleus_f_scores_bit_for_bit(options):
     ours = metric.score_from_statistics(rows.reshape(40, 100, -1).astype(np.float64))
     theirs = [sacre._compute_f_score(row) for row in rows.tolist()]
     assert ours.reshape(-1).tolist() == theirs
+
+
+BLEU_OPTIONS = [
+    {},
+    {"lowercase": True},
+    {"tokenize": "intl"},
+    {"tokenize": "zh"},
+    {"tokenize": "char"},
+    {"tokenize": "none", "max_ngram_order": 2},
+    {"max_ngram_order": 6},
+]
+
+
+def sacre_bleu_rows(options: dict, hyps: list[str], refs: list[list[str | None]]) -> list:
+    return sacrebleu.BLEU(**options)._extract_corpus_statistics(hyps, refs)
+
+
+@pytest.mark.parametrize("options", BLEU_OPTIONS)
+def test_bleu_statistics_equal_sacrebleus_on_real_text_with_every_option(options):
+    a, b, moved = real_text()
+    missing: list[str | None] = [None if k % 3 == 0 else s for k, s in enumerate(b)]
+    shorter = [" ".join(s.split()[:-2]) for s in a]
+    for hyps, refs in (
+        (b, [a]),
+        (moved, [a, b]),
+        (moved, [a, missing]),
+        (a, [b, shorter, moved, missing]),  # the closest length, the shorter on a tie
+    ):
+        ours = BLEU(**options).statistics(hyps, refs)
+        assert ours.tolist() == sacre_bleu_rows(options, hyps, refs)
+
+
+WORDS = st.sampled_from(["the", "The", "a", "cat", "cat.", "sat", "on", "mat", ",", "3.5", "中文"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    segments=st.lists(
+        st.tuples(
+            st.lists(st.lists(WORDS, max_size=12).map(" ".join), min_size=1, max_size=4),
+            st.lists(
+                st.one_of(st.lists(WORDS, max_size=12).map(" ".join), st.none()),
+                min_size=1,
+                max_size=4,
+            ),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    option=st.sampled_from(BLEU_OPTIONS),
+)
+def test_bleu_statistics_equal_sacrebleus_on_random_text(segments, option):
+    work = [(hyps, [refs[0] or "", *refs[1:]]) for hyps, refs in segments]
+    rows = BLEU(**option).statistics_for_segments([(refs, hyps) for hyps, refs in work])
+    expected = []
+    for hyps, refs in work:
+        expected += sacre_bleu_rows(option, hyps, [[r] * len(hyps) for r in refs])
+    assert rows.tolist() == expected
+
+
+def test_bleu_and_length_of_many_systems_by_the_extraction_are_sacrebleus():
+    a, b, moved = real_text()
+    outputs = [b, moved, a, b]
+    for name, columns in (("bleu", slice(None)), ("length", slice(0, 2))):
+        found = extract_statistics(make_metric(name), outputs, [a, b])
+        for k, hyps in enumerate(outputs):
+            expected = np.asarray(sacre_bleu_rows({}, hyps, [a, b]))[:, columns]
+            assert found[k].tolist() == expected.tolist()
+
+
+def test_a_bleu_batch_with_too_many_words_is_halved_and_still_sacrebleus():
+    # 40,000 distinct words need 16 bits each: four of them and a line number exceed the 62
+    # bits of a batch of 32 segments; a segment of its own fits
+    refs = [" ".join(f"w{k * 1000 + i}" for i in range(1000)) for k in range(40)]
+    hyps = [" ".join(r.split()[::-1][:900]) for r in refs]
+    sacre = sacrebleu.BLEU(tokenize="none")
+    work = [([r], [h]) for r, h in zip(refs, hyps, strict=True)]
+    assert ngram_counts._bleu_batch(sacre, work[:32]) is None
+    ours = BLEU(tokenize="none").statistics(hyps, [refs])
+    assert ours.tolist() == sacre_bleu_rows({"tokenize": "none"}, hyps, [refs])
