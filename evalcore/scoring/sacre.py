@@ -2,8 +2,9 @@
 
 Tokenisation and per-segment statistics are sacreBLEU's own code (pinned to 2.6.x, whose
 internal ``_extract_corpus_statistics``/``_compute_segment_statistics`` we call), so they cannot
-drift from it; chrF's n-gram counts are the exception, counted in numpy by :mod:`.ngram_counts`
-with sacreBLEU's integers (its tests compare them with sacreBLEU's own code). A process has one
+drift from it; BLEU's and chrF's n-gram counts are the exception, counted in numpy by
+:mod:`.ngram_counts` with sacreBLEU's integers (its tests compare them with sacreBLEU's own
+code), and TER's edits by the compiled kernel (:class:`CompiledSacreTER`). A process has one
 tokenizer object of each kind (:func:`shared_tokenizer`), so a line is tokenised once for every
 metric. The corpus formulas are re-written here in vectorised numpy, operation for operation as
 sacreBLEU writes them, so that one call scores thousands of resamples; the tests hold them to
