@@ -3,13 +3,17 @@ share."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+from django.db import connections, transaction
 
 from annotation.models import Campaign
 from metrics import pipeline
-from metrics.models import AnalysisJob
+from metrics.models import AnalysisJob, StatsChunk
 from tests.factories import record_once_ended
 
 
@@ -59,3 +63,39 @@ def settings_for(campaign: Campaign, **fields: Any) -> None:
     for name, value in fields.items():
         setattr(ms, name, value)
     ms.save()
+
+
+@contextmanager
+def first_chunk_held(job: AnalysisJob) -> Iterator[None]:
+    """Hold, in another transaction, a statistics row that the job's first chunk writes: the
+    chunk scores its segments and then waits at its write for as long as the block lasts —
+    a chunk that runs into a time limit whatever the host's speed. The row is rolled back."""
+    run = job.campaign.systems.order_by("name").first().runs.order_by("position").first()
+    metric = next(iter(pipeline.usable_metrics(job.params)[0]))
+    holding, release = threading.Event(), threading.Event()
+    failure: list[BaseException] = []
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                StatsChunk.objects.create(
+                    job=job, run=run, metric=metric, start=0, stop=1, data=b""
+                )
+                holding.set()
+                release.wait(300)
+                transaction.set_rollback(True)
+        except BaseException as exc:
+            failure.append(exc)
+            holding.set()
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert holding.wait(30), "the row was not held within 30 s"
+    assert not failure, failure
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join(30)
