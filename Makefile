@@ -9,7 +9,13 @@ TEST_STAMP := $(VENV)/.installed-test
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: run test lint format check-services migrate demo serve clean
+# Test processes (pytest-xdist): each has its own test database and Redis database.
+TEST_WORKERS ?= 2
+# Closed ports: `make test-fast` must not reach a service, so a test that needs one fails there.
+NO_DATABASE_URL := postgres://nobody@127.0.0.1:1/none
+NO_BROKER_URL := redis://127.0.0.1:1/15
+
+.PHONY: run test test-fast test-some lint format clean
 
 # Create .venv, install, migrate, load the demo campaign, serve http://127.0.0.1:8000 with a worker.
 run: $(RUN_STAMP)
@@ -19,7 +25,7 @@ run: $(RUN_STAMP)
 	$(BIN)/python manage.py serve
 
 # Create .venv with everything the tests need (Chromium too), start this machine's PostgreSQL and
-# Redis if they are down, lint, type-check, run the whole suite.
+# Redis if they are down, lint, type-check, run the whole suite in new test databases.
 test: $(TEST_STAMP)
 	scripts/ensure-chromium.sh
 	scripts/ensure-services.sh "$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
@@ -27,7 +33,22 @@ test: $(TEST_STAMP)
 	$(MAKE) lint
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 	CELERY_BROKER_URL="$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}" \
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --create-db $(PYTEST_ARGS)
+
+# The quick slice while you work: every test that needs no PostgreSQL, Redis or browser and is
+# not slow (markers set in tests/conftest.py), with the services pointed at closed ports.
+test-fast: $(TEST_STAMP)
+	DATABASE_URL=$(NO_DATABASE_URL) CELERY_BROKER_URL=$(NO_BROKER_URL) \
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not services and not browser and not slow" $(PYTEST_ARGS)
+
+# Chosen tests against the services, keeping the test databases between runs (add --create-db
+# after a new migration): make test-some PYTEST_ARGS=tests/annotation/judging
+test-some: $(TEST_STAMP)
+	scripts/ensure-services.sh "$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+	  "$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}"
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+	CELERY_BROKER_URL="$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}" \
+	$(BIN)/pytest -n $(TEST_WORKERS) --reuse-db $(PYTEST_ARGS)
 
 # ruff (lint and format check) and mypy on the Django-free numerical core.
 lint: $(TEST_STAMP)

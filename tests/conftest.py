@@ -25,6 +25,7 @@ from tests.factories import (
     make_user,
 )
 from tests.support.browser_csp import CspCheckedBrowser
+from tests.support.xdist_services import redis_database_per_worker
 
 # Playwright's sync API runs an event loop in the test thread; Django refuses ORM calls from a
 # thread with a running loop unless told that this is deliberate (the test thread is synchronous).
@@ -41,9 +42,45 @@ def pytest_configure(config: pytest.Config) -> None:
     # New judgments would schedule recomputations on the shared test broker; the tests that are
     # about scheduling switch it on.
     settings.EVALSITE_AUTO_ANALYSIS = False
+    redis_database_per_worker(settings)
 
 
 OUTPUT = ROOT / "test-output"
+
+# Markers follow from what a test uses, so that no test can be left unmarked: ``make test-fast``
+# deselects them, and runs with the services unreachable, so that a test missing here fails
+# there rather than passing on a developer's running PostgreSQL or Redis.
+BROWSER_FIXTURES = frozenset({"browser", "page", "chromium_path"})
+SERVICE_FIXTURES = frozenset(
+    {
+        "db",
+        "transactional_db",
+        "django_db_reset_sequences",
+        "django_db_serialized_rollback",
+        "live_server",
+        "redis_url",
+        "test_database_url",
+        "own_redis",
+        "private_postgres",
+    }
+)
+# Real processes take seconds to start (a Celery worker, a server of the test's own).
+SLOW_FIXTURES = frozenset({"celery_worker_process", "own_redis", "private_postgres"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if used & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if (
+            used & BROWSER_FIXTURES
+            or used & SERVICE_FIXTURES
+            or item.get_closest_marker("django_db")
+        ):
+            item.add_marker(pytest.mark.services)
+        if used & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
