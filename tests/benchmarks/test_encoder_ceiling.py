@@ -36,6 +36,7 @@ def test_the_operation_count_is_torchs_flop_count_of_the_packaged_encoder(length
     assert sentence_flops(length, *model_shape()) == counter.get_total_flops()
 
 
+@pytest.mark.slow  # the benchmark in a process of its own
 def test_the_benchmark_prints_the_ceiling() -> None:
     done = subprocess.run(
         [sys.executable, "benchmarks/encoder_ceiling.py"],

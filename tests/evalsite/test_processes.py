@@ -202,6 +202,7 @@ def _check_nothing_was_left_behind(workers: list[int], log: Path) -> None:
     assert not (ROOT / "control").exists()
 
 
+@pytest.mark.slow  # make run's steps
 def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: Path) -> None:
     """`make run`'s steps on a clean environment (migrate, load_demo, analyse --demo, serve):
     SQLite and a file-system broker only."""

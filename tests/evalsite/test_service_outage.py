@@ -115,6 +115,7 @@ def private_postgres() -> Iterator[PrivatePostgres]:
     cluster.destroy()
 
 
+@pytest.mark.slow  # gunicorn
 def test_without_its_database_the_site_answers_503_with_a_readable_message(
     tmp_path: Path, static_root: Path
 ) -> None:

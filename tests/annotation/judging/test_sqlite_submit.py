@@ -11,9 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
+@pytest.mark.slow  # a pytest run of its own
 def test_the_submit_tests_pass_on_sqlite(tmp_path: Path) -> None:
     env = {
         **os.environ,

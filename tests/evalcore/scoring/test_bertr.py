@@ -131,6 +131,7 @@ SYSTEMS = [
 ]
 
 
+@pytest.mark.slow  # the unbatched encoder of before
 @pytest.mark.parametrize("runtime", ["onnx", "torch"])
 def test_scores_equal_the_code_before_on_several_systems_scripts_and_references(runtime):
     from evalcore.scoring.bertr import ENCODER_CACHE
