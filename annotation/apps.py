@@ -19,6 +19,12 @@ class AnnotationConfig(AppConfig):
     def ready(self) -> None:
         # Register the app's Celery tasks in every process: services send them by name.
         import annotation.tasks  # noqa: F401
+        from annotation.judging.gates import gate_register
+        from annotation.tutorial.runs import TutorialGate
+
+        # The annotator's pages ask the tutorial before a protocol's real items; it builds on
+        # the annotation screen, so the screen knows it only as a registered gate.
+        gate_register(TutorialGate())
 
         # After every migrate (permissions exist by then), the Organizers group exists with the
         # permission that makes a user an organizer.

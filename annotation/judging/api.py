@@ -27,6 +27,7 @@ from rest_framework.response import Response
 
 from annotation.crowd.services import crowd_one_task_message, crowd_take
 from annotation.judging.document_scores import document_score_state
+from annotation.judging.gates import gate_check, gate_check_submission
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import (
     answer_check,
@@ -37,7 +38,6 @@ from annotation.judging.services import (
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking.services import assignments_expire, task_assign_next
-from annotation.tutorial.runs import submission_tutorial_check, tutorial_check
 
 
 class AssignmentSerializer(serializers.ModelSerializer):
@@ -335,7 +335,7 @@ def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
     try:
         screen = annotation_screen(assignment_id=assignment_id, annotator=request.user)
         # No real item before the protocol's tutorial lets the annotator through.
-        tutorial_check(config=screen.assignment.task.config, annotator=request.user)
+        gate_check(config=screen.assignment.task.config, annotator=request.user)
     except JudgmentError as exc:
         return _error(exc)
     return Response(_screen_body(screen))
@@ -410,7 +410,7 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
             status=status.HTTP_400_BAD_REQUEST,
         )
     try:
-        submission_tutorial_check(shown=data["shown"], annotator=request.user)
+        gate_check_submission(shown=data["shown"], annotator=request.user)
         result = judgment_record(
             assignment_id=assignment_id,
             annotator=request.user,

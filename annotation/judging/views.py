@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from annotation.crowd.services import crowd_one_task_message, crowd_take
 from annotation.crowd.views import crowd_invite
 from annotation.judging.documents import document_screen
+from annotation.judging.gates import gate_page, gate_released_page
 from annotation.judging.page import criteria_widgets, document_score_widget, screen_script_data
 from annotation.judging.screens import JudgmentError, annotation_screen
 from annotation.judging.services import closed_message
@@ -25,7 +26,6 @@ from annotation.permissions import campaigns_annotated_by
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
 from annotation.tasking.pull import allocation_stopped, stopped_configs, stopped_message
 from annotation.tasking.services import assignments_expire, configs_for_annotator, task_assign_next
-from annotation.tutorial.runs import tutorial_blocking, tutorial_stopped
 
 
 # The annotator's pages change with every answer: never from the browser's cache (Back would
@@ -135,16 +135,20 @@ def annotate(
     except JudgmentError as exc:
         if exc.status == 404:
             raise Http404(exc.message) from None
-        if exc.code == "not_active" and tutorial_stopped(
-            assignment_id=assignment_id, annotator=request.user
-        ):
-            # Stopped by the tutorial (the task went back to the pool): the page says why.
-            return redirect("tutorial", assignment_id=assignment_id)
+        released = (
+            gate_released_page(assignment_id=assignment_id, annotator=request.user)
+            if exc.code == "not_active"
+            else None
+        )
+        if released is not None:
+            # Stopped by a gate, the tutorial (the task went back to the pool): its page says why.
+            return redirect(released)
         messages.info(request, exc.message)
         return redirect("my_tasks")
     # The protocol's tutorial first (no query for a protocol without one).
-    if tutorial_blocking(config=screen.assignment.task.config, annotator=request.user):
-        return redirect("tutorial", assignment_id=screen.assignment.pk)
+    gated = gate_page(assignment=screen.assignment, annotator=request.user)
+    if gated is not None:
+        return redirect(gated)
     # A document screen shows all its segments' items (the API serves them one by one).
     screen = document_screen(screen, annotator=request.user)
     config = screen.assignment.task.config
