@@ -25,8 +25,8 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.crowd.services import crowd_one_task_message, crowd_take
 from annotation.judging.document_scores import document_score_state
+from annotation.judging.entrances import entrance_take
 from annotation.judging.gates import gate_check, gate_check_submission
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import (
@@ -304,14 +304,15 @@ def config_take(request: Request, config_id: int) -> Response:
         return Response(
             {"code": "closed", "detail": closed_message()}, status=status.HTTP_409_CONFLICT
         )
-    crowd, assignment = crowd_take(user=request.user, config=config)
-    if crowd and assignment is None:
+    # A crowd worker gets the one task of their study (annotation.crowd.entrance).
+    take = entrance_take(annotator=request.user, config=config)
+    if take is not None and take.assignment is None:
         return Response(
-            {"code": "crowd_one_task", "detail": crowd_one_task_message()},
-            status=status.HTTP_409_CONFLICT,
+            {"code": take.code, "detail": take.message}, status=status.HTTP_409_CONFLICT
         )
-    if not crowd:
-        assignment = task_assign_next(config=config, annotator=request.user)
+    assignment = (
+        task_assign_next(config=config, annotator=request.user) if take is None else take.assignment
+    )
     if assignment is None:
         return Response(status=status.HTTP_204_NO_CONTENT)
     # The serializer reads the task's config and campaign: the ones just read, not a query more.

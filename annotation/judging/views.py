@@ -14,14 +14,17 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.crowd.services import crowd_one_task_message, crowd_take
-from annotation.crowd.views import crowd_invite
 from annotation.judging.documents import document_screen
+from annotation.judging.entrances import (
+    entrance_finished_page,
+    entrance_invite_page,
+    entrance_take,
+)
 from annotation.judging.gates import gate_page, gate_released_page
 from annotation.judging.page import criteria_widgets, document_score_widget, screen_script_data
 from annotation.judging.screens import JudgmentError, annotation_screen
 from annotation.judging.services import closed_message
-from annotation.models import Assignment, Campaign, CrowdWorker, ProtocolConfig
+from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
 from annotation.tasking.pull import allocation_stopped, stopped_configs, stopped_message
@@ -43,14 +46,14 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
         .order_by("status", "-claimed_at")
     )
     finished = _finished_assignment(request, assignments)
-    if (
-        finished is not None
-        and CrowdWorker.objects.filter(
-            user=request.user, campaign_id=finished.task.config.campaign_id
-        ).exists()
-    ):
+    end = (
+        None
+        if finished is None
+        else entrance_finished_page(annotator=request.user, assignment=finished)
+    )
+    if end is not None:
         # A crowd worker's task ends on the page with their completion code.
-        return redirect("crowd_completion", assignment_id=finished.pk)
+        return redirect(end)
     context = {
         "assignments": assignments,
         # Unfinished tasks of campaigns closed since: the annotators who hold them are told.
@@ -95,15 +98,13 @@ def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
     if config.campaign.status == Campaign.Status.CLOSED:
         messages.info(request, closed_message())
         return redirect("my_tasks")
-    crowd, assignment = crowd_take(user=request.user, config=config)
-    if crowd:
+    take = entrance_take(annotator=request.user, config=config)
+    if take is not None:
         # A crowd worker's one task: back to it, or to its completion code once done.
-        if assignment is None:
-            messages.info(request, crowd_one_task_message())
+        if take.assignment is None:
+            messages.info(request, take.message)
             return redirect("my_tasks")
-        if assignment.status == Assignment.Status.DONE:
-            return redirect("crowd_completion", assignment_id=assignment.pk)
-        return redirect("annotate", assignment_id=assignment.pk)
+        return redirect(take.page)
     if allocation_stopped(config) and not config.tasks.filter(
         assignments__annotator=request.user, assignments__status=Assignment.Status.ACTIVE
     ):
@@ -175,8 +176,10 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
         invitation = invite_from_token(token=token)
     except InviteError as exc:
         return render(request, "annotation/invite.html", {"error": str(exc)}, status=410)
-    if hasattr(invitation, "crowd"):
-        return crowd_invite(request, invitation)
+    # A crowd link has a page of its own.
+    page = entrance_invite_page(request, invitation)
+    if page is not None:
+        return page
     if request.method == "POST":
         # A logged-in user joins as themselves; only an anonymous visitor is logged in, and
         # only as the annotator account the link created (invite_accept checks it).
