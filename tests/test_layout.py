@@ -1,12 +1,14 @@
 """The code keeps the shape the README's layout describes: no module over 600 lines and no
 function over 80 (migrations aside; the app, the benchmarks and the tests alike), no import
-cycle between EvalSite's modules (imports inside functions count too), and no test module that
+cycle between EvalSite's modules nor between its sub-packages (imports inside functions count
+too), no module that imports another sub-package's private name, and no test module that
 imports another (shared helpers live in ``tests/support/`` and the factories). The core's
 purity has its own test (``tests/evalcore/test_purity.py``)."""
 
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,6 +93,103 @@ def test_no_import_cycle_between_modules() -> None:
                 seen.add(module)
                 stack.extend(graph[module])
     assert cycles == []
+
+
+def sub_package(module: str) -> str:
+    """The unit a module belongs to: ``annotation.<name>`` (a package such as
+    ``annotation.judging``, or a module such as ``annotation.permissions``), else its top-level
+    package (``evalsite``, ``evalcore``, ``metrics``)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "annotation" else parts[0]
+
+
+def shortest_cycle(graph: dict[str, dict[str, str]], start: str) -> list[str] | None:
+    """The units of the shortest way from ``start`` back to itself (``start`` first), or None."""
+    came_from: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        unit = queue.popleft()
+        for target in sorted(graph.get(unit, {})):
+            if target == start:
+                units = [unit]
+                while unit != start:
+                    unit = came_from[unit]
+                    units.append(unit)
+                return units[::-1]
+            if target not in came_from:
+                came_from[target] = unit
+                queue.append(target)
+    return None
+
+
+def test_no_import_cycle_between_sub_packages() -> None:
+    paths = {module_name(p): p for p in python_files(PACKAGES)}
+    known = set(paths)
+    # unit -> unit it imports -> the first import that makes the edge (for the message).
+    graph: dict[str, dict[str, str]] = {}
+    for module, path in sorted(paths.items()):
+        for imported in sorted(imported_modules(path, known)):
+            source, target = sub_package(module), sub_package(imported)
+            if source != target:
+                graph.setdefault(source, {}).setdefault(target, f"{module} imports {imported}")
+    assert "annotation.models" in graph["annotation.judging"]
+    cycles = set()
+    for start in sorted(graph):
+        units = shortest_cycle(graph, start)
+        if units is not None:
+            # One entry per cycle, whichever of its units it was found from.
+            at = units.index(min(units))
+            units = units[at:] + units[:at]
+            edges = zip(units, [*units[1:], units[0]], strict=True)
+            why = ", ".join(graph[a][b] for a, b in edges)
+            cycles.add(f"{' -> '.join([*units, units[0]])} ({why})")
+    assert not cycles, "import cycles between sub-packages:\n" + "\n".join(sorted(cycles))
+
+
+def private_names(tree: ast.AST, known: set[str]) -> Iterator[tuple[str, str]]:
+    """(module, name) of every private name the code imports from a module of ours: ``from m
+    import _x``, or ``m._x`` of a module ``m`` it imported (dunder names are not private)."""
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.endswith("__")
+
+    modules: dict[str, str] = {}  # a name bound to a module of ours -> that module
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if full in known:
+                    modules[alias.asname or alias.name] = full
+                if private(alias.name):
+                    yield node.module, alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in known:
+                    modules[alias.asname] = alias.name
+                parts = alias.name.split(".")
+                for i, part in enumerate(parts):
+                    if private(part):
+                        yield ".".join(parts[:i]), part
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and private(node.attr)
+        ):
+            yield modules[node.value.id], node.attr
+
+
+def test_no_module_imports_a_private_name_of_another_sub_package() -> None:
+    paths = {module_name(p): p for p in python_files(PACKAGES)}
+    known = set(paths)
+    imports = sorted(
+        f"{module} imports {name} from {source}"
+        for module, path in paths.items()
+        for source, name in private_names(ast.parse(path.read_text()), known)
+        if source.split(".")[0] in PACKAGES and sub_package(source) != sub_package(module)
+    )
+    assert not imports, "private names of other sub-packages:\n" + "\n".join(imports)
 
 
 def test_no_test_module_imports_another() -> None:

@@ -25,8 +25,9 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.crowd.services import crowd_one_task_message, crowd_take
 from annotation.judging.document_scores import document_score_state
+from annotation.judging.entrances import entrance_take
+from annotation.judging.gates import gate_check, gate_check_submission
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import (
     answer_check,
@@ -37,7 +38,6 @@ from annotation.judging.services import (
 from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
 from annotation.tasking.services import assignments_expire, task_assign_next
-from annotation.tutorial.runs import submission_tutorial_check, tutorial_check
 
 
 class AssignmentSerializer(serializers.ModelSerializer):
@@ -304,14 +304,15 @@ def config_take(request: Request, config_id: int) -> Response:
         return Response(
             {"code": "closed", "detail": closed_message()}, status=status.HTTP_409_CONFLICT
         )
-    crowd, assignment = crowd_take(user=request.user, config=config)
-    if crowd and assignment is None:
+    # A crowd worker gets the one task of their study (annotation.crowd.entrance).
+    take = entrance_take(annotator=request.user, config=config)
+    if take is not None and take.assignment is None:
         return Response(
-            {"code": "crowd_one_task", "detail": crowd_one_task_message()},
-            status=status.HTTP_409_CONFLICT,
+            {"code": take.code, "detail": take.message}, status=status.HTTP_409_CONFLICT
         )
-    if not crowd:
-        assignment = task_assign_next(config=config, annotator=request.user)
+    assignment = (
+        task_assign_next(config=config, annotator=request.user) if take is None else take.assignment
+    )
     if assignment is None:
         return Response(status=status.HTTP_204_NO_CONTENT)
     # The serializer reads the task's config and campaign: the ones just read, not a query more.
@@ -335,7 +336,7 @@ def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
     try:
         screen = annotation_screen(assignment_id=assignment_id, annotator=request.user)
         # No real item before the protocol's tutorial lets the annotator through.
-        tutorial_check(config=screen.assignment.task.config, annotator=request.user)
+        gate_check(config=screen.assignment.task.config, annotator=request.user)
     except JudgmentError as exc:
         return _error(exc)
     return Response(_screen_body(screen))
@@ -410,7 +411,7 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
             status=status.HTTP_400_BAD_REQUEST,
         )
     try:
-        submission_tutorial_check(shown=data["shown"], annotator=request.user)
+        gate_check_submission(shown=data["shown"], annotator=request.user)
         result = judgment_record(
             assignment_id=assignment_id,
             annotator=request.user,

@@ -5,39 +5,30 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.crowd.services import crowd_one_task_message, crowd_take
-from annotation.crowd.views import crowd_invite
 from annotation.judging.documents import document_screen
-from annotation.judging.screens import JudgmentError, Screen, annotation_screen
-from annotation.judging.services import closed_message
-from annotation.models import (
-    DOCUMENT_SCORE_MAX,
-    DOCUMENT_SCORE_MIN,
-    Assignment,
-    Campaign,
-    CrowdWorker,
-    ProtocolConfig,
+from annotation.judging.entrances import (
+    entrance_finished_page,
+    entrance_invite_page,
+    entrance_take,
 )
+from annotation.judging.gates import gate_page, gate_released_page
+from annotation.judging.page import criteria_widgets, document_score_widget, screen_script_data
+from annotation.judging.screens import JudgmentError, annotation_screen
+from annotation.judging.services import closed_message
+from annotation.models import Assignment, Campaign, ProtocolConfig
 from annotation.permissions import campaigns_annotated_by
-from annotation.protocols import DA_SCORE, Criterion
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
 from annotation.tasking.pull import allocation_stopped, stopped_configs, stopped_message
 from annotation.tasking.services import assignments_expire, configs_for_annotator, task_assign_next
-from annotation.tutorial.runs import tutorial_blocking, tutorial_stopped
-
-# The document-level score's question on the page (its data-output and data-criterion).
-DOCUMENT = "document"
 
 
 # The annotator's pages change with every answer: never from the browser's cache (Back would
@@ -55,14 +46,14 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
         .order_by("status", "-claimed_at")
     )
     finished = _finished_assignment(request, assignments)
-    if (
-        finished is not None
-        and CrowdWorker.objects.filter(
-            user=request.user, campaign_id=finished.task.config.campaign_id
-        ).exists()
-    ):
+    end = (
+        None
+        if finished is None
+        else entrance_finished_page(annotator=request.user, assignment=finished)
+    )
+    if end is not None:
         # A crowd worker's task ends on the page with their completion code.
-        return redirect("crowd_completion", assignment_id=finished.pk)
+        return redirect(end)
     context = {
         "assignments": assignments,
         # Unfinished tasks of campaigns closed since: the annotators who hold them are told.
@@ -107,15 +98,13 @@ def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
     if config.campaign.status == Campaign.Status.CLOSED:
         messages.info(request, closed_message())
         return redirect("my_tasks")
-    crowd, assignment = crowd_take(user=request.user, config=config)
-    if crowd:
+    take = entrance_take(annotator=request.user, config=config)
+    if take is not None:
         # A crowd worker's one task: back to it, or to its completion code once done.
-        if assignment is None:
-            messages.info(request, crowd_one_task_message())
+        if take.assignment is None:
+            messages.info(request, take.message)
             return redirect("my_tasks")
-        if assignment.status == Assignment.Status.DONE:
-            return redirect("crowd_completion", assignment_id=assignment.pk)
-        return redirect("annotate", assignment_id=assignment.pk)
+        return redirect(take.page)
     if allocation_stopped(config) and not config.tasks.filter(
         assignments__annotator=request.user, assignments__status=Assignment.Status.ACTIVE
     ):
@@ -147,154 +136,37 @@ def annotate(
     except JudgmentError as exc:
         if exc.status == 404:
             raise Http404(exc.message) from None
-        if exc.code == "not_active" and tutorial_stopped(
-            assignment_id=assignment_id, annotator=request.user
-        ):
-            # Stopped by the tutorial (the task went back to the pool): the page says why.
-            return redirect("tutorial", assignment_id=assignment_id)
+        released = (
+            gate_released_page(assignment_id=assignment_id, annotator=request.user)
+            if exc.code == "not_active"
+            else None
+        )
+        if released is not None:
+            # Stopped by a gate, the tutorial (the task went back to the pool): its page says why.
+            return redirect(released)
         messages.info(request, exc.message)
         return redirect("my_tasks")
     # The protocol's tutorial first (no query for a protocol without one).
-    if tutorial_blocking(config=screen.assignment.task.config, annotator=request.user):
-        return redirect("tutorial", assignment_id=screen.assignment.pk)
+    gated = gate_page(assignment=screen.assignment, annotator=request.user)
+    if gated is not None:
+        return redirect(gated)
     # A document screen shows all its segments' items (the API serves them one by one).
     screen = document_screen(screen, annotator=request.user)
     config = screen.assignment.task.config
     criteria = screen.protocol.criteria_for(len(screen.outputs))
     context = {
         "screen": screen,
-        "criteria_view": _criteria_view(criteria),
+        "criteria_view": criteria_widgets(criteria=criteria),
         "config": config,
         "campaign": config.campaign,
         "criteria": criteria,
-        "data": _screen_data(screen, criteria),
+        "data": screen_script_data(screen=screen, criteria=criteria),
         "letters": "ABCDEFGHIJKLMNOPQRST",
         "percent": round(100 * screen.done / screen.total) if screen.total else 0,
         "instructions": config.instructions or screen.protocol.instructions,
-        "document_criterion": _document_criterion(screen),
+        "document_criterion": document_score_widget(screen=screen),
     }
     return render(request, "annotation/annotate.html", context)
-
-
-def _screen_data(screen: Screen, criteria: tuple[Criterion, ...]) -> dict[str, Any]:
-    """What the annotation page's script reads: the item, its answer, where to send it and
-    the messages it shows."""
-    config = screen.assignment.task.config
-    return {
-        "submitUrl": reverse("api-assignment-submit", args=[screen.assignment.pk]),
-        # The items on the screen, each submitted on its own: one, or a document screen's.
-        "items": [
-            {"id": s.item.pk, "revision": s.revision, "outputs": [o.pk for o in s.outputs]}
-            for s in screen.segments
-        ]
-        or [
-            {
-                "id": screen.item.pk,
-                "revision": screen.revision,
-                "outputs": [o.pk for o in screen.outputs],
-            }
-        ],
-        "documents": bool(screen.segments),
-        # The document-level score (sent before the segments: the server takes a screen's
-        # last segment only once the screen is scored): where to send it and its revision.
-        "documentScore": None
-        if screen.document_score is None
-        else {
-            "url": reverse("api-assignment-document-score", args=[screen.assignment.pk]),
-            "item": screen.document_score.item_id,
-            "revision": screen.document_score.revision,
-        },
-        "outputs": [o.pk for o in screen.outputs],
-        "criteria": [c.as_json() for c in criteria],
-        "fluencyFirst": config.fluency_first,
-        "answer": _answer_with_document_score(screen),
-        "currentUrl": reverse("annotate", args=[screen.assignment.pk]),
-        # The page of item n (from 1) is itemUrl + n + "/": the "Previous item" link.
-        "itemUrl": reverse("annotate_item", args=[screen.assignment.pk, 1]).removesuffix("1/"),
-        "doneUrl": reverse("my_tasks"),
-        "loginUrl": reverse("login"),
-        # The script reads the CSRF token from this cookie at each submit (a login in another
-        # tab replaces it); None when the cookie is not readable from JavaScript.
-        "csrfCookie": (
-            None
-            if settings.CSRF_USE_SESSIONS or settings.CSRF_COOKIE_HTTPONLY
-            else settings.CSRF_COOKIE_NAME
-        ),
-        "messages": _screen_messages(),
-    }
-
-
-def _answer_with_document_score(screen: Screen) -> dict[str, Any] | None:
-    """The answers the page fills in: the screen's, and its document score under the
-    question's own key (``document``)."""
-    state = screen.document_score
-    if state is None or state.score is None:
-        return screen.answer
-    return {**(screen.answer or {}), DOCUMENT: {DOCUMENT: state.score}}
-
-
-def _document_criterion(screen: Screen) -> dict[str, Any] | None:
-    """The document-level score's question as the template draws it (a 0–100 slider with the
-    anchors of the kind's own 0–100 scale, if it has one), or None."""
-    if screen.document_score is None:
-        return None
-    anchored = [
-        c
-        for c in screen.protocol.criteria
-        if (c.minimum, c.maximum) == (DOCUMENT_SCORE_MIN, DOCUMENT_SCORE_MAX) and c.scale
-    ]
-    scale = anchored[0].scale if anchored else DA_SCORE.scale
-    return {
-        "key": DOCUMENT,
-        "min": DOCUMENT_SCORE_MIN,
-        "max": DOCUMENT_SCORE_MAX,
-        "scale": sorted(scale.items()),
-    }
-
-
-def _screen_messages() -> dict[str, str]:
-    """The annotation page script's messages, in the user's language."""
-    return {
-        "incomplete": _("Please answer every question for every translation."),
-        "network": _(
-            "Could not reach the server. Your answer is still on this page; "
-            "press Submit (or Enter) to try again."
-        ),
-        "failed": _("The answer could not be saved."),
-        "retry": _("Your answer is still on this page; press Submit (or Enter) to try again."),
-        "loggedOut": _(
-            "You are no longer logged in, so your answer was not saved. It is still on "
-            "this page: log in again in another tab (or open your invite link again), "
-            "then come back here and press Submit (or Enter) to send it."
-        ),
-        "logIn": _("Log in (opens a new tab)"),
-        "holdEnded": _(
-            "Your hold on this task has ended, so your answer was not saved. It is still "
-            "on this page: press Resume for this task on My tasks in another tab, then "
-            "come back here and press Submit (or Enter) to send it. If My tasks says the "
-            "task has no place left, take another task there."
-        ),
-        "myTasks": _("My tasks (opens a new tab)"),
-        "progress": _("%(done)s of %(total)s done"),
-        "title": _("Item %(n)s of %(total)s"),
-    }
-
-
-def _criteria_view(criteria: tuple[Criterion, ...]) -> list[dict[str, Any]]:
-    """The criteria as the template draws them: a slider for a long scale, else choices."""
-    return [
-        {
-            "key": c.key,
-            "label": c.label,
-            "slider": c.maximum - c.minimum > 10,
-            "min": c.minimum,
-            "max": c.maximum,
-            "choices": [(v, c.scale.get(v, "")) for v in range(c.minimum, c.maximum + 1)],
-            "scale": sorted(c.scale.items()),
-            "needs_source": c.needs_source,
-        }
-        for c in criteria
-    ]
 
 
 @require_http_methods(["GET", "POST"])
@@ -304,8 +176,10 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
         invitation = invite_from_token(token=token)
     except InviteError as exc:
         return render(request, "annotation/invite.html", {"error": str(exc)}, status=410)
-    if hasattr(invitation, "crowd"):
-        return crowd_invite(request, invitation)
+    # A crowd link has a page of its own.
+    page = entrance_invite_page(request, invitation)
+    if page is not None:
+        return page
     if request.method == "POST":
         # A logged-in user joins as themselves; only an anonymous visitor is logged in, and
         # only as the annotator account the link created (invite_accept checks it).

@@ -17,13 +17,14 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.judging.gates import Gate
 from annotation.judging.screens import JudgmentError
 from annotation.models import (
     Assignment,
-    ItemOutput,
     ProtocolConfig,
     TutorialAnswer,
     TutorialItem,
@@ -102,18 +103,27 @@ def tutorial_refusal(
     )
 
 
-def tutorial_check(*, config: ProtocolConfig, annotator: AbstractBaseUser) -> None:
-    """Raise :func:`tutorial_refusal`'s error, if there is one."""
-    refusal = tutorial_refusal(config=config, annotator=annotator)
-    if refusal is not None:
-        raise refusal
+class TutorialGate(Gate):
+    """The tutorial as the annotator's pages ask it (``annotation.judging.gates``): it refuses
+    the real items until it lets the annotator through, and its page stands in for theirs."""
 
+    key = "tutorial"
 
-def submission_tutorial_check(*, shown: list[ItemOutput], annotator: AbstractBaseUser) -> None:
-    """:func:`tutorial_check` for a submit's shown outputs (with their item, task and config;
-    none when the item is not the annotator's, which the submit then answers)."""
-    if shown:
-        tutorial_check(config=shown[0].item.task.config, annotator=annotator)
+    def refusal(
+        self, *, config: ProtocolConfig, annotator: AbstractBaseUser
+    ) -> TutorialError | None:
+        return tutorial_refusal(config=config, annotator=annotator)
+
+    def page(self, *, assignment: Assignment, annotator: AbstractBaseUser) -> str | None:
+        if tutorial_blocking(config=assignment.task.config, annotator=annotator) is None:
+            return None
+        return reverse("tutorial", args=[assignment.pk])
+
+    def released_page(self, *, assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> str | None:
+        # Stopped by the tutorial (the task went back to the pool): its page says why.
+        if not tutorial_stopped(assignment_id=assignment_id, annotator=annotator):
+            return None
+        return reverse("tutorial", args=[assignment_id])
 
 
 @dataclass(frozen=True)

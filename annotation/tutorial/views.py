@@ -18,8 +18,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.campaigns.views import organizer_required
 from annotation.crowd.services import crowd_return_url, crowd_stopped_record
+from annotation.judging.page import criteria_widgets, screen_script_data
 from annotation.judging.screens import JudgmentError, assignment_for
-from annotation.judging.views import _criteria_view, _screen_data
 from annotation.models import CrowdWorker, ProtocolConfig, TutorialItem
 from annotation.permissions import campaign_for_organizer, config_for_organizer
 from annotation.tutorial.expectations import expectation_lines
@@ -131,12 +131,15 @@ def tutorial(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResponse:
     criteria = screen.protocol.criteria_for(len(screen.outputs))
     context = {
         "screen": screen,
-        "criteria_view": _criteria_view(criteria),
+        "criteria_view": criteria_widgets(criteria=criteria),
         "config": config,
         "campaign": config.campaign,
         "criteria": criteria,
         # The annotation page's data and script serve the tutorial, with its own submit.
-        "data": _tutorial_data(screen, _screen_data(screen, criteria)),  # type: ignore[arg-type]
+        "data": _tutorial_data(
+            screen,
+            screen_script_data(screen=screen, criteria=criteria),  # type: ignore[arg-type]
+        ),
         "instructions": config.instructions or screen.protocol.instructions,
     }
     return render(request, "annotation/tutorial.html", context)
