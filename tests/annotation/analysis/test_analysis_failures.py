@@ -22,7 +22,7 @@ from metrics.pipeline import analysis_params
 from metrics.services import analysis_request
 from metrics.tasks import analysis_start
 from tests.factories import make_campaign, plain_files
-from tests.support.workers import first_chunk_held, settings_for, wait_for
+from tests.support.workers import chunks_held, settings_for, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -61,7 +61,7 @@ def test_a_chunk_stopped_at_the_soft_time_limit_fails_its_job(
     settings_for(campaign, **FAST)
     limits = {"CELERY_TASK_SOFT_TIME_LIMIT": "1", "CELERY_TASK_TIME_LIMIT": "60"}
     request = analysis_request(campaign=campaign)
-    with first_chunk_held(request.job):
+    with chunks_held(request.job):
         celery_worker_process(name="soft", env=limits)
         job = wait_for(request.job.pk, timeout=120)
     n_segments = Segment.objects.filter(campaign=campaign).count()
@@ -81,7 +81,7 @@ def test_a_chunk_that_ignores_the_soft_limit_is_stopped_at_the_hard_limit_and_fa
     settings_for(campaign, **FAST)
     limits = {"CELERY_TASK_SOFT_TIME_LIMIT": "2", "CELERY_TASK_TIME_LIMIT": "4"}
     request = analysis_request(campaign=campaign)
-    with first_chunk_held(request.job):
+    with chunks_held(request.job):
         worker = celery_worker_process("--concurrency=1", name="hard", env=limits)
         log = tmp_path / "worker-hard.log"
         deadline = time.monotonic() + 60
