@@ -11,6 +11,7 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
 # Test processes (pytest-xdist): each has its own test database and Redis database.
 TEST_WORKERS ?= 2
+# Idle processes take tests queued for others: the slow ones (browsers, workers) come last.
 # Closed ports: `make test-fast` must not reach a service, so a test that needs one fails there.
 NO_DATABASE_URL := postgres://nobody@127.0.0.1:1/none
 NO_BROKER_URL := redis://127.0.0.1:1/15
@@ -33,13 +34,13 @@ test: $(TEST_STAMP)
 	$(MAKE) lint
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 	CELERY_BROKER_URL="$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}" \
-	$(BIN)/pytest -n $(TEST_WORKERS) --create-db $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --create-db $(PYTEST_ARGS)
 
 # The quick slice while you work: every test that needs no PostgreSQL, Redis or browser and is
 # not slow (markers set in tests/conftest.py), with the services pointed at closed ports.
 test-fast: $(TEST_STAMP)
 	DATABASE_URL=$(NO_DATABASE_URL) CELERY_BROKER_URL=$(NO_BROKER_URL) \
-	$(BIN)/pytest -n $(TEST_WORKERS) -m "not services and not browser and not slow" $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "not services and not browser and not slow" $(PYTEST_ARGS)
 
 # Chosen tests against the services, keeping the test databases between runs (add --create-db
 # after a new migration): make test-some PYTEST_ARGS=tests/annotation/judging
@@ -48,7 +49,7 @@ test-some: $(TEST_STAMP)
 	  "$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}"
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 	CELERY_BROKER_URL="$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}" \
-	$(BIN)/pytest -n $(TEST_WORKERS) --reuse-db $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --reuse-db $(PYTEST_ARGS)
 
 # ruff (lint and format check) and mypy on the Django-free numerical core.
 lint: $(TEST_STAMP)
