@@ -231,7 +231,12 @@ def _answers(screens: list[dict[str, Any]]) -> Any:
     return st.sampled_from(screens).flatmap(body)
 
 
-def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(seeded) -> None:  # type: ignore[no-untyped-def]
+# The operations are run in parts, each a test of its own: the same requests, a shorter test.
+PARTS = 3
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(seeded, part: int) -> None:  # type: ignore[no-untyped-def]
     import schemathesis
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
@@ -276,7 +281,10 @@ def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(seeded) -> No
             failures.append(f"{label}: {exc}")
 
     operations = [result.ok() for result in schema.get_all_operations()]
-    for operation in operations:
+    assert len(operations) >= 20
+    size = -(-len(operations) // PARTS)
+    mine = operations[part * size : (part + 1) * size]
+    for operation in mine:
         # An earlier operation may have closed the campaign (PUT, PATCH): open it again, so
         # the annotator's operations reach their tasks.
         Campaign.objects.filter(pk=seeded["path"]["id"]).update(status=Campaign.Status.ACTIVE)
@@ -296,9 +304,10 @@ def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(seeded) -> No
                 _answers(seeded["screens"]),
             )
             run(f"{operation.label} (answers)", answers)
-    assert len(operations) >= 20
     assert not failures, "\n\n".join(failures)
     # The run reached the views, not only the 404 of unknown ids: many answers succeeded, and
     # answers to the real items were stored.
-    assert sum(n for (_, status), n in answered.items() if status == 2) > 100, answered
-    assert answered["POST /api/assignments/{assignment_id}/submit/ (answers)", 2] > 0, answered
+    assert sum(n for (_, status), n in answered.items() if status == 2) > 100 // PARTS, answered
+    if any(operation.path.endswith("/submit/") for operation in mine):
+        label = "POST /api/assignments/{assignment_id}/submit/ (answers)"
+        assert answered[label, 2] > 0, answered
