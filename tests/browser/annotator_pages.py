@@ -1,7 +1,11 @@
-"""What the annotator browser tests share: a campaign with a task held by a new annotator,
-logging in through the login page, and both with the task's page open."""
+"""What the browser tests share: a campaign with a task held by a new annotator, logging in
+through the login page, both with the task's page open, and waiting for what a polling page
+shows next."""
 
 from __future__ import annotations
+
+import time
+from typing import Any
 
 from annotation.models import Assignment
 from annotation.tasking.services import task_assign_next
@@ -38,3 +42,15 @@ def at_the_task(page, live_server, username: str) -> Assignment:  # type: ignore
     page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
     page.wait_for_selector("fieldset.criterion.focused")
     return assignment
+
+
+def polled_until(page, condition: str, arg: Any = None, timeout: float = 180) -> None:  # type: ignore[no-untyped-def]
+    """Wait until ``condition`` (a JavaScript function of ``arg``) holds on a page whose clock
+    the test installed (``page.clock.install()`` before the page loaded; it runs as usual):
+    every half second the clock jumps to the page's next status poll, which a quiet page makes
+    only every 15 s. The same timers and requests, without the wait."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(condition, arg):
+        assert time.monotonic() < deadline, f"not within {timeout} s: {condition}"
+        page.clock.fast_forward(15_000)
+        page.wait_for_timeout(500)

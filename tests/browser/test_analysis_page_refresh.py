@@ -14,7 +14,7 @@ from django.core.cache import cache
 from annotation.analysis.selectors import analysis_cache_key
 from annotation.analysis.services import campaign_analysis_settings_save
 from annotation.analysis.settings import AnalysisSettings
-from tests.browser.annotator_pages import log_in
+from tests.browser.annotator_pages import log_in, polled_until
 from tests.dashboard_factories import analysis_run_sync, make_judged_demo_campaign
 from tests.factories import make_user
 
@@ -35,6 +35,7 @@ def test_a_setting_change_refreshes_an_open_analysis_page(  # type: ignore[no-un
     celery_worker_process(name="analysis-page")
 
     log_in(page, live_server, "ada", lands_on="**/campaigns/")
+    page.clock.install()  # runs as usual; polled_until moves it on to the next poll
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/analysis/")
     freshness = page.locator("#analysis-freshness")
     assert "up to date" in freshness.inner_text()
@@ -49,10 +50,10 @@ def test_a_setting_change_refreshes_an_open_analysis_page(  # type: ignore[no-un
     assert changed
 
     # The scheduled job runs in the worker; the page swaps its results in when it ends.
-    page.wait_for_function(
+    polled_until(
+        page,
         "(first) => document.getElementById('analysis-results').dataset.resultsJob !== first",
-        arg=str(first.pk),
-        timeout=180_000,
+        str(first.pk),
     )
     assert "up to date" in page.locator("#analysis-freshness").inner_text()
     assert page.locator("#settings-preset").inner_text() == "WMT conventions"

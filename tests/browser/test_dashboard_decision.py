@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
 from annotation.analysis.services import annotator_decision_record
-from tests.browser.annotator_pages import log_in
+from tests.browser.annotator_pages import log_in, polled_until
 from tests.dashboard_factories import analysis_run_sync, make_judged_demo_campaign
 from tests.factories import make_user
 
@@ -38,6 +38,7 @@ def test_a_decision_refreshes_an_open_dashboard(  # type: ignore[no-untyped-def]
     celery_worker_process(name="refresher")
 
     log_in(page, live_server, "dora", lands_on="**/campaigns/")
+    page.clock.install()  # runs as usual; polled_until moves it on to the next poll
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/dashboard/")
     page.wait_for_selector("#heatmaps .js-plotly-plot svg.main-svg")
     before = _qc_cells(page, "rater-a")
@@ -55,10 +56,10 @@ def test_a_decision_refreshes_an_open_dashboard(  # type: ignore[no-untyped-def]
     )
 
     # The scheduled job runs in the worker; the page swaps its panels in when it ends.
-    page.wait_for_function(
+    polled_until(
+        page,
         "(first) => document.getElementById('dashboard').dataset.resultsJob !== first",
-        arg=str(first.pk),
-        timeout=180_000,
+        str(first.pk),
     )
     page.wait_for_selector("#heatmaps .js-plotly-plot svg.main-svg")
     assert set(_qc_cells(page, "rater-a")) == {"no (by decision)"}
