@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from annotation.models import Item, Task
+from annotation.models import Item, System, Task
 from tests.browser.annotator_pages import log_in
 from tests.factories import make_config, make_user, make_wide_campaign
+from tests.support.threads import rows_locked
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -37,17 +38,20 @@ def test_the_setup_page_shows_a_build_queued_running_and_done(  # type: ignore[n
     assert "Waiting for a worker." in page.inner_text(row)
     page.screenshot(path=shots / "setup-build-queued.png", full_page=True)
 
-    # No worker was running: the build waited. One starts, and the page follows it.
-    celery_worker_process()
-    page.wait_for_function(
-        "(row) => { const bar = document.querySelector(row + ' progress');"
-        " return bar && !bar.hidden && bar.value > 0; }",
-        arg=row,
-        timeout=60_000,
-    )
-    assert page.inner_text(f"{row} [data-build-field=status]") == "Running"
-    assert "Writing items:" in page.inner_text(row)
-    page.locator("#protocols").screenshot(path=shots / "setup-build-running.png")
+    # No worker was running: the build waited. One starts, and the page follows it. The build
+    # writes its items, then waits at its first output for the systems held here: the page sees
+    # it running with its progress, however fast the host builds.
+    with rows_locked(System.objects.filter(campaign=campaign)):
+        celery_worker_process()
+        page.wait_for_function(
+            "(row) => { const bar = document.querySelector(row + ' progress');"
+            " return bar && !bar.hidden && bar.value > 0; }",
+            arg=row,
+            timeout=60_000,
+        )
+        assert page.inner_text(f"{row} [data-build-field=status]") == "Running"
+        assert "Writing items:" in page.inner_text(row)
+        page.locator("#protocols").screenshot(path=shots / "setup-build-running.png")
 
     page.wait_for_function(
         "(row) => (document.querySelector(row) || {}).dataset?.buildStatus === 'done'",

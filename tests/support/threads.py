@@ -1,12 +1,15 @@
-"""Running callables at the same moment in threads, each with its own database connection."""
+"""Threads with a database connection of their own: callables run at the same moment, and rows
+held locked while a process meets them."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from django.db import connections
+from django.db import connections, transaction
+from django.db.models import QuerySet
 
 
 def run_together(jobs: list[Callable[[], Any]]) -> list[Any]:
@@ -30,3 +33,34 @@ def run_together(jobs: list[Callable[[], Any]]) -> list[Any]:
     for t in threads:
         t.join(timeout=120)
     return results
+
+
+@contextmanager
+def rows_locked(rows: QuerySet[Any]) -> Iterator[None]:
+    """Hold ``SELECT … FOR UPDATE`` on ``rows`` in a transaction of another thread for as long
+    as the block lasts: a process that inserts a row referring to one of them waits at the
+    insert's foreign-key check (``FOR KEY SHARE``), however fast it got there."""
+    holding, release = threading.Event(), threading.Event()
+    failure: list[BaseException] = []
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                assert list(rows.select_for_update(of=("self",))), "no rows to hold"
+                holding.set()
+                release.wait(300)
+        except BaseException as exc:
+            failure.append(exc)
+            holding.set()
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert holding.wait(30), "the rows were not held within 30 s"
+    assert not failure, failure
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join(30)
