@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from django.db import connections, transaction
@@ -36,19 +36,20 @@ def run_together(jobs: list[Callable[[], Any]]) -> list[Any]:
 
 
 @contextmanager
-def rows_locked(rows: QuerySet[Any]) -> Iterator[None]:
-    """Hold ``SELECT … FOR UPDATE`` on ``rows`` in a transaction of another thread for as long
-    as the block lasts: a process that inserts a row referring to one of them waits at the
-    insert's foreign-key check (``FOR KEY SHARE``), however fast it got there."""
+def held_in_a_transaction(take: Callable[[], Any]) -> Iterator[None]:
+    """Run ``take`` (it locks or writes rows) in a transaction of another thread and keep that
+    transaction open for as long as the block lasts; then roll it back. Another process that
+    meets those rows waits there, however fast it got there."""
     holding, release = threading.Event(), threading.Event()
     failure: list[BaseException] = []
 
     def hold() -> None:
         try:
             with transaction.atomic():
-                assert list(rows.select_for_update(of=("self",))), "no rows to hold"
+                take()
                 holding.set()
                 release.wait(300)
+                transaction.set_rollback(True)
         except BaseException as exc:
             failure.append(exc)
             holding.set()
@@ -64,3 +65,14 @@ def rows_locked(rows: QuerySet[Any]) -> Iterator[None]:
     finally:
         release.set()
         thread.join(30)
+
+
+def rows_locked(rows: QuerySet[Any]) -> AbstractContextManager[None]:
+    """Hold ``SELECT … FOR UPDATE`` on ``rows`` in another thread's transaction for as long as
+    the block lasts: a process that inserts a row referring to one of them waits at the
+    insert's foreign-key check (``FOR KEY SHARE``)."""
+
+    def lock() -> None:
+        assert list(rows.select_for_update(of=("self",))), "no rows to hold"
+
+    return held_in_a_transaction(lock)

@@ -3,17 +3,14 @@ held at their writes so that a worker meets them under way."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
-
-from django.db import connections, transaction
 
 from annotation.models import Campaign
 from metrics import pipeline
 from metrics.models import AnalysisJob, StatsChunk
 from tests.factories import record_once_ended
+from tests.support.threads import held_in_a_transaction
 
 
 def wait_for(job_id: Any, timeout: float = 300) -> AnalysisJob:
@@ -31,8 +28,7 @@ def settings_for(campaign: Campaign, **fields: Any) -> None:
     ms.save()
 
 
-@contextmanager
-def chunks_held(job: AnalysisJob) -> Iterator[None]:
+def chunks_held(job: AnalysisJob) -> AbstractContextManager[None]:
     """Hold, in another transaction, a statistics row that each chunk of the job writes: a
     chunk scores its segments and then waits at its write for as long as the block lasts — a
     chunk still under way when a time limit comes or its worker is killed, whatever the host's
@@ -40,31 +36,11 @@ def chunks_held(job: AnalysisJob) -> Iterator[None]:
     run = job.campaign.systems.order_by("name").first().runs.order_by("position").first()
     metric = next(iter(pipeline.usable_metrics(job.params)[0]))
     starts = [chunk.start for chunk in pipeline.plan(campaign=job.campaign, params=job.params)]
-    holding, release = threading.Event(), threading.Event()
-    failure: list[BaseException] = []
 
-    def hold() -> None:
-        try:
-            with transaction.atomic():
-                for start in starts:
-                    StatsChunk.objects.create(
-                        job=job, run=run, metric=metric, start=start, stop=start + 1, data=b""
-                    )
-                holding.set()
-                release.wait(300)
-                transaction.set_rollback(True)
-        except BaseException as exc:
-            failure.append(exc)
-            holding.set()
-        finally:
-            connections.close_all()
+    def write() -> None:
+        for start in starts:
+            StatsChunk.objects.create(
+                job=job, run=run, metric=metric, start=start, stop=start + 1, data=b""
+            )
 
-    thread = threading.Thread(target=hold)
-    thread.start()
-    assert holding.wait(30), "the rows were not held within 30 s"
-    assert not failure, failure
-    try:
-        yield
-    finally:
-        release.set()
-        thread.join(30)
+    return held_in_a_transaction(write)
