@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from evalcore.stats.correlation import average_ranks, kendall_tau, pearson_rows
+from evalcore.stats.correlation import average_ranks, kendall_tau_rows, pearson_rows
 from evalcore.stats.resampling import ScoreFn, bootstrap_counts, percentile_interval, resolve_rng
 
 FloatArray = NDArray[np.float64]
@@ -51,7 +51,7 @@ def _rowwise(method: Method, x: FloatArray, y: FloatArray) -> FloatArray:
         return pearson_rows(x, y)
     if method == "spearman":
         return pearson_rows(average_ranks(x, axis=-1), average_ranks(y, axis=-1))
-    return np.array([kendall_tau(a, b) for a, b in zip(x, y, strict=True)], dtype=np.float64)
+    return kendall_tau_rows(x, y)
 
 
 def system_correlation_bootstrap(

@@ -15,6 +15,7 @@ from evalcore.stats.correlation import (
     darr_kendall,
     grouped_correlation,
     kendall_tau,
+    kendall_tau_rows,
     pairwise_accuracy,
     pearson,
     spearman,
@@ -48,6 +49,22 @@ def test_kendall_tau_b_and_c_equal_scipy(variant):
     assert kendall_tau(x2, y2, variant) == pytest.approx(
         sps.kendalltau(x2, y2, variant=variant).statistic, abs=1e-12
     )
+
+
+def test_kendall_tau_rows_is_kendall_tau_row_for_row_and_equals_scipy():
+    rng = np.random.default_rng(7)
+    # Short rows with many ties (system scores in bootstrap resamples), a constant row, a NaN.
+    x = rng.integers(0, 4, (300, 7)).astype(float)
+    y = x + rng.integers(0, 3, (300, 7))
+    x[3] = 1.0
+    y[5, 2] = np.nan
+    rows = kendall_tau_rows(x.reshape(30, 10, 7), y.reshape(30, 10, 7), max_cells=50)
+    assert rows.shape == (30, 10)
+    expected = [kendall_tau(a, b) for a, b in zip(x, y, strict=True)]
+    np.testing.assert_array_equal(rows.ravel(), expected)  # bit for bit, NaN where it is NaN
+    assert math.isnan(rows.ravel()[3])
+    for a, b, tau in zip(x[6:40], y[6:40], rows.ravel()[6:40], strict=True):
+        assert tau == pytest.approx(sps.kendalltau(a, b).statistic, abs=1e-12)
 
 
 def test_grouping_none_system_and_item():
