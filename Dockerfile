@@ -17,6 +17,6 @@ RUN useradd --create-home evalsite && mkdir -p /app/var && chown evalsite /app/v
 USER evalsite
 # TER's and WER's compiled kernels, compiled once into the image: numba caches them in this
 # user's home (site-packages is read-only to it), so no worker compiles them when it starts.
-RUN python -c "from evalcore.scoring.edit_distance import warm_up; warm_up()"
+RUN python -m evalcore.scoring.warm
 EXPOSE 8000
 CMD ["gunicorn", "--config", "python:evalsite.gunicorn_config", "evalsite.wsgi:application", "--bind", "0.0.0.0:8000"]

@@ -66,14 +66,17 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# The app alone (what `make run` needs).
+# The app alone (what `make run` needs), its compiled kernels cached once here.
 $(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/pip install --quiet --disable-pip-version-check -e .
+	$(BIN)/python -m evalcore.scoring.warm
 	touch $@
 
-# The app with the test tools and the neural extra (BERTR), so CI tests every metric.
+# The app with the test tools and the neural extra (BERTR), so CI tests every metric; the
+# kernels and BERTR's exported encoder are cached once here, not in whichever test comes first.
 $(TEST_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,neural]'
+	$(BIN)/python -m evalcore.scoring.warm
 	touch $@ $(RUN_STAMP)
 
 # Remove the virtualenv and the embedded default's local state (database, broker, secret key).
