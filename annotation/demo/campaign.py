@@ -20,7 +20,14 @@ from annotation.demo.text import DEMO_DOCUMENTS
 from annotation.judging.document_scores import document_score_record
 from annotation.judging.screens import JudgmentError, Screen, annotation_screen
 from annotation.judging.services import judgment_record
-from annotation.models import Assignment, Campaign, ItemKind, ItemOutput, ProtocolConfig
+from annotation.models import (
+    Assignment,
+    Campaign,
+    ItemKind,
+    ItemOutput,
+    ProtocolConfig,
+    System,
+)
 from annotation.protocols import ADEQUACY_FLUENCY, DIRECT_ASSESSMENT, ESA, MQM, RANKING, Protocol
 from annotation.tasking.build import tasks_build
 from annotation.tasking.services import task_assign_next
@@ -186,21 +193,27 @@ def demo_load() -> DemoResult:
     return DemoResult(campaign, created=True)
 
 
-def _quality(output: ItemOutput) -> float:
+def _quality(output: ItemOutput, systems: dict[int, str]) -> float:
+    """How good ``output`` is; ``systems`` names the campaign's systems by id."""
     if output.kind == ItemKind.REFERENCE:
         return 0.97
-    base = DEMO_QUALITY.get(output.system.name if output.system else "", 0.5)
+    base = DEMO_QUALITY.get(systems.get(output.system_id or 0, ""), 0.5)
     return base * 0.45 if output.kind == ItemKind.BAD_REFERENCE else base
 
 
 def _simulated_answer(
-    outputs: list[ItemOutput], protocol: Protocol, rng: np.random.Generator, *, careless: bool
+    outputs: list[ItemOutput],
+    protocol: Protocol,
+    rng: np.random.Generator,
+    systems: dict[int, str],
+    *,
+    careless: bool,
 ) -> dict[str, dict[str, float]]:
     """How the output looks to the rater (its system's quality, or anything when careless),
     then the protocol kind's answer for it; a kind that marks error spans is shown the texts
     and, in a bad reference, the degraded words."""
     noisy = [
-        float(rng.random()) if careless else _quality(o) + float(rng.normal(0, 0.08))
+        float(rng.random()) if careless else _quality(o, systems) + float(rng.normal(0, 0.08))
         for o in outputs
     ]
     noticed = [
@@ -224,13 +237,14 @@ def _document_score(
     rater: AbstractBaseUser,
     screen: Screen,
     rng: np.random.Generator,
+    systems: dict[int, str],
     *,
     careless: bool,
     now: datetime,
 ) -> None:
     """A simulated rater's score of the window whose first item is on ``screen``: its system's
     quality with noise (anything when careless)."""
-    quality = float(rng.random()) if careless else _quality(screen.outputs[0])
+    quality = float(rng.random()) if careless else _quality(screen.outputs[0], systems)
     quality += 0 if careless else float(rng.normal(0, 0.06))
     document_score_record(
         assignment_id=assignment.pk,
@@ -248,6 +262,7 @@ def demo_simulate_judgments(*, campaign: Campaign, seed: int = 2026) -> int:
     scores that follow each system's quality. Returns the number of judgments made."""
     users = get_user_model()
     rng = np.random.default_rng(seed)
+    systems = dict(System.objects.filter(campaign=campaign).values_list("pk", "name"))
     made = 0
     start = timezone.now() - timedelta(days=1)
     for n, name in enumerate(DEMO_RATERS):
@@ -273,14 +288,18 @@ def demo_simulate_judgments(*, campaign: Campaign, seed: int = 2026) -> int:
                     now += timedelta(seconds=float(rng.uniform(8, 40)))
                     if config.asks_document_score and screen.item.screen == screen.item.position:
                         # As the page does: the window's score first, then its segments.
-                        _document_score(assignment, rater, screen, rng, careless=careless, now=now)
+                        _document_score(
+                            assignment, rater, screen, rng, systems, careless=careless, now=now
+                        )
                     judgment_record(
                         assignment_id=assignment.pk,
                         annotator=rater,
                         item_id=screen.item.pk,
                         revision_seen=0,
                         submission_id=uuid.uuid4(),
-                        answer=_simulated_answer(screen.outputs, protocol, rng, careless=careless),
+                        answer=_simulated_answer(
+                            screen.outputs, protocol, rng, systems, careless=careless
+                        ),
                         now=now,
                     )
                     made += 1
