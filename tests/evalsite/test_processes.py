@@ -203,9 +203,9 @@ def _check_nothing_was_left_behind(workers: list[int], log: Path) -> None:
 
 
 @pytest.mark.slow  # make run's steps
-def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: Path) -> None:
-    """`make run`'s steps on a clean environment (migrate, load_demo, analyse --demo, serve):
-    SQLite and a file-system broker only."""
+def test_make_run_prepares_the_demo_and_its_results_once(tmp_path: Path) -> None:
+    """`make run`'s steps before it serves (migrate, load_demo, analyse --demo) on a clean
+    environment: SQLite and a file-system broker only."""
     env = {"PATH": os.environ["PATH"], "EVALSITE_VAR_DIR": str(tmp_path / "var")}
     _manage(env, "migrate", "--noinput")
     assert "organizer / evalsite-demo" in _manage(env, "load_demo")
@@ -213,6 +213,17 @@ def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: 
     # from the first page; a second run finds them current.
     assert "results stored in" in _manage(env, "analyse", "--demo")
     assert "the stored results are up to date" in _manage(env, "analyse", "--demo")
+    assert (tmp_path / "var" / "db.sqlite3").exists()
+    assert not (ROOT / "control").exists()
+
+
+@pytest.mark.slow  # make run's steps
+def test_serve_runs_the_demo_with_background_work_and_no_other_server(tmp_path: Path) -> None:
+    """`make run`'s last step, `manage.py serve`, on a clean environment with the demo loaded:
+    its worker does the background work on SQLite and a file-system broker only."""
+    env = {"PATH": os.environ["PATH"], "EVALSITE_VAR_DIR": str(tmp_path / "var")}
+    _manage(env, "migrate", "--noinput")
+    assert "organizer / evalsite-demo" in _manage(env, "load_demo")
     port = free_port()
     log = tmp_path / "serve.log"
     server = subprocess.Popen(
