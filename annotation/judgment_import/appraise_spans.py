@@ -38,12 +38,13 @@ from dataclasses import replace
 from typing import Any
 
 from annotation.judgment_import.documents import documents_refused
-from annotation.judgment_import.formats import (
+from annotation.judgment_import.formats import FORMAT_APPRAISE_SPANS, PARSERS
+from annotation.judgment_import.options import OPTION_HOOKS
+from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.rows import (
     _EARLIEST_SECONDS,
     _LATEST_SECONDS,
     APPRAISE_TYPES,
-    FORMAT_APPRAISE_SPANS,
-    PARSERS,
     ImportRow,
     ParsedJudgments,
     Problems,
@@ -51,8 +52,6 @@ from annotation.judgment_import.formats import (
     _number,
     _row,
 )
-from annotation.judgment_import.options import OPTION_HOOKS
-from annotation.judgment_import.plan import ImportOptions
 from annotation.protocols.esa import ESA
 from annotation.protocols.mqm import MQM, MQM_SCORE, Weights
 

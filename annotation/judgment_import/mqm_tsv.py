@@ -20,9 +20,10 @@ from dataclasses import replace
 from typing import Any
 
 from annotation.campaigns.uploads import UploadError, UploadProblem
-from annotation.judgment_import.formats import (
-    FORMAT_MQM,
-    PARSERS,
+from annotation.judgment_import.formats import FORMAT_MQM, PARSERS
+from annotation.judgment_import.options import OPTION_HOOKS
+from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.rows import (
     SYSTEM,
     ImportRow,
     ParsedJudgments,
@@ -30,8 +31,6 @@ from annotation.judgment_import.formats import (
     _csv_rows,
     is_line_number,
 )
-from annotation.judgment_import.options import OPTION_HOOKS
-from annotation.judgment_import.plan import ImportOptions
 from annotation.protocols.mqm import CATEGORIES, MQM, MQM_SCORE, Weights
 
 MQM_COLUMNS = (

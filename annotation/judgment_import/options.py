@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from annotation.judgment_import.formats import ParsedJudgments
 from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.rows import ParsedJudgments
 
 # format → hook(parsed, options) → (the options, the parsed file) as the import uses them.
 OptionHook = Callable[[ParsedJudgments, ImportOptions], tuple[ImportOptions, ParsedJudgments]]

@@ -16,10 +16,9 @@ from annotation.campaigns.uploads import (
     UploadError,
     UploadProblem,
 )
-from annotation.judgment_import.formats import (
+from annotation.judgment_import.rows import (
     BAD_REF,
     FORMAT_AUTO,
-    FORMAT_WMT,
     KIND_OF_TYPE,
     MAX_LINE_NUMBER_DIGITS,
     REF,
@@ -30,6 +29,7 @@ from annotation.judgment_import.formats import (
     is_line_number,
 )
 from annotation.judgment_import.text_spans import spans_on_text
+from annotation.judgment_import.wmt import FORMAT_WMT
 from annotation.models import (
     ItemKind,
 )
