@@ -4,6 +4,9 @@ batch number and item id)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
+from annotation.judgment_import.layout import JudgmentFormat
 from annotation.judgment_import.rows import (
     _EARLIEST_SECONDS,
     _LATEST_SECONDS,
@@ -19,6 +22,13 @@ from annotation.judgment_import.rows import (
 )
 
 FORMAT_APPRAISE = "appraise"
+
+
+def looks_like_appraise(name: str, lines: list[str], first: int) -> bool:
+    """No header: nine or eleven comma-separated fields with an Appraise item type in the
+    fourth."""
+    _, values = next(_csv_rows(name, lines, first))
+    return len(values) in (9, 11) and values[3].strip() in APPRAISE_TYPES
 
 
 def _parse_appraise(name: str, lines: list[str], first: int) -> ParsedJudgments:
@@ -83,3 +93,11 @@ def _parse_appraise(name: str, lines: list[str], first: int) -> ParsedJudgments:
         )
     problems.raise_if_any()
     return ParsedJudgments(name, FORMAT_APPRAISE, rows, has_items=False)
+
+
+FORMAT = JudgmentFormat(
+    key=FORMAT_APPRAISE,
+    label=_("Appraise CSV export (ExportSystemScoresToCSV)"),
+    looks_like=looks_like_appraise,
+    parse=_parse_appraise,
+)

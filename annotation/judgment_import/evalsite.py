@@ -3,9 +3,13 @@ and the optional ones), tab- or comma-separated."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
+from django.utils.translation import gettext_lazy as _
+
 from annotation.campaigns.uploads import UploadError, UploadProblem
+from annotation.judgment_import.layout import JudgmentFormat
 from annotation.judgment_import.rows import (
     TYPES,
     ImportRow,
@@ -21,6 +25,12 @@ FORMAT_EVALSITE = "evalsite"
 EVALSITE_REQUIRED = ("annotator", "system", "segment", "type", "score")
 
 EVALSITE_OPTIONAL = ("hit", "item", "seconds", "criterion", "run", "source", "output")
+
+
+def looks_like_evalsite(name: str, lines: list[str], first: int) -> bool:
+    """A header with annotator, system, segment, type and score (tab- or comma-separated)."""
+    fields = {f.strip().strip('"').lower() for f in re.split(r"[\t,]", lines[first])}
+    return set(EVALSITE_REQUIRED) <= fields
 
 
 def _parse_evalsite(name: str, lines: list[str], first: int) -> ParsedJudgments:
@@ -84,3 +94,11 @@ def _parse_evalsite(name: str, lines: list[str], first: int) -> ParsedJudgments:
             )
     problems.raise_if_any()
     return ParsedJudgments(name, FORMAT_EVALSITE, rows, has_items="item" in column)
+
+
+FORMAT = JudgmentFormat(
+    key=FORMAT_EVALSITE,
+    label=_("EvalSite table (TSV or CSV with a header)"),
+    looks_like=looks_like_evalsite,
+    parse=_parse_evalsite,
+)

@@ -1,14 +1,17 @@
-"""Reading a file of imported judgments: its layout detected (or given), its rows parsed by
-that layout's module, one language pair kept; our own table written; system name maps read."""
+"""Reading a file of imported judgments: its layout detected (or given) and its rows parsed
+by that layout's module, one language pair kept; our own table written; system name maps read.
+
+:data:`JUDGMENT_FORMATS` is the one list of layouts (see annotation/judgment_import/layout.py)."""
 
 from __future__ import annotations
 
 import csv
 import io
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
+
+from django.utils.translation import gettext_lazy as _
 
 from annotation.campaigns.uploads import (
     UploadError,
@@ -17,33 +20,37 @@ from annotation.campaigns.uploads import (
     decode_text,
     split_lines,
 )
-from annotation.judgment_import.appraise import FORMAT_APPRAISE, _parse_appraise
-from annotation.judgment_import.evalsite import (
-    EVALSITE_OPTIONAL,
-    EVALSITE_REQUIRED,
-    FORMAT_EVALSITE,
-    _parse_evalsite,
-)
+from annotation.judgment_import import appraise, appraise_spans, evalsite, mqm_tsv, wmt
+from annotation.judgment_import.evalsite import EVALSITE_OPTIONAL, EVALSITE_REQUIRED
+from annotation.judgment_import.layout import JudgmentFormat
+from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.rows import (
-    APPRAISE_TYPES,
     FORMAT_AUTO,
     ParsedJudgments,
     Problems,
-    _csv_rows,
     _first_filled_line,
 )
-from annotation.judgment_import.wmt import FORMAT_WMT, _parse_wmt
 
-# Google's MQM TSV, read by annotation/judgment_import/mqm_tsv.py (registered in PARSERS).
-FORMAT_MQM = "mqm"
+# Every layout, in the order the page lists them and detection asks them.
+JUDGMENT_FORMATS: tuple[JudgmentFormat, ...] = (
+    evalsite.FORMAT,
+    appraise.FORMAT,
+    wmt.FORMAT,
+    mqm_tsv.FORMAT,
+    appraise_spans.FORMAT,
+)
 
-# Appraise's ESA/MQM export, read by annotation/judgment_import/appraise_spans.py.
-FORMAT_APPRAISE_SPANS = "appraise-spans"
+FORMATS = tuple(layout.key for layout in JUDGMENT_FORMATS)
 
-FORMATS = (FORMAT_EVALSITE, FORMAT_APPRAISE, FORMAT_WMT, FORMAT_MQM, FORMAT_APPRAISE_SPANS)
 
-# Layouts read by modules of their own: format → (does a first line look like it, parser).
-PARSERS: dict[str, tuple[Any, Any]] = {}
+def judgment_format_choices() -> list[tuple[str, Any]]:
+    """(key, label) of ``auto`` and every layout, for the import page."""
+    return [(FORMAT_AUTO, _("Detect")), *((f.key, f.label) for f in JUDGMENT_FORMATS)]
+
+
+def judgment_format(key: str) -> JudgmentFormat | None:
+    """The layout called ``key``; None for an unknown one."""
+    return next((layout for layout in JUDGMENT_FORMATS if layout.key == key), None)
 
 
 def judgments_parse(
@@ -53,7 +60,7 @@ def judgments_parse(
     language_pair: str = "",
     max_bytes: int,
 ) -> ParsedJudgments:
-    """Read a judgments file in one of :data:`FORMATS` (``auto`` detects it).
+    """Read a judgments file in one of :data:`JUDGMENT_FORMATS` (``auto`` detects it).
 
     ``language_pair`` (e.g. ``de-en`` as the file writes it) keeps the rows of one pair from an
     Appraise or WMT file that holds several; a file with several pairs and no choice is an error.
@@ -71,58 +78,24 @@ def judgments_parse(
     chosen = (
         detect_judgment_format(upload.name, lines) if file_format == FORMAT_AUTO else file_format
     )
-    if chosen == FORMAT_EVALSITE:
-        parsed = _parse_evalsite(upload.name, lines, first)
-    elif chosen == FORMAT_APPRAISE:
-        parsed = _parse_appraise(upload.name, lines, first)
-    elif chosen == FORMAT_WMT:
-        parsed = _parse_wmt(upload.name, lines, first)
-    elif chosen in PARSERS:
-        parsed = PARSERS[chosen][1](upload.name, lines, first)
-    else:
+    layout = judgment_format(chosen)
+    if layout is None:
+        known = ", ".join(f.key for f in JUDGMENT_FORMATS)
         raise UploadError(
-            [
-                UploadProblem(
-                    upload.name, None, f"unknown format {chosen!r}; use {', '.join(FORMATS)}"
-                )
-            ]
+            [UploadProblem(upload.name, None, f"unknown format {chosen!r}; use {known}")]
         )
-    return _one_language_pair(parsed, language_pair)
+    return _one_language_pair(layout.parse(upload.name, lines, first), language_pair)
 
 
 def detect_judgment_format(name: str, lines: list[str]) -> str:
-    """``evalsite`` (a header with annotator, system, segment, type, score), ``wmt`` (a header
-    with WorkerId and sys_id) or ``appraise`` (no header, nine or eleven comma-separated fields
-    with an Appraise item type in the fourth). Blank lines before the first are skipped."""
+    """The key of the first layout whose ``looks_like`` takes the file (blank lines before its
+    first line skipped)."""
     index = _first_filled_line(lines)
     if index is None:
         raise UploadError([UploadProblem(name, None, "the file is empty")])
-    first = lines[index]
-    fields = {f.strip().strip('"') for f in re.split(r"[\t,]", first)}
-    lowered = {f.lower() for f in fields}
-    if {"workerid", "sys_id"} <= lowered:
-        return FORMAT_WMT
-    for key, (looks_like, _parser) in PARSERS.items():
-        if looks_like(first):
-            return key
-    if set(EVALSITE_REQUIRED) <= lowered:
-        return FORMAT_EVALSITE
-    tokens = first.split()
-    if "SYS" in tokens and "SID" in tokens:
-        raise UploadError(
-            [
-                UploadProblem(
-                    name,
-                    index + 1,
-                    "this looks like WMT's segment scores (ad-seg-scores: one mean per system and "
-                    "segment, no annotators), which cannot be re-analysed; import the judgments "
-                    "(ad-good-raw.csv or ad-latest.csv) instead",
-                )
-            ]
-        )
-    _, appraise = next(_csv_rows(name, lines, index))
-    if len(appraise) in (9, 11) and appraise[3].strip() in APPRAISE_TYPES:
-        return FORMAT_APPRAISE
+    for layout in JUDGMENT_FORMATS:
+        if layout.looks_like(name, lines, index):
+            return layout.key
     raise UploadError(
         [
             UploadProblem(
@@ -134,6 +107,15 @@ def detect_judgment_format(name: str, lines: list[str]) -> str:
             )
         ]
     )
+
+
+def options_for(
+    parsed: ParsedJudgments, options: ImportOptions
+) -> tuple[ImportOptions, ParsedJudgments]:
+    """The options and rows as the file's layout has them imported (unchanged for a layout
+    that holds any kind's judgments)."""
+    layout = judgment_format(parsed.file_format)
+    return layout.options(parsed, options) if layout is not None else (options, parsed)
 
 
 def _one_language_pair(parsed: ParsedJudgments, language_pair: str) -> ParsedJudgments:

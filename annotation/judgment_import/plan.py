@@ -29,7 +29,6 @@ from annotation.judgment_import.rows import (
     is_line_number,
 )
 from annotation.judgment_import.text_spans import spans_on_text
-from annotation.judgment_import.wmt import FORMAT_WMT
 from annotation.models import (
     ItemKind,
 )
@@ -242,12 +241,7 @@ def _resolved_rows(
             )
             continue
         scale = criteria[criterion]
-        hint = (
-            " (a *-good-stnd* file holds z-scores; import the raw scores: ad-good-raw.csv)"
-            if parsed.file_format == FORMAT_WMT
-            else ""
-        )
-        problem = protocol.import_value_problem(scale, row.score, scale_hint=hint)
+        problem = protocol.import_value_problem(scale, row.score, scale_hint=parsed.scale_hint)
         if problem is not None:
             problems.add(row.line, problem)
             continue

@@ -95,6 +95,8 @@ class ParsedJudgments:
     hit_seconds: dict[tuple[str, str], float] = field(default_factory=dict)
     # Whole-document rows: imported as document-level scores (judgment_import/documents.py).
     documents: list[ImportRow] = field(default_factory=list)
+    # Added to a score's out-of-range message: what the layout's files may hold instead.
+    scale_hint: str = ""
 
 
 class Problems:

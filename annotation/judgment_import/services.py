@@ -48,8 +48,7 @@ from annotation.judgment_import.documents import (
     documents_insert,
     documents_plan,
 )
-from annotation.judgment_import.formats import judgments_parse
-from annotation.judgment_import.options import options_for
+from annotation.judgment_import.formats import judgments_parse, options_for
 from annotation.judgment_import.plan import ImportContext, ImportOptions, ImportPlan, import_plan
 from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.judgment_import.rows import ParsedJudgments

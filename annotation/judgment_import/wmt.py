@@ -3,9 +3,13 @@ WorkerId, sys_id, type, sid and score, tab- or space-separated."""
 
 from __future__ import annotations
 
+import re
 from itertools import islice
 
+from django.utils.translation import gettext_lazy as _
+
 from annotation.campaigns.uploads import UploadError, UploadProblem
+from annotation.judgment_import.layout import JudgmentFormat
 from annotation.judgment_import.rows import (
     TYPES,
     ImportRow,
@@ -32,6 +36,33 @@ WMT_COLUMNS = {
     "score": ("score",),
     "time": ("time",),
 }
+
+
+# A standardized file fails the scale's range: its rows are z-scores.
+SCALE_HINT = " (a *-good-stnd* file holds z-scores; import the raw scores: ad-good-raw.csv)"
+
+
+def looks_like_wmt(name: str, lines: list[str], first: int) -> bool:
+    """A header with WorkerId and sys_id. WMT's segment scores (a header with SYS and SID) are
+    refused: they hold one mean per system and segment, no annotators."""
+    line = lines[first]
+    fields = {f.strip().strip('"').lower() for f in re.split(r"[\t,]", line)}
+    if {"workerid", "sys_id"} <= fields:
+        return True
+    tokens = line.split()
+    if "SYS" in tokens and "SID" in tokens:
+        raise UploadError(
+            [
+                UploadProblem(
+                    name,
+                    first + 1,
+                    "this looks like WMT's segment scores (ad-seg-scores: one mean per system and "
+                    "segment, no annotators), which cannot be re-analysed; import the judgments "
+                    "(ad-good-raw.csv or ad-latest.csv) instead",
+                )
+            ]
+        )
+    return False
 
 
 def _parse_wmt(name: str, lines: list[str], first: int) -> ParsedJudgments:
@@ -100,4 +131,19 @@ def _parse_wmt(name: str, lines: list[str], first: int) -> ParsedJudgments:
         )
         rows.append(ImportRow(**row, hit=hit, language_pair=pair))
     problems.raise_if_any()
-    return ParsedJudgments(name, FORMAT_WMT, rows, has_items=False, hit_seconds=hit_seconds)
+    return ParsedJudgments(
+        name,
+        FORMAT_WMT,
+        rows,
+        has_items=False,
+        hit_seconds=hit_seconds,
+        scale_hint=SCALE_HINT,
+    )
+
+
+FORMAT = JudgmentFormat(
+    key=FORMAT_WMT,
+    label=_("WMT direct assessment (ad-good-raw.csv, ad-latest.csv)"),
+    looks_like=looks_like_wmt,
+    parse=_parse_wmt,
+)
