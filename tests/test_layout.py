@@ -207,19 +207,30 @@ def test_no_test_module_imports_another() -> None:
 
 # The format registries and the modules of the formats they list: the only places that may
 # decide something by a format's key.
-FORMAT_HOMES = ("annotation/judgment_import/",)
+FORMAT_HOMES = (
+    "annotation/judgment_import/formats.py",
+    "annotation/judgment_import/evalsite.py",
+    "annotation/judgment_import/appraise.py",
+    "annotation/judgment_import/wmt.py",
+    "annotation/judgment_import/mqm_tsv.py",
+    "annotation/judgment_import/appraise_spans.py",
+    "annotation/campaigns/parse.py",
+    "annotation/campaigns/formats/",
+)
 
 
 def format_keys() -> set[str]:
+    from annotation.campaigns.parse import UPLOAD_FORMATS
     from annotation.judgment_import.formats import JUDGMENT_FORMATS
 
-    return {layout.key for layout in JUDGMENT_FORMATS}
+    return {f.key for f in JUDGMENT_FORMATS} | {f.key for f in UPLOAD_FORMATS}
 
 
 def format_tests(tree: ast.AST, keys: set[str]) -> Iterator[tuple[int, str]]:
     """(line, code) of every comparison with a format's key, spelled out (``== "mqm"``, ``in
-    ("csv", "tsv")``) or by a key constant (``== FORMAT_WMT``). A test of a protocol's key is
-    left to the kinds' own scan (the MQM protocol and Google's MQM TSV share the name)."""
+    ("csv", "tsv")``) or by a key constant (``== FORMAT_WMT``, ``== FORM_PLAIN``). A test of
+    a protocol's key is left to the kinds' own scan (the MQM protocol and Google's MQM TSV
+    share the name)."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Compare) or "protocol" in ast.unparse(node):
             continue
