@@ -20,6 +20,12 @@ from annotation.campaigns.uploads import (
 UPLOAD_FORMATS: tuple[UploadFormat, ...] = (plain.FORMAT, table.FORMAT, xml.FORMAT)
 
 
+def upload_format_label(key: str) -> str:
+    """The label of the form called ``key``, in the active language; the key itself for an
+    unknown one."""
+    return str(next((form.label for form in UPLOAD_FORMATS if form.key == key), key))
+
+
 def _form_of(upload: UploadFile) -> UploadFormat:
     lower = upload.name.lower()
     for form in UPLOAD_FORMATS:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from django import template
 
-from annotation.campaigns.parse import UPLOAD_FORMATS
+from annotation.campaigns.parse import upload_format_label
 
 register = template.Library()
 
 
 @register.filter
 def upload_form_label(key: str) -> str:
-    return str(next((form.label for form in UPLOAD_FORMATS if form.key == key), key))
+    return upload_format_label(key)
