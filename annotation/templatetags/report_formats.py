@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django import template
 
-from annotation.reports.registry import REPORT_FORMATS
+from annotation.reports import registry
 from annotation.reports.text import ReportFormat
 
 register = template.Library()
@@ -14,4 +14,4 @@ register = template.Library()
 
 @register.simple_tag
 def report_formats(report: str) -> tuple[ReportFormat, ...]:
-    return REPORT_FORMATS[report]
+    return registry.REPORT_FORMATS[report]
