@@ -203,3 +203,67 @@ def test_no_test_module_imports_another() -> None:
             ) and node.module.rpartition(".")[2].startswith("test_"):
                 imports[str(path.relative_to(ROOT))] = node.module
     assert imports == {}
+
+
+# The format registries and the modules of the formats they list: the only places that may
+# decide something by a format's key.
+FORMAT_HOMES = (
+    "annotation/judgment_import/formats.py",
+    "annotation/judgment_import/evalsite.py",
+    "annotation/judgment_import/appraise.py",
+    "annotation/judgment_import/wmt.py",
+    "annotation/judgment_import/mqm_tsv.py",
+    "annotation/judgment_import/appraise_spans.py",
+    "annotation/campaigns/parse.py",
+    "annotation/campaigns/formats/",
+    "annotation/reports/registry.py",
+    "annotation/reports/text.py",
+)
+
+
+def format_keys() -> dict[str, set[str]]:
+    """Per package, the format keys it may not test: the import layouts' and upload forms'
+    everywhere, the report formats' extensions in the app (the metrics have exports of
+    their own)."""
+    from annotation.campaigns.parse import UPLOAD_FORMATS
+    from annotation.judgment_import.formats import JUDGMENT_FORMATS
+    from annotation.reports.registry import REPORT_FORMATS
+
+    keys = {f.key for f in JUDGMENT_FORMATS} | {f.key for f in UPLOAD_FORMATS}
+    extensions = {f.extension for formats in REPORT_FORMATS.values() for f in formats}
+    return {
+        package: keys | (extensions if package == "annotation" else set()) for package in PACKAGES
+    }
+
+
+def format_tests(tree: ast.AST, keys: set[str]) -> Iterator[tuple[int, str]]:
+    """(line, code) of every comparison with a format's key, spelled out (``== "mqm"``, ``in
+    ("csv", "tsv")``) or by a key constant (``== FORMAT_WMT``, ``== FORM_PLAIN``). A test of
+    a protocol's key is left to the kinds' own scan (the MQM protocol and Google's MQM TSV
+    share the name)."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare) or "protocol" in ast.unparse(node):
+            continue
+        for operand in (node.left, *node.comparators):
+            items = operand.elts if isinstance(operand, ast.Tuple | ast.List | ast.Set) else []
+            named = operand.id if isinstance(operand, ast.Name) else getattr(operand, "attr", "")
+            if any(isinstance(v, ast.Constant) and v.value in keys for v in (operand, *items)) or (
+                named.startswith("FORMAT_") and named != "FORMAT_AUTO"
+            ):
+                yield node.lineno, ast.unparse(node)
+                break
+
+
+def test_no_module_outside_the_format_registries_branches_on_a_format_key() -> None:
+    """A new import or export format is its own module and one registry entry: no other module
+    asks which format it has."""
+    keys = format_keys()
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {code}"
+        for path in python_files(PACKAGES)
+        if not str(path.relative_to(ROOT)).startswith(FORMAT_HOMES)
+        for line, code in format_tests(
+            ast.parse(path.read_text()), keys[module_name(path).split(".")[0]]
+        )
+    ]
+    assert found == []

@@ -10,7 +10,11 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.analysis.settings import PRESETS, AnalysisSettings
 from annotation.campaigns.uploads import UploadError
-from annotation.judgment_import.formats import FORMAT_AUTO, system_map_parse
+from annotation.judgment_import.formats import (
+    FORMAT_AUTO,
+    judgment_format_choices,
+    system_map_parse,
+)
 from annotation.judgment_import.plan import ImportOptions
 from annotation.protocols import PROTOCOL_CHOICES
 
@@ -200,21 +204,13 @@ class DecisionForm(forms.Form):
         return cleaned
 
 
-FORMAT_CHOICES = [
-    (FORMAT_AUTO, _("Detect")),
-    ("evalsite", _("EvalSite table (TSV or CSV with a header)")),
-    ("appraise", _("Appraise CSV export (ExportSystemScoresToCSV)")),
-    ("wmt", _("WMT direct assessment (ad-good-raw.csv, ad-latest.csv)")),
-    ("mqm", _("Google's MQM TSV (error spans; imported as MQM)")),
-    ("appraise-spans", _("Appraise ESA/MQM export (error spans; imported as ESA or MQM)")),
-]
-
-
 class JudgmentImportForm(forms.Form):
     """A file of historical judgments and how to read it."""
 
     file = forms.FileField(label=_("Judgments file"))
-    file_format = forms.ChoiceField(label=_("Format"), choices=FORMAT_CHOICES, initial=FORMAT_AUTO)
+    file_format = forms.ChoiceField(
+        label=_("Format"), choices=judgment_format_choices, initial=FORMAT_AUTO
+    )
     protocol = forms.ChoiceField(
         label=_("Protocol"), choices=PROTOCOL_CHOICES, initial="direct_assessment"
     )

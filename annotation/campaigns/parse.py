@@ -1,53 +1,59 @@
-"""An upload's files parsed whatever their form: the form detected, then the matching parser, then
-the checks every form shares."""
+"""An upload's files parsed whatever their form: the form detected, then its parser, then the
+checks every form shares. :data:`UPLOAD_FORMATS` is the one list of forms (see
+``annotation.campaigns.uploads.UploadFormat``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from annotation.campaigns.formats.plain import parse_plain
-from annotation.campaigns.formats.table import parse_table
-from annotation.campaigns.formats.xml import parse_xml
+from annotation.campaigns.formats import plain, table, xml
 from annotation.campaigns.uploads import (
-    FORM_PLAIN,
-    FORM_TABLE,
-    FORM_XML,
     ParsedUpload,
     UploadError,
     UploadFile,
+    UploadFormat,
     UploadProblem,
     check_name_lengths,
 )
 
+# Every form of campaign data; a file's form is the first that claims its field or its name.
+UPLOAD_FORMATS: tuple[UploadFormat, ...] = (plain.FORMAT, table.FORMAT, xml.FORMAT)
 
-def detect_form(files: Sequence[UploadFile]) -> str:
-    """Which of the three forms an upload is; mixed forms are an error."""
+
+def upload_format_label(key: str) -> str:
+    """The label of the form called ``key``, in the active language; the key itself for an
+    unknown one."""
+    return str(next((form.label for form in UPLOAD_FORMATS if form.key == key), key))
+
+
+def _form_of(upload: UploadFile) -> UploadFormat:
+    lower = upload.name.lower()
+    for form in UPLOAD_FORMATS:
+        if upload.role in form.roles:
+            return form
+    for form in UPLOAD_FORMATS:
+        if form.extensions and lower.endswith(form.extensions):
+            return form
+    raise UploadError(
+        [
+            UploadProblem(
+                upload.name,
+                None,
+                "unknown data file type; expected .tsv, .jsonl or .xml "
+                "(plain-text files go in the source, reference and system fields)",
+            )
+        ]
+    )
+
+
+def detect_form(files: Sequence[UploadFile]) -> UploadFormat:
+    """Which form an upload is; mixed forms are an error."""
     if not files:
         raise UploadError([UploadProblem("upload", None, "no files were uploaded")])
-    forms: dict[str, str] = {}
-    for f in files:
-        if f.role in {"source", "references", "systems", "doc_ids"}:
-            forms[f.name] = FORM_PLAIN
-        else:
-            lower = f.name.lower()
-            if lower.endswith((".tsv", ".jsonl", ".ndjson")):
-                forms[f.name] = FORM_TABLE
-            elif lower.endswith((".xml", ".sgm")):
-                forms[f.name] = FORM_XML
-            else:
-                raise UploadError(
-                    [
-                        UploadProblem(
-                            f.name,
-                            None,
-                            "unknown data file type; expected .tsv, .jsonl or .xml "
-                            "(plain-text files go in the source, reference and system fields)",
-                        )
-                    ]
-                )
-    kinds = set(forms.values())
+    forms = {f.name: _form_of(f) for f in files}
+    kinds = {form.key for form in forms.values()}
     if len(kinds) > 1:
-        names = ", ".join(f"{name} ({kind})" for name, kind in forms.items())
+        names = ", ".join(f"{name} ({form.key})" for name, form in forms.items())
         raise UploadError(
             [
                 UploadProblem(
@@ -58,20 +64,14 @@ def detect_form(files: Sequence[UploadFile]) -> str:
                 )
             ]
         )
-    form = kinds.pop()
-    if form == FORM_TABLE and len(files) > 1:
-        raise UploadError([UploadProblem("upload", None, "upload one TSV or JSONL file at a time")])
+    form = next(iter(forms.values()))
+    if form.one_file_only and len(files) > 1:
+        raise UploadError([UploadProblem("upload", None, form.one_file_only)])
     return form
 
 
 def parse_upload(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
     """Parse and check an upload on its own (without looking at the campaign)."""
-    form = detect_form(files)
-    if form == FORM_PLAIN:
-        parsed = parse_plain(files, max_bytes=max_bytes)
-    elif form == FORM_TABLE:
-        parsed = parse_table(files[0], max_bytes=max_bytes)
-    else:
-        parsed = parse_xml(files, max_bytes=max_bytes)
+    parsed = detect_form(files).parse(files, max_bytes=max_bytes)
     check_name_lengths(parsed)
     return parsed

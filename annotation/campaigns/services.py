@@ -207,7 +207,7 @@ def _check_same_segments(
     ):
         refs.setdefault(seg_id, []).append(text)
     for seg, (pk, doc, seg_id, source) in zip(parsed.segments, existing, strict=True):
-        if parsed.form == "plain" and seg.source == source:
+        if parsed.ids_from_places and seg.source == source:
             same_place = True  # plain text carries no ids unless a doc-id file was given
         else:
             same_place = (seg.doc_id, seg.seg_id) == (doc, seg_id)

@@ -17,11 +17,12 @@ must be UTF-8; the encoding an XML declaration names is ignored.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import models
+from django.utils.functional import Promise
 
 from annotation.models import Document, Run, Segment, System
 
@@ -31,10 +32,6 @@ MAX_PROBLEMS = 20
 SYSTEM_FILE_RE = re.compile(r"^(?P<system>[^./\\]+)(?:\.(?P<run>[^./\\]+))?\.txt$")
 REFERENCE_COLUMN_RE = re.compile(r"^ref(?:erence)?(?:[_-]?(?P<n>\d+))?$")
 TABLE_COLUMNS = ("doc_id", "seg_id", "source", "system", "run", "translation")
-
-FORM_PLAIN = "plain"
-FORM_TABLE = "table"
-FORM_XML = "xml"
 
 
 @dataclass(frozen=True)
@@ -102,6 +99,28 @@ class ParsedUpload:
     outputs: list[ParsedOutput]
     # False for plain text without a document-id file: every segment is put in one document.
     documents_given: bool = True
+    # True where the segment ids are made up from the lines' places (plain text): a segment
+    # already stored is matched by its text, not by its ids.
+    ids_from_places: bool = False
+
+
+# (the upload's files, keyword max_bytes) → the parsed upload; raises UploadError.
+UploadParser = Callable[..., ParsedUpload]
+
+
+@dataclass(frozen=True)
+class UploadFormat:
+    """One form a campaign's data comes in; annotation/campaigns/parse.py lists them all."""
+
+    key: str  # at most 10 characters (Upload.form)
+    label: str | Promise  # as the campaign's page names the upload
+    parse: UploadParser
+    # Data files of this form, by how their names end (lower case).
+    extensions: tuple[str, ...] = ()
+    # Form fields whose files are always of this form (plain text's source, references, …).
+    roles: frozenset[str] = frozenset()
+    # The refusal of several files in one upload; empty where a form reads several.
+    one_file_only: str = ""
 
 
 class Collector:

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.campaigns.uploads import UploadError, UploadProblem
-from annotation.judgment_import.formats import ParsedJudgments
+from annotation.judgment_import.rows import ParsedJudgments
 from annotation.models import Campaign
 
 BATCH = 2000

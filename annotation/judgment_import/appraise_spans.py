@@ -37,13 +37,15 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from annotation.judgment_import.documents import documents_refused
-from annotation.judgment_import.formats import (
+from annotation.judgment_import.layout import JudgmentFormat
+from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.rows import (
     _EARLIEST_SECONDS,
     _LATEST_SECONDS,
     APPRAISE_TYPES,
-    FORMAT_APPRAISE_SPANS,
-    PARSERS,
     ImportRow,
     ParsedJudgments,
     Problems,
@@ -51,10 +53,10 @@ from annotation.judgment_import.formats import (
     _number,
     _row,
 )
-from annotation.judgment_import.options import OPTION_HOOKS
-from annotation.judgment_import.plan import ImportOptions
 from annotation.protocols.esa import ESA
 from annotation.protocols.mqm import MQM, MQM_SCORE, Weights
+
+FORMAT_APPRAISE_SPANS = "appraise-spans"
 
 FIELDS = (12, 14)
 SEVERITIES = ("minor", "major", "neutral")
@@ -249,5 +251,10 @@ def _as_esa(parsed: ParsedJudgments) -> ParsedJudgments:
     return replace(parsed, rows=rows)
 
 
-PARSERS[FORMAT_APPRAISE_SPANS] = (looks_like_appraise_spans, parse_appraise_spans)
-OPTION_HOOKS[FORMAT_APPRAISE_SPANS] = appraise_options
+FORMAT = JudgmentFormat(
+    key=FORMAT_APPRAISE_SPANS,
+    label=_("Appraise ESA/MQM export (error spans; imported as ESA or MQM)"),
+    looks_like=lambda _name, lines, first: looks_like_appraise_spans(lines[first]),
+    parse=parse_appraise_spans,
+    options=appraise_options,
+)

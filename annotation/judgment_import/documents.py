@@ -22,13 +22,6 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from annotation.campaigns.uploads import UploadError, UploadProblem
-from annotation.judgment_import.formats import (
-    KIND_OF_TYPE,
-    REF,
-    ImportRow,
-    ParsedJudgments,
-    Problems,
-)
 from annotation.judgment_import.plan import (
     ImportContext,
     ImportOptions,
@@ -36,6 +29,13 @@ from annotation.judgment_import.plan import (
     _item,
     _slot,
     unknown_system_message,
+)
+from annotation.judgment_import.rows import (
+    KIND_OF_TYPE,
+    REF,
+    ImportRow,
+    ParsedJudgments,
+    Problems,
 )
 from annotation.models import Campaign, DocumentJudgment, ItemKind, Segment
 from annotation.models.documents import DOCUMENT_SCORE_MAX, DOCUMENT_SCORE_MIN

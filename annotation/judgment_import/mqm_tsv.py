@@ -19,10 +19,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from annotation.campaigns.uploads import UploadError, UploadProblem
-from annotation.judgment_import.formats import (
-    FORMAT_MQM,
-    PARSERS,
+from annotation.judgment_import.layout import JudgmentFormat
+from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.rows import (
     SYSTEM,
     ImportRow,
     ParsedJudgments,
@@ -30,9 +32,9 @@ from annotation.judgment_import.formats import (
     _csv_rows,
     is_line_number,
 )
-from annotation.judgment_import.options import OPTION_HOOKS
-from annotation.judgment_import.plan import ImportOptions
 from annotation.protocols.mqm import CATEGORIES, MQM, MQM_SCORE, Weights
+
+FORMAT_MQM = "mqm"
 
 MQM_COLUMNS = (
     "system",
@@ -168,5 +170,10 @@ def mqm_options(
     return options, parsed
 
 
-PARSERS[FORMAT_MQM] = (looks_like_mqm_tsv, parse_mqm_tsv)
-OPTION_HOOKS[FORMAT_MQM] = mqm_options
+FORMAT = JudgmentFormat(
+    key=FORMAT_MQM,
+    label=_("Google's MQM TSV (error spans; imported as MQM)"),
+    looks_like=lambda _name, lines, first: looks_like_mqm_tsv(lines[first]),
+    parse=parse_mqm_tsv,
+    options=mqm_options,
+)

@@ -16,10 +16,9 @@ from annotation.campaigns.uploads import (
     UploadError,
     UploadProblem,
 )
-from annotation.judgment_import.formats import (
+from annotation.judgment_import.rows import (
     BAD_REF,
     FORMAT_AUTO,
-    FORMAT_WMT,
     KIND_OF_TYPE,
     MAX_LINE_NUMBER_DIGITS,
     REF,
@@ -242,12 +241,7 @@ def _resolved_rows(
             )
             continue
         scale = criteria[criterion]
-        hint = (
-            " (a *-good-stnd* file holds z-scores; import the raw scores: ad-good-raw.csv)"
-            if parsed.file_format == FORMAT_WMT
-            else ""
-        )
-        problem = protocol.import_value_problem(scale, row.score, scale_hint=hint)
+        problem = protocol.import_value_problem(scale, row.score, scale_hint=parsed.scale_hint)
         if problem is not None:
             problems.add(row.line, problem)
             continue

@@ -48,13 +48,10 @@ from annotation.judgment_import.documents import (
     documents_insert,
     documents_plan,
 )
-from annotation.judgment_import.formats import (
-    ParsedJudgments,
-    judgments_parse,
-)
-from annotation.judgment_import.options import options_for
+from annotation.judgment_import.formats import judgments_parse, options_for
 from annotation.judgment_import.plan import ImportContext, ImportOptions, ImportPlan, import_plan
 from annotation.judgment_import.progress import ImportProgress, progress_step
+from annotation.judgment_import.rows import ParsedJudgments
 from annotation.judgment_import.spans import planned_spans, spans_insert
 from annotation.models import (
     Assignment,

@@ -10,7 +10,7 @@ import bisect
 import itertools
 from dataclasses import replace
 
-from annotation.judgment_import.formats import ImportRow, Problems
+from annotation.judgment_import.rows import ImportRow, Problems
 
 
 def spans_on_text(problems: Problems, row: ImportRow, text: str) -> ImportRow | None:

@@ -209,16 +209,13 @@ class Translation(models.Model):
 class Upload(models.Model):
     """A record of one successful import: who, when, which files, what it added."""
 
-    class Form(models.TextChoices):
-        PLAIN = "plain", _("Plain text")
-        TABLE = "table", _("TSV / JSONL")
-        XML = "xml", _("WMT XML")
-
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="uploads")
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
-    form = models.CharField(max_length=10, choices=Form.choices)
+    # One of the upload forms' keys (annotation/campaigns/parse.py: UPLOAD_FORMATS), checked
+    # there rather than by choices here, so that a new form needs no migration.
+    form = models.CharField(max_length=10)
     files = models.JSONField(default=list)
     summary = models.JSONField(default=dict)
     created = models.DateTimeField(auto_now_add=True)
@@ -227,7 +224,7 @@ class Upload(models.Model):
         ordering = ["-created"]
 
     def __str__(self) -> str:
-        return f"{self.get_form_display()} upload to {self.campaign_id} at {self.created:%Y-%m-%d}"
+        return f"{self.form} upload to {self.campaign_id} at {self.created:%Y-%m-%d}"
 
 
 # --------------------------------------------------------------------------------------------

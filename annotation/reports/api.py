@@ -18,8 +18,10 @@ from annotation.analysis.services import (
     annotator_pseudonyms_ensure,
 )
 from annotation.analysis.shown import PROVENANCE_HEADER, provenance
-from annotation.reports import annotators, judgments, spans, stream, systems
+from annotation.reports import annotators, judgments, stream
 from annotation.reports import text as report_text
+from annotation.reports.registry import REPORT_FORMATS
+from annotation.reports.text import ReportFormat
 
 
 class DownloadRenderer(BaseRenderer):
@@ -38,13 +40,14 @@ class DownloadRenderer(BaseRenderer):
         return json.dumps(data).encode()
 
 
-def _format_parameter(formats: tuple[str, ...]) -> OpenApiParameter:
-    return OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(formats))
+def _format_parameter(report: str) -> OpenApiParameter:
+    extensions = [f.extension for f in REPORT_FORMATS[report]]
+    return OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=extensions)
 
 
-def _file_responses(formats: tuple[str, ...]) -> dict[Any, Any]:
+def _file_responses(report: str) -> dict[Any, Any]:
     """A report file in each of its formats' media types (without charset, as OpenAPI keys)."""
-    types = {report_text.CONTENT_TYPES[f].split(";")[0] for f in formats}
+    types = {f.content_type.split(";")[0] for f in REPORT_FORMATS[report]}
     return {
         (200, media_type): OpenApiTypes.OBJECT
         if media_type == "application/json"
@@ -53,18 +56,27 @@ def _file_responses(formats: tuple[str, ...]) -> dict[Any, Any]:
     }
 
 
+def _chosen(report: str, extension: str) -> ReportFormat:
+    """The report's format with that extension; 404 naming the report's formats for another."""
+    chosen = report_text.report_format(REPORT_FORMATS[report], extension)
+    if chosen is None:
+        raise NotFound(
+            f"Unknown format: use {report_text.extensions_text(REPORT_FORMATS[report])}."
+        )
+    return chosen
+
+
 class JudgmentReportView(CampaignAPIView):
     renderer_classes = [DownloadRenderer, JSONRenderer]
 
     @extend_schema(
-        parameters=[*SETTINGS_PARAMETERS, _format_parameter(stream.JUDGMENT_FORMATS)],
-        responses=_file_responses(stream.JUDGMENT_FORMATS),
+        parameters=[*SETTINGS_PARAMETERS, _format_parameter("judgments")],
+        responses=_file_responses("judgments"),
         description="The normalised judgment report, streamed: fmt is csv, tsv or jsonl.",
     )
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
-        if fmt not in stream.JUDGMENT_FORMATS:
-            raise NotFound("Unknown format: use csv, tsv or jsonl.")
+        chosen = _chosen("judgments", fmt)
         settings, serializer = self.chosen_settings(request, campaign)
         annotator_pseudonyms_ensure(campaign=campaign)
         response = StreamingHttpResponse(
@@ -74,7 +86,7 @@ class JudgmentReportView(CampaignAPIView):
                 settings=settings,
                 real_names=serializer.real_names,
             ),
-            content_type=report_text.CONTENT_TYPES[fmt],
+            content_type=chosen.content_type,
         )
         response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "judgments", fmt
@@ -86,18 +98,15 @@ class SystemReportView(CampaignAPIView):
     renderer_classes = [DownloadRenderer, JSONRenderer]
 
     @extend_schema(
-        parameters=[*SETTINGS_PARAMETERS, _format_parameter(systems.SYSTEM_FORMATS)],
-        responses=_file_responses(systems.SYSTEM_FORMATS),
+        parameters=[*SETTINGS_PARAMETERS, _format_parameter("systems")],
+        responses=_file_responses("systems"),
         description="The system report: fmt is csv, json or tex (LaTeX tables).",
     )
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
-        if fmt not in systems.SYSTEM_FORMATS:
-            raise NotFound("Unknown format: use csv, json or tex.")
+        chosen = _chosen("systems", fmt)
         shown = self.analysis(campaign, self.chosen_settings(request, campaign)[0])
-        response = HttpResponse(
-            systems.system_report_body(shown, fmt), content_type=report_text.CONTENT_TYPES[fmt]
-        )
+        response = HttpResponse(chosen.write(shown), content_type=chosen.content_type)
         response[PROVENANCE_HEADER] = provenance(shown)
         response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "systems", fmt
@@ -109,8 +118,8 @@ class SpanReportView(CampaignAPIView):
     renderer_classes = [DownloadRenderer, JSONRenderer]
 
     @extend_schema(
-        parameters=[*SETTINGS_PARAMETERS, _format_parameter(spans.SPAN_FORMATS)],
-        responses=_file_responses(spans.SPAN_FORMATS),
+        parameters=[*SETTINGS_PARAMETERS, _format_parameter("spans")],
+        responses=_file_responses("spans"),
         description="The error spans of the campaign's ESA and MQM protocols, one row per span: "
         "fmt is csv, tsv or jsonl; mqm.tsv is Google's MQM TSV (system, doc, doc_id, seg_id, "
         "rater, source, target with the span marked <v>…</v>, category, severity; a judged "
@@ -118,14 +127,12 @@ class SpanReportView(CampaignAPIView):
     )
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
-        if fmt not in spans.SPAN_FORMATS:
-            raise NotFound("Unknown format: use csv, tsv, jsonl or mqm.tsv.")
+        chosen = _chosen("spans", fmt)
         serializer = self.read_settings(request)
         annotator_pseudonyms_ensure(campaign=campaign)
         labels = judgments.annotator_labels(campaign=campaign, real_names=serializer.real_names)
         response = HttpResponse(
-            spans.span_report_body(campaign=campaign, labels=labels, file_format=fmt),
-            content_type=report_text.CONTENT_TYPES[fmt],
+            chosen.write(campaign=campaign, labels=labels), content_type=chosen.content_type
         )
         response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "spans", fmt
@@ -149,7 +156,7 @@ class AnnotatorReportView(CampaignAPIView):
         labels = judgments.annotator_labels(campaign=campaign, real_names=serializer.real_names)
         response = HttpResponse(
             annotators.annotator_report_csv(shown.analysis, labels),
-            content_type=report_text.CONTENT_TYPES["csv"],
+            content_type=report_text.CSV_TYPE,
         )
         response[PROVENANCE_HEADER] = provenance(shown)
         response["Content-Disposition"] = report_text.download_disposition(

@@ -16,6 +16,8 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from annotation.judgment_import.mqm_tsv import MQM_COLUMNS
 from annotation.models import (
     Campaign,
@@ -27,9 +29,7 @@ from annotation.models import (
 )
 from annotation.protocols import PROTOCOLS, Protocol
 from annotation.reports.span_cells import MISSING
-from annotation.reports.text import cell_text
-
-SPAN_FORMATS = ("csv", "tsv", "jsonl", "mqm.tsv")
+from annotation.reports.text import CSV_TYPE, JSONL_TYPE, TSV_TYPE, ReportFormat, cell_text
 
 SPAN_COLUMNS = (
     "protocol",
@@ -150,28 +150,35 @@ def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, A
     return found
 
 
-def span_report_body(*, campaign: Campaign, labels: dict[int, str], file_format: str) -> str:
-    """The span report in ``file_format`` (one of ``SPAN_FORMATS``)."""
-    if file_format == "mqm.tsv":
-        return "".join(mqm_tsv(campaign=campaign, labels=labels))
-    return span_report_text(span_rows(campaign=campaign, labels=labels), file_format)
+def span_report_jsonl(*, campaign: Campaign, labels: dict[int, str]) -> str:
+    """The span rows as JSON lines."""
+    rows = span_rows(campaign=campaign, labels=labels)
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
-def span_report_text(rows: list[dict[str, Any]], file_format: str) -> str:
-    """The span rows as CSV, TSV (texts made safe for spreadsheets; TSV without tabs or line
-    breaks in a field) or JSONL."""
-    if file_format == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+def span_report_tsv(*, campaign: Campaign, labels: dict[int, str]) -> str:
+    """The span rows as TSV: texts made safe for spreadsheets, without tabs or line breaks in
+    a field."""
     buffer = io.StringIO()
-    if file_format == "tsv":
-        buffer.write("\t".join(SPAN_COLUMNS) + "\n")
-        for row in rows:
-            buffer.write("\t".join(_tsv(cell_text(row[c])) for c in SPAN_COLUMNS) + "\n")
-        return buffer.getvalue()
+    buffer.write("\t".join(SPAN_COLUMNS) + "\n")
+    for row in span_rows(campaign=campaign, labels=labels):
+        buffer.write("\t".join(_tsv(cell_text(row[c])) for c in SPAN_COLUMNS) + "\n")
+    return buffer.getvalue()
+
+
+def span_report_csv(*, campaign: Campaign, labels: dict[int, str]) -> str:
+    """The span rows as CSV, texts made safe for spreadsheets."""
+    buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(SPAN_COLUMNS)
+    rows = span_rows(campaign=campaign, labels=labels)
     writer.writerows([cell_text(row[c]) for c in SPAN_COLUMNS] for row in rows)
     return buffer.getvalue()
+
+
+def span_report_mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> str:
+    """Google's MQM TSV (:func:`mqm_tsv`) in one text."""
+    return "".join(mqm_tsv(campaign=campaign, labels=labels))
 
 
 def _tsv(text: str) -> str:
@@ -255,3 +262,12 @@ def google_category(key: str) -> str:
     if key == "non-translation":
         return "Non-translation!"
     return "/".join(part[:1].upper() + part[1:].replace("-", " ") for part in key.split("/"))
+
+
+# The span report's formats: each writes the body from (campaign, labels) as text.
+SPAN_FORMATS: tuple[ReportFormat, ...] = (
+    ReportFormat("csv", "CSV", CSV_TYPE, span_report_csv),
+    ReportFormat("tsv", "TSV", TSV_TYPE, span_report_tsv),
+    ReportFormat("jsonl", "JSONL", JSONL_TYPE, span_report_jsonl),
+    ReportFormat("mqm.tsv", "MQM TSV", TSV_TYPE, span_report_mqm_tsv, title=_("Google’s MQM TSV")),
+)

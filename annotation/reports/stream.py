@@ -3,6 +3,7 @@ database on PostgreSQL and in Python elsewhere."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -37,6 +38,14 @@ from annotation.reports.judgments import (
 )
 from annotation.reports.merged import Credits, campaign_credits, chunk_expansion, is_real_kind
 from annotation.reports.span_cells import chunk_spans, row_spans, span_cell, span_config_ids
+from annotation.reports.text import (
+    CSV_TYPE,
+    JSONL_TYPE,
+    TSV_TYPE,
+    ReportFormat,
+    extensions_text,
+    report_format,
+)
 from evalcore.human import ItemType
 from evalsite.db import features
 from evalsite.formatting import formula_safe
@@ -48,9 +57,6 @@ _TEXT_COLUMNS = ("campaign", "protocol", "document", "segment", "system", "run",
 _FLOAT_COLUMNS = ("raw", "shifted", "z", "seconds")
 
 _INT_COLUMNS = ("task", "item", "output", "line")
-
-
-JUDGMENT_FORMATS = ("csv", "tsv", "jsonl")
 
 
 def _text_columns(columns: dict[str, list[Any]], *, tsv: bool) -> list[tuple[str, ...]]:
@@ -323,35 +329,68 @@ def judgment_report_stream(
     python_text: bool = False,
 ) -> Iterator[bytes]:
     """The normalised judgment report as UTF-8 byte chunks: a header (CSV, TSV) and one chunk
-    per ``chunk_size`` rows. For ``StreamingHttpResponse`` and files alike.
+    per ``chunk_size`` rows, in ``file_format`` (an extension of :data:`JUDGMENT_FORMATS`). For
+    ``StreamingHttpResponse`` and files alike.
 
     On PostgreSQL the CSV and TSV rows are mostly written by the database (see
     :func:`_line_parts`); ``python_text`` writes them in Python instead, as on other
     databases (the same text: the tests compare the two).
     """
-    if file_format not in JUDGMENT_FORMATS:
-        raise ValueError(f"unknown report format {file_format!r}; use csv, tsv or jsonl")
+    chosen = report_format(JUDGMENT_FORMATS, file_format)
+    if chosen is None:
+        raise ValueError(
+            f"unknown report format {file_format!r}; use {extensions_text(JUDGMENT_FORMATS)}"
+        )
+    yield from chosen.write(
+        campaign=campaign,
+        settings=settings,
+        real_names=real_names,
+        chunk_size=chunk_size,
+        python_text=python_text,
+    )
+
+
+def _jsonl_stream(
+    *,
+    campaign: Campaign,
+    settings: AnalysisSettings | None,
+    real_names: bool,
+    chunk_size: int,
+    python_text: bool,
+) -> Iterator[bytes]:
+    """JSON lines written in Python from :func:`report_chunks`, numbers as numbers and spans
+    with their texts."""
     chunks = report_chunks(
         campaign=campaign,
         settings=settings,
         real_names=real_names,
         chunk_size=chunk_size,
-        text_numbers=file_format != "jsonl",
-        span_texts=file_format == "jsonl",
+        text_numbers=False,
+        span_texts=True,
     )
-    if file_format == "jsonl":
-        for columns in chunks:
-            rows = zip(*(columns[name] for name in JUDGMENT_COLUMNS), strict=True)
-            yield "".join(
-                json.dumps(
-                    dict(zip(JUDGMENT_COLUMNS, map(_json_value, row), strict=True)),
-                    ensure_ascii=False,
-                )
-                + "\n"
-                for row in rows
-            ).encode()
-        return
-    separator = "\t" if file_format == "tsv" else ","
+    for columns in chunks:
+        rows = zip(*(columns[name] for name in JUDGMENT_COLUMNS), strict=True)
+        yield "".join(
+            json.dumps(
+                dict(zip(JUDGMENT_COLUMNS, map(_json_value, row), strict=True)),
+                ensure_ascii=False,
+            )
+            + "\n"
+            for row in rows
+        ).encode()
+
+
+def _separated_stream(
+    *,
+    separator: str,
+    campaign: Campaign,
+    settings: AnalysisSettings | None,
+    real_names: bool,
+    chunk_size: int,
+    python_text: bool,
+) -> Iterator[bytes]:
+    """CSV (``,``) or TSV (a tab): a header, then the rows written by the database where it
+    can, else in Python."""
     yield (separator.join(JUDGMENT_COLUMNS) + "\n").encode()
     if features.formats_text() and not python_text:
         for lines in _database_lines(
@@ -363,6 +402,22 @@ def judgment_report_stream(
         ):
             yield lines.encode()
         return
+    chunks = report_chunks(
+        campaign=campaign,
+        settings=settings,
+        real_names=real_names,
+        chunk_size=chunk_size,
+        text_numbers=True,
+        span_texts=False,
+    )
     for columns in chunks:
-        lines = _text_columns(columns, tsv=file_format == "tsv")
+        lines = _text_columns(columns, tsv=separator == "\t")
         yield "".join(separator.join(line) + "\n" for line in lines).encode()
+
+
+# The judgment report's formats: each streams the report as UTF-8 byte chunks.
+JUDGMENT_FORMATS: tuple[ReportFormat, ...] = (
+    ReportFormat("csv", "CSV", CSV_TYPE, functools.partial(_separated_stream, separator=",")),
+    ReportFormat("tsv", "TSV", TSV_TYPE, functools.partial(_separated_stream, separator="\t")),
+    ReportFormat("jsonl", "JSONL", JSONL_TYPE, _jsonl_stream),
+)

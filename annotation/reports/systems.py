@@ -9,11 +9,9 @@ from typing import Any
 
 from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis, SystemResult
 from annotation.analysis.shown import ShownAnalysis, provenance
-from annotation.reports.text import csv_text
+from annotation.reports.text import CSV_TYPE, ReportFormat, csv_text
 from evalcore.latex import latex_escape
 from evalsite.formatting import fixed_text
-
-SYSTEM_FORMATS = ("csv", "json", "tex")
 
 SYSTEM_COLUMNS = (
     "protocol",
@@ -122,16 +120,22 @@ def latex_fixed(value: float | None, digits: int = 3) -> str:
     return "--" if value is None else fixed_text(value, digits)
 
 
-def system_report_body(shown: ShownAnalysis, file_format: str) -> str:
-    """The system report of ``shown`` as ``file_format`` (csv, json or tex); the LaTeX file
-    says in a comment where its numbers come from and how fresh they are."""
-    analysis = shown.analysis
-    assert analysis is not None
-    if file_format == "csv":
-        return system_report_csv(analysis)
-    if file_format == "json":
-        return json.dumps(system_report_json(analysis), indent=2, ensure_ascii=False)
-    return system_report_latex(analysis, provenance=provenance(shown))
+def _shown_analysis(shown: ShownAnalysis) -> CampaignAnalysis:
+    assert shown.analysis is not None
+    return shown.analysis
+
+
+def _csv_body(shown: ShownAnalysis) -> str:
+    return system_report_csv(_shown_analysis(shown))
+
+
+def _json_body(shown: ShownAnalysis) -> str:
+    return json.dumps(system_report_json(_shown_analysis(shown)), indent=2, ensure_ascii=False)
+
+
+def _latex_body(shown: ShownAnalysis) -> str:
+    """The LaTeX file says in a comment where its numbers come from and how fresh they are."""
+    return system_report_latex(_shown_analysis(shown), provenance=provenance(shown))
 
 
 def system_report_latex(analysis: CampaignAnalysis, provenance: str = "") -> str:
@@ -248,3 +252,11 @@ def _latex_score_cells(system: SystemResult) -> list[str]:
         str(system.n_judgments),
         str(system.n_segments),
     ]
+
+
+# The system report's formats: each writes the body of a ShownAnalysis as text.
+SYSTEM_FORMATS: tuple[ReportFormat, ...] = (
+    ReportFormat("csv", "CSV", CSV_TYPE, _csv_body),
+    ReportFormat("json", "JSON", "application/json", _json_body),
+    ReportFormat("tex", "LaTeX", "application/x-tex; charset=utf-8", _latex_body),
+)

@@ -1,13 +1,16 @@
-"""Shared pieces of the report files: CSV text, content types and the download file name."""
+"""Shared pieces of the report files: what a report's file format is, CSV text, content types
+and the download file name."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from django.utils.functional import Promise
 from django.utils.text import slugify
 
 from annotation.reports.judgments import (
@@ -15,14 +18,35 @@ from annotation.reports.judgments import (
 )
 from evalsite.formatting import formula_safe
 
-CONTENT_TYPES = {
-    "csv": "text/csv; charset=utf-8",
-    "tsv": "text/tab-separated-values; charset=utf-8",
-    "jsonl": "application/x-ndjson; charset=utf-8",
-    "json": "application/json",
-    "tex": "application/x-tex; charset=utf-8",
-    "mqm.tsv": "text/tab-separated-values; charset=utf-8",
-}
+CSV_TYPE = "text/csv; charset=utf-8"
+TSV_TYPE = "text/tab-separated-values; charset=utf-8"
+JSONL_TYPE = "application/x-ndjson; charset=utf-8"
+
+
+@dataclass(frozen=True)
+class ReportFormat:
+    """One file format of a report. A report lists its formats in one tuple beside its writers
+    (``stream.JUDGMENT_FORMATS``, ``systems.SYSTEM_FORMATS``, ``spans.SPAN_FORMATS``); the
+    pages' buttons, the URLs, the views and the API read them from
+    annotation/reports/registry.py."""
+
+    extension: str  # in the URL and the file's name
+    label: str | Promise  # the download button's text
+    content_type: str
+    # The body: the report's own arguments → text or byte chunks (each report's tuple says).
+    write: Callable[..., Any]
+    title: str | Promise = ""  # the button's tooltip
+
+
+def report_format(formats: Sequence[ReportFormat], extension: str) -> ReportFormat | None:
+    """The format of ``formats`` with that extension; None for another."""
+    return next((f for f in formats if f.extension == extension), None)
+
+
+def extensions_text(formats: Sequence[ReportFormat]) -> str:
+    """The extensions as a message lists them: "csv, tsv or jsonl"."""
+    names = [f.extension for f in formats]
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def csv_text(columns: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:

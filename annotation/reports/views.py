@@ -16,8 +16,9 @@ from annotation.analysis.shown import PROVENANCE_HEADER, provenance
 from annotation.analysis.views import analysis_for, settings_from
 from annotation.campaigns.views import organizer_required
 from annotation.permissions import campaign_for_organizer
-from annotation.reports import annotators, judgments, spans, stream, systems
+from annotation.reports import annotators, judgments, stream
 from annotation.reports import text as report_text
+from annotation.reports.registry import REPORT_FORMATS
 
 
 def _download(response: HttpResponse, disposition: str) -> HttpResponse:
@@ -32,7 +33,8 @@ def campaign_report_judgments(
 ) -> HttpResponse:
     """The normalised judgment report (CSV, TSV or JSONL), streamed."""
     campaign = campaign_for_organizer(request.user, campaign_id)
-    if fmt not in stream.JUDGMENT_FORMATS:
+    chosen = report_text.report_format(REPORT_FORMATS["judgments"], fmt)
+    if chosen is None:
         return HttpResponse(_("Unknown format."), status=404)
     _form, settings, real_names = settings_from(request, campaign)
     annotator_pseudonyms_ensure(campaign=campaign)
@@ -40,7 +42,7 @@ def campaign_report_judgments(
         stream.judgment_report_stream(
             campaign=campaign, file_format=fmt, settings=settings, real_names=real_names
         ),
-        content_type=report_text.CONTENT_TYPES[fmt],
+        content_type=chosen.content_type,
     )
     return _download(response, report_text.download_disposition(campaign.name, "judgments", fmt))
 
@@ -50,13 +52,12 @@ def campaign_report_judgments(
 def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: str) -> HttpResponse:
     """The system report (CSV, JSON or LaTeX)."""
     campaign = campaign_for_organizer(request.user, campaign_id)
-    if fmt not in systems.SYSTEM_FORMATS:
+    chosen = report_text.report_format(REPORT_FORMATS["systems"], fmt)
+    if chosen is None:
         return HttpResponse(_("Unknown format."), status=404)
     _form, settings, _real = settings_from(request, campaign)
     shown = analysis_for(campaign, settings)
-    response = HttpResponse(
-        systems.system_report_body(shown, fmt), content_type=report_text.CONTENT_TYPES[fmt]
-    )
+    response = HttpResponse(chosen.write(shown), content_type=chosen.content_type)
     response[PROVENANCE_HEADER] = provenance(shown)
     return _download(response, report_text.download_disposition(campaign.name, "systems", fmt))
 
@@ -66,14 +67,14 @@ def campaign_report_systems(request: HttpRequest, campaign_id: uuid.UUID, fmt: s
 def campaign_report_spans(request: HttpRequest, campaign_id: uuid.UUID, fmt: str) -> HttpResponse:
     """The error-span report (CSV, TSV, JSONL) or Google's MQM TSV."""
     campaign = campaign_for_organizer(request.user, campaign_id)
-    if fmt not in spans.SPAN_FORMATS:
+    chosen = report_text.report_format(REPORT_FORMATS["spans"], fmt)
+    if chosen is None:
         return HttpResponse(_("Unknown format."), status=404)
     _form, _settings, real_names = settings_from(request, campaign)
     annotator_pseudonyms_ensure(campaign=campaign)
     labels = judgments.annotator_labels(campaign=campaign, real_names=real_names)
     response = HttpResponse(
-        spans.span_report_body(campaign=campaign, labels=labels, file_format=fmt),
-        content_type=report_text.CONTENT_TYPES[fmt],
+        chosen.write(campaign=campaign, labels=labels), content_type=chosen.content_type
     )
     return _download(response, report_text.download_disposition(campaign.name, "spans", fmt))
 
@@ -89,7 +90,7 @@ def campaign_report_annotators(request: HttpRequest, campaign_id: uuid.UUID) -> 
     labels = judgments.annotator_labels(campaign=campaign, real_names=real_names)
     response = HttpResponse(
         annotators.annotator_report_csv(shown.analysis, labels),
-        content_type=report_text.CONTENT_TYPES["csv"],
+        content_type=report_text.CSV_TYPE,
     )
     response[PROVENANCE_HEADER] = provenance(shown)
     return _download(response, report_text.download_disposition(campaign.name, "annotators", "csv"))

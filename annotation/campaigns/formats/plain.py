@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.utils.translation import gettext_lazy as _
+
 from annotation.campaigns.uploads import (
     DEFAULT_RUN,
-    FORM_PLAIN,
     SYSTEM_FILE_RE,
     Collector,
     ParsedOutput,
@@ -15,6 +16,7 @@ from annotation.campaigns.uploads import (
     ParsedUpload,
     UploadError,
     UploadFile,
+    UploadFormat,
     UploadProblem,
     decode_text,
     max_length_of,
@@ -39,6 +41,9 @@ def system_run_from_filename(name: str) -> tuple[str, str | None]:
             ]
         )
     return match["system"], match["run"]
+
+
+FORM_PLAIN = "plain"
 
 
 def parse_plain(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
@@ -74,6 +79,7 @@ def parse_plain(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
         reference_labels=reference_labels,
         outputs=outputs,
         documents_given=not segments or bool(doc_files),
+        ids_from_places=True,
     )
 
 
@@ -249,3 +255,11 @@ def _check_contiguous_documents(problems: Collector, name: str, doc_ids: list[st
             if previous is not None:
                 closed.add(previous)
             previous = doc
+
+
+FORMAT = UploadFormat(
+    key=FORM_PLAIN,
+    label=_("Plain text"),
+    parse=parse_plain,
+    roles=frozenset({"source", "references", "systems", "doc_ids"}),
+)

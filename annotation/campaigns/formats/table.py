@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from django.utils.translation import gettext_lazy as _
 
 from annotation.campaigns.uploads import (
     DEFAULT_RUN,
-    FORM_TABLE,
     REFERENCE_COLUMN_RE,
     TABLE_COLUMNS,
     Collector,
@@ -20,6 +21,7 @@ from annotation.campaigns.uploads import (
     SegmentKey,
     UploadError,
     UploadFile,
+    UploadFormat,
     UploadProblem,
     check_outputs_complete,
     counted,
@@ -38,6 +40,9 @@ class _Row:
     system: str
     run: str
     translation: str
+
+
+FORM_TABLE = "table"
 
 
 def parse_table(upload: UploadFile, *, max_bytes: int) -> ParsedUpload:
@@ -268,3 +273,17 @@ def _rows_to_upload(name: str, rows: list[_Row]) -> ParsedUpload:
         reference_labels=[f"reference {i + 1}" for i in range(n_refs or 0)],
         outputs=list(outputs.values()),
     )
+
+
+def parse_table_upload(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
+    """The upload's one table (the detection refuses several)."""
+    return parse_table(files[0], max_bytes=max_bytes)
+
+
+FORMAT = UploadFormat(
+    key=FORM_TABLE,
+    label=_("TSV / JSONL"),
+    parse=parse_table_upload,
+    extensions=(".tsv", ".jsonl", ".ndjson"),
+    one_file_only="upload one TSV or JSONL file at a time",
+)

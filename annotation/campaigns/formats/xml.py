@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.utils.translation import gettext_lazy
 from lxml import etree
 
 from annotation.campaigns.uploads import (
     DEFAULT_RUN,
-    FORM_XML,
     Collector,
     ParsedOutput,
     ParsedSegment,
@@ -16,12 +16,15 @@ from annotation.campaigns.uploads import (
     SegmentKey,
     UploadError,
     UploadFile,
+    UploadFormat,
     UploadProblem,
     check_outputs_complete,
     decode_text,
     max_length_of,
 )
 from annotation.models import Reference
+
+FORM_XML = "xml"
 
 
 def parse_xml(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
@@ -232,3 +235,8 @@ def _xml_doc_segments(
             doc_id, seg_id, seg_text, [t.get(seg_id, "") for t in ref_texts], line, name
         )
     return labels
+
+
+FORMAT = UploadFormat(
+    key=FORM_XML, label=gettext_lazy("WMT XML"), parse=parse_xml, extensions=(".xml", ".sgm")
+)

@@ -1,0 +1,45 @@
+"""What a layout of imported judgments is: one object per layout module, listed once in
+annotation/judgment_import/formats.py. Detection, parsing, the options a layout fixes, and the
+choices of the page, the API and ``import_judgments --format`` are all read from these objects,
+so a new layout is its own module and one line in that list."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.utils.functional import Promise
+
+from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.rows import ParsedJudgments
+
+# (file name, the file's lines, index of its first filled line) → does the file look like it.
+# It may raise UploadError for a file that resembles the layout but cannot be imported.
+LooksLike = Callable[[str, list[str], int], bool]
+
+# (file name, the file's lines, index of its first filled line) → the rows; raises UploadError
+# naming the file and line of every problem.
+Parser = Callable[[str, list[str], int], ParsedJudgments]
+
+# (parsed file, options) → (the options, the parsed file) as the import uses them.
+OptionHook = Callable[[ParsedJudgments, ImportOptions], tuple[ImportOptions, ParsedJudgments]]
+
+
+def options_as_given(
+    parsed: ParsedJudgments, options: ImportOptions
+) -> tuple[ImportOptions, ParsedJudgments]:
+    """A layout that holds any kind's judgments takes the options as the importer gives them."""
+    return options, parsed
+
+
+@dataclass(frozen=True)
+class JudgmentFormat:
+    """One layout of imported judgments."""
+
+    key: str  # at most 20 characters (JudgmentImport.file_format)
+    label: str | Promise  # the import page's choice
+    looks_like: LooksLike
+    parse: Parser
+    # A layout that holds one kind's judgments sets the protocol here, and may work out the
+    # values that depend on it.
+    options: OptionHook = options_as_given

@@ -1,0 +1,195 @@
+"""What every layout of imported judgments reads into: the rows, the parsed file and its
+problems, and the helpers the layouts share (CSV rows with their line numbers, numbers, the
+fields every layout has); no database access."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from itertools import islice
+from typing import Any
+
+from annotation.campaigns.uploads import MAX_PROBLEMS, UploadError, UploadProblem
+from annotation.models import ItemKind
+
+FORMAT_AUTO = "auto"
+
+SYSTEM = "SYSTEM"
+
+REPEAT = "REPEAT"
+
+REF = "REF"
+
+BAD_REF = "BAD_REF"
+
+TYPES = (SYSTEM, REPEAT, REF, BAD_REF)
+
+KIND_OF_TYPE = {
+    SYSTEM: ItemKind.REAL,
+    REPEAT: ItemKind.REPEAT,
+    REF: ItemKind.REFERENCE,
+    BAD_REF: ItemKind.BAD_REFERENCE,
+}
+
+# Appraise's item types (EvalData/models/direct_assessment.py): TGT a system output, CHK its
+# repeat, BAD a bad reference, REF a reference shown as an output.
+APPRAISE_TYPES = {"TGT": SYSTEM, "CHK": REPEAT, "BAD": BAD_REF, "REF": REF}
+
+# Appraise's start and end times as Unix seconds: a day inside what datetime holds, so that
+# every time zone can still show them.
+EARLIEST_TIME = datetime(1, 1, 2, tzinfo=UTC)
+
+LATEST_TIME = datetime(9999, 12, 30, tzinfo=UTC)
+
+# A segment line number with more digits is unknown: no need to ask int(), which refuses
+# more than 4,300 digits.
+MAX_LINE_NUMBER_DIGITS = 18
+
+_EARLIEST_SECONDS, _LATEST_SECONDS = EARLIEST_TIME.timestamp(), LATEST_TIME.timestamp()
+
+
+@dataclass(frozen=True)
+class ImportRow:
+    """One judgment of one output on one criterion, as the file gives it."""
+
+    line: int
+    annotator: str
+    system: str
+    segment: str
+    type: str  # one of TYPES
+    score: float
+    run: str = ""
+    hit: str = ""
+    item: str = ""
+    criterion: str = ""
+    seconds: float | None = None
+    started: float | None = None  # Unix seconds
+    submitted: float | None = None
+    language_pair: str = ""
+    # The texts the row says were shown, where the file carries them (checked against the
+    # campaign's: a mismatch names the line).
+    source_text: str = ""
+    output_text: str = ""
+    # An error-span kind's spans of the output, (start, end, severity, category) in code points
+    # of ``output_text``; None where the file has none.
+    spans: tuple[tuple[int, int, str, str], ...] | None = None
+    # Spans in the offsets of a file without texts (Appraise's), made ``spans`` against the
+    # campaign's text of the output (annotation/judgment_import/appraise_spans.py).
+    text_spans: tuple[tuple[Any, ...], ...] | None = None
+    # A whole-document row (Appraise's): the document's id; its score is the document's.
+    document: str = ""
+
+
+@dataclass
+class ParsedJudgments:
+    """What a file holds, before it is matched with a campaign."""
+
+    file: str
+    file_format: str
+    rows: list[ImportRow]
+    has_items: bool
+    # WMT gives the HIT's working time only: it is shared out over the HIT's screens.
+    hit_seconds: dict[tuple[str, str], float] = field(default_factory=dict)
+    # Whole-document rows: imported as document-level scores (judgment_import/documents.py).
+    documents: list[ImportRow] = field(default_factory=list)
+    # Added to a score's out-of-range message: what the layout's files may hold instead.
+    scale_hint: str = ""
+
+
+class Problems:
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[UploadProblem] = []
+
+    def add(self, line: int | None, message: str) -> None:
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(UploadProblem(self.file, line, message))
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise UploadError(self.problems)
+
+
+def _first_filled_line(lines: list[str]) -> int | None:
+    """The index of the first line that is not blank; None when every line is."""
+    return next((i for i, line in enumerate(lines) if line.strip()), None)
+
+
+def _csv_rows(
+    name: str, lines: list[str], start: int, delimiter: str = ","
+) -> Iterator[tuple[int, list[str]]]:
+    """The rows of ``lines[start:]``, each with the file's number of its first line (a quoted
+    field may go on over several lines).
+
+    Raises:
+        UploadError: naming the line that the csv module refuses (a field over its limit of
+            131,072 characters).
+    """
+    if delimiter == "\t":
+        reader = csv.reader(islice(lines, start, None), delimiter="\t", quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(islice(lines, start, None), delimiter=delimiter)
+    read = start  # lines consumed so far
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise UploadError(
+                [UploadProblem(name, start + reader.line_num, f"the line cannot be read: {exc}")]
+            ) from exc
+        yield read + 1, values
+        read = start + reader.line_num
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _row(
+    problems: Problems, number: int, get: Any, type_name: str, known: Sequence[str]
+) -> dict[str, Any] | None:
+    """The fields every layout has, checked; None (with a problem added) when one is bad."""
+    annotator, system, segment, score_text = (
+        get("annotator"),
+        get("system"),
+        get("segment"),
+        get("score"),
+    )
+    if not annotator:
+        problems.add(number, "empty annotator")
+        return None
+    if not segment:
+        problems.add(number, "empty segment")
+        return None
+    if type_name not in known:
+        problems.add(number, f"unknown item type {type_name!r}; use {', '.join(known)}")
+        return None
+    if not system and type_name != REF:
+        problems.add(number, "empty system")
+        return None
+    score = _number(score_text)
+    if score is None:
+        problems.add(number, f"score {score_text!r} is not a number")
+        return None
+    return {
+        "line": number,
+        "annotator": annotator,
+        "system": system,
+        "segment": segment,
+        "type": APPRAISE_TYPES.get(type_name, type_name),
+        "score": score,
+    }
+
+
+def is_line_number(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also accepts "²" and other digits that int() refuses."""
+    return text.isascii() and text.isdigit()
