@@ -21,9 +21,9 @@ from annotation.campaigns.api import IsOrganizer
 from annotation.models import Segment
 from annotation.permissions import campaign_for_organizer
 from evalsite.formatting import formula_safe
-from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult, SegmentScores
 from metrics.pipeline import load_array
+from metrics.queries import result_json
 from metrics.services import analysis_request, jobs_dispatch_pending
 
 
@@ -149,9 +149,7 @@ class ResultView(APIView):
             raise Http404(_("No analysis has finished yet."))
         names = NamesSerializer(data=request.query_params)
         names.is_valid(raise_exception=True)
-        data = result.data
-        if kind == AnalysisResult.Kind.HUMAN:
-            data = human_document_named(campaign=campaign, data=data, real_names=names.real_names)
+        data = result_json(campaign=campaign, result=result, real_names=names.real_names)
         body: dict[str, Any] = {
             "kind": result.kind,
             "job": result.job_id,

@@ -1,5 +1,5 @@
 """Metric–human correlations of a campaign (the meta-evaluation of DESIGN §9), as one JSON
-document for the dashboard.
+document for the dashboard (:class:`metrics.documents.CorrelationsDocument`).
 
 For every human criterion that has judgments (adequacy, fluency, DA score, rank) and every metric:
 
@@ -45,8 +45,29 @@ from evalcore.human import ItemType, normalise, pairwise_comparisons, segment_sc
 from evalcore.human.rankings import expected_wins_from_counts
 from evalcore.human.systems import scored_rows
 from evalcore.numbers import finite_or_none
-from evalcore.stats.correlation import darr_kendall, pairwise_accuracy, pearson, williams_test
+from evalcore.stats.correlation import (
+    DarrTau,
+    darr_kendall,
+    pairwise_accuracy,
+    pearson,
+    williams_test,
+)
 from evalcore.stats.meta import least_squares_line, system_correlation_bootstrap
+from metrics.documents import (
+    CorrelationParams,
+    CorrelationsDocument,
+    CriterionCorrelations,
+    Darr,
+    Fit,
+    Interval,
+    MetricCorrelation,
+    MetricScores,
+    PearsonZ,
+    Point,
+    SegmentLevel,
+    SystemLevel,
+    Williams,
+)
 
 DA_PAIR_THRESHOLD = 25.0
 
@@ -199,10 +220,9 @@ def _segment_level(
     sentence: dict[int, np.ndarray],
     oriented: float,
     slider: bool,
-) -> dict[str, Any]:
+) -> SegmentLevel:
     j = inputs.table.judgments
     metric_of_row, known = _sentence_lookup(sentence, inputs.run, inputs.position)
-    out: dict[str, Any] = {}
     if inputs.z is None:  # ranking: pairs of outputs ranked on one screen
         use = inputs.rows & known
         if use.any():
@@ -212,15 +232,8 @@ def _segment_level(
                 j.screen[use],
                 threshold=0.0,
             )
-            out["darr"] = {
-                "tau": finite_or_none(darr.tau),
-                "concordant": darr.concordant,
-                "discordant": darr.discordant,
-                "pairs": darr.pairs,
-                "threshold": 0.0,
-                "from": "ranks on one screen",
-            }
-        return out
+            return SegmentLevel(darr=_darr(darr, 0.0, "ranks on one screen"))
+        return SegmentLevel()
     z = inputs.z
     use = inputs.rows & known & np.isfinite(z)
     # One point per translation (run, segment): the mean of its judgments.
@@ -228,26 +241,29 @@ def _segment_level(
     key = inputs.run[use] * width + inputs.position[use]
     translations, first, which = np.unique(key, return_index=True, return_inverse=True)
     if translations.size < 3:
-        return out
+        return SegmentLevel()
     count = np.bincount(which, minlength=translations.size)
     mean_z = np.bincount(which, weights=z[use], minlength=translations.size) / count
     metric = oriented * metric_of_row[use][first]  # one sentence score per translation
-    out["pearson_z"] = {
-        "value": finite_or_none(pearson(mean_z, metric)),
-        "n": int(translations.size),
-    }
-    if slider:
-        raw = np.bincount(which, weights=j.score[use], minlength=translations.size) / count
-        darr = darr_kendall(raw, metric, translations % width, threshold=DA_PAIR_THRESHOLD)
-        out["darr"] = {
-            "tau": finite_or_none(darr.tau),
-            "concordant": darr.concordant,
-            "discordant": darr.discordant,
-            "pairs": darr.pairs,
-            "threshold": DA_PAIR_THRESHOLD,
-            "from": "DA translations of one segment",
-        }
-    return out
+    pearson_z = PearsonZ(value=finite_or_none(pearson(mean_z, metric)), n=int(translations.size))
+    if not slider:
+        return SegmentLevel(pearson_z=pearson_z)
+    raw = np.bincount(which, weights=j.score[use], minlength=translations.size) / count
+    darr = darr_kendall(raw, metric, translations % width, threshold=DA_PAIR_THRESHOLD)
+    return SegmentLevel(
+        darr=_darr(darr, DA_PAIR_THRESHOLD, "DA translations of one segment"), pearson_z=pearson_z
+    )
+
+
+def _darr(darr: DarrTau, threshold: float, pairs_from: str) -> Darr:
+    return Darr(
+        tau=finite_or_none(darr.tau),
+        concordant=darr.concordant,
+        discordant=darr.discordant,
+        pairs=darr.pairs,
+        threshold=threshold,
+        pairs_from=pairs_from,
+    )
 
 
 def correlations_compute(
@@ -255,12 +271,12 @@ def correlations_compute(
     campaign: Any,
     params: dict[str, Any],
     metrics: dict[str, Any],
-    metric_docs: list[dict[str, Any]],
+    metric_docs: list[MetricScores],
     metric_stats: dict[str, list[np.ndarray]],
     sentence: dict[str, dict[int, np.ndarray]],
     systems: list[System],
     human_doc: HumanDocument | Mapping[str, Any],
-) -> dict[str, Any]:
+) -> CorrelationsDocument:
     """The correlation document; see the module docstring. ``human_doc`` is the ``human``
     document (:class:`HumanDocument` or its stored JSON)."""
     segments = list(
@@ -289,15 +305,13 @@ def correlations_compute(
         )
         if criterion is not None:
             out_criteria.append(criterion)
-    return {
-        "version": params["version"],
-        "params": {
-            "bootstrap_samples": n_boot,
-            "seed": seed,
-            "da_pair_threshold": DA_PAIR_THRESHOLD,
-        },
-        "criteria": out_criteria,
-    }
+    return CorrelationsDocument(
+        version=params["version"],
+        params=CorrelationParams(
+            bootstrap_samples=n_boot, seed=seed, da_pair_threshold=DA_PAIR_THRESHOLD
+        ),
+        criteria=out_criteria,
+    )
 
 
 def _criterion_correlations(
@@ -305,14 +319,14 @@ def _criterion_correlations(
     crit: CriterionAnalysis,
     *,
     metrics: dict[str, Any],
-    metric_docs: list[dict[str, Any]],
+    metric_docs: list[MetricScores],
     metric_stats: dict[str, list[np.ndarray]],
     sentence: dict[str, dict[int, np.ndarray]],
     systems: list[System],
     segment_index: dict[int, int],
     n_boot: int,
     seed: int,
-) -> dict[str, Any] | None:
+) -> CriterionCorrelations | None:
     """One criterion's entry: every metric at system and segment level, and the Williams tests
     between them; None when the criterion has no judgments."""
     is_ranking = crit.kind == "ranking"
@@ -330,11 +344,11 @@ def _criterion_correlations(
     oriented_points: dict[str, np.ndarray] = {}
     human_point = [point[systems[i].pk] for i in chosen]
     for doc in metric_docs:
-        key = doc["key"]
-        sign = 1.0 if doc["higher_is_better"] else -1.0
-        entry: dict[str, Any] = {"key": key, "label": doc["label"], "oriented": sign < 0}
+        key = doc.key
+        sign = 1.0 if doc.higher_is_better else -1.0
+        system_level = None
         if len(chosen) >= 3:
-            entry["system"], oriented_points[key] = _system_level(
+            system_level, oriented_points[key] = _system_level(
                 inputs,
                 metrics[key],
                 doc,
@@ -345,24 +359,31 @@ def _criterion_correlations(
                 n_boot=n_boot,
                 seed=seed,
             )
-        entry["segment"] = _segment_level(inputs, sentence[key], sign, slider)
-        metrics_out.append(entry)
-    return {
-        "config_id": crit.config_id,
-        "config_name": crit.config_name,
-        "criterion": crit.criterion,
-        "label": crit.criterion_label,
-        "kind": crit.kind,
-        "human_score": "Expected Wins" if is_ranking else f"mean {crit.space or 'z'}",
-        "metrics": metrics_out,
-        "williams": _williams(human_point, oriented_points, len(chosen)),
-    }
+        metrics_out.append(
+            MetricCorrelation(
+                key=key,
+                label=doc.label,
+                oriented=sign < 0,
+                segment=_segment_level(inputs, sentence[key], sign, slider),
+                system=system_level,
+            )
+        )
+    return CriterionCorrelations(
+        config_id=crit.config_id,
+        config_name=crit.config_name,
+        criterion=crit.criterion,
+        label=crit.criterion_label,
+        kind=crit.kind,
+        human_score="Expected Wins" if is_ranking else f"mean {crit.space or 'z'}",
+        metrics=metrics_out,
+        williams=_williams(human_point, oriented_points, len(chosen)),
+    )
 
 
 def _system_level(
     inputs: _CriterionInputs,
     metric: Any,
-    doc: dict[str, Any],
+    doc: MetricScores,
     sign: float,
     *,
     stats: np.ndarray,
@@ -370,7 +391,7 @@ def _system_level(
     human_point: list[Any],
     n_boot: int,
     seed: int,
-) -> tuple[dict[str, Any], np.ndarray]:
+) -> tuple[SystemLevel, np.ndarray]:
     """One metric's system-level entry (correlations with bootstrap intervals, pairwise
     accuracy, scatter points and fitted line) and its oriented system scores."""
     # The human side is the statistic whose point value the human analysis reports
@@ -383,56 +404,52 @@ def _system_level(
         n_samples=n_boot,
         rng=seed,
     )
-    mean_of = {d["id"]: d["mean"] for d in doc["systems"]}
+    mean_of = {d.id: d.mean for d in doc.systems}
     metric_point = [sign * mean_of[system.pk] for system in chosen]
     oriented = np.array(metric_point)
     slope, intercept = least_squares_line(metric_point, human_point)
-    entry = {
-        "n": len(chosen),
-        **{
-            m: {
-                "value": finite_or_none(r.value),
-                "low": finite_or_none(r.low),
-                "high": finite_or_none(r.high),
-            }
-            for m, r in result.items()
-        },
-        "pairwise_accuracy": finite_or_none(pairwise_accuracy(human_point, metric_point)),
-        "points": [
-            {
-                "system_id": system.pk,
-                "name": system.name,
-                "human": h,
-                "metric": m,
-            }
+    interval = {
+        m: Interval(
+            value=finite_or_none(r.value), low=finite_or_none(r.low), high=finite_or_none(r.high)
+        )
+        for m, r in result.items()
+    }
+    entry = SystemLevel(
+        n=len(chosen),
+        pearson=interval["pearson"],
+        spearman=interval["spearman"],
+        kendall=interval["kendall"],
+        pairwise_accuracy=finite_or_none(pairwise_accuracy(human_point, metric_point)),
+        points=[
+            Point(system_id=system.pk, name=system.name, human=h, metric=m)
             for system, h, m in zip(chosen, human_point, metric_point, strict=True)
         ],
-        "fit": {"slope": finite_or_none(slope), "intercept": finite_or_none(intercept)},
-    }
+        fit=Fit(slope=finite_or_none(slope), intercept=finite_or_none(intercept)),
+    )
     return entry, oriented
 
 
 def _williams(
     human_point: list[Any], oriented_points: dict[str, np.ndarray], n_systems: int
-) -> dict[str, Any]:
+) -> Williams:
     """Williams test p-values between every two metrics' system-level Pearson correlations
     (None on the diagonal and where a correlation is undefined)."""
-    williams: dict[str, Any] = {"metrics": [], "p": []}
     keys = list(oriented_points)
-    if n_systems >= 4 and len(keys) >= 2:
-        williams["metrics"] = keys
-        for a in keys:
-            row: list[float | None] = []
-            for b in keys:
-                if a == b:
-                    row.append(None)
-                    continue
-                r12 = pearson(human_point, oriented_points[a])
-                r13 = pearson(human_point, oriented_points[b])
-                r23 = pearson(oriented_points[a], oriented_points[b])
-                if not all(np.isfinite([r12, r13, r23])):
-                    row.append(None)
-                    continue
-                row.append(finite_or_none(williams_test(r12, r13, r23, n_systems).p_value))
-            williams["p"].append(row)
-    return williams
+    if n_systems < 4 or len(keys) < 2:
+        return Williams(metrics=[], p=[])
+    p = []
+    for a in keys:
+        row: list[float | None] = []
+        for b in keys:
+            if a == b:
+                row.append(None)
+                continue
+            r12 = pearson(human_point, oriented_points[a])
+            r13 = pearson(human_point, oriented_points[b])
+            r23 = pearson(oriented_points[a], oriented_points[b])
+            if not all(np.isfinite([r12, r13, r23])):
+                row.append(None)
+                continue
+            row.append(finite_or_none(williams_test(r12, r13, r23, n_systems).p_value))
+        p.append(row)
+    return Williams(metrics=keys, p=p)

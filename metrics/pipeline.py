@@ -49,6 +49,15 @@ from evalcore.stats.resampling import (
     bootstrap_ci,
 )
 from evalcore.version import evalsite_version, library_versions
+from metrics.documents import (
+    MetricScores,
+    MetricsDocument,
+    Named,
+    Pairwise,
+    RunScore,
+    SystemRuns,
+    SystemScore,
+)
 from metrics.models import (
     AnalysisJob,
     AnalysisResult,
@@ -286,7 +295,7 @@ def metric_arrays(
     return MetricArrays(metric, systems, arrays)
 
 
-def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) -> dict[str, Any]:
+def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) -> MetricScores:
     """Corpus scores per run with bootstrap CIs, MultEval's table against the baseline, and the
     all-pairs paired bootstrap and approximate randomisation matrices."""
     metric = data.metric
@@ -316,57 +325,55 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
         boot_std=ci.std,
         baseline_tests=_baseline_row(data, tests, baseline) if same_runs else None,
     )
-    systems_json = _systems_json(data, ci, multeval)
-    pairwise = _pairwise_json(data, tests, n_runs)
-    return {
-        "key": metric.name,
-        "label": metric.label,
-        "signature": metric.signature(n_refs=int(params.get("n_references", 1)))
+    return MetricScores(
+        key=metric.name,
+        label=metric.label,
+        signature=metric.signature(n_refs=int(params.get("n_references", 1)))
         .with_resampling(bootstrap=n_boot, trials=n_trials, seed=seed)
         .format(),
-        "higher_is_better": metric.higher_is_better,
-        "systems": systems_json,
-        "pairwise": pairwise,
-    }
+        higher_is_better=metric.higher_is_better,
+        systems=_system_scores(data, ci, multeval),
+        pairwise=_pairwise(data, tests, n_runs),
+    )
 
 
-def _systems_json(
+def _system_scores(
     data: MetricArrays, ci: BootstrapCI, multeval: MultiRunComparison
-) -> list[dict[str, Any]]:
+) -> list[SystemScore]:
     """Per system: every run's score with its bootstrap CI (``ci`` has one entry per run, in the
     order of ``data.arrays``) and the system's MultEval row."""
     by_name = {row.name: row for row in multeval.systems}
-    systems_json = []
+    scores = []
     offset = 0
     for system, array in zip(data.systems, data.arrays, strict=True):
         runs = []
         for k, run in enumerate(system.runs.all()):
             i = offset + k
             runs.append(
-                {
-                    "id": run.pk,
-                    "name": run.name,
-                    "score": finite_or_none(ci.score[i]),
-                    "ci_low": finite_or_none(ci.low[i]),
-                    "ci_high": finite_or_none(ci.high[i]),
-                    "boot_std": finite_or_none(ci.std[i]),
-                }
+                RunScore(
+                    id=run.pk,
+                    name=run.name,
+                    score=finite_or_none(ci.score[i]),
+                    ci_low=finite_or_none(ci.low[i]),
+                    ci_high=finite_or_none(ci.high[i]),
+                    boot_std=finite_or_none(ci.std[i]),
+                )
             )
         offset += array.shape[0]
         row = by_name[system.name]
-        systems_json.append(
-            {
-                "id": system.pk,
-                "name": system.name,
-                "runs": runs,
-                "mean": finite_or_none(row.mean),
-                "s_sel": finite_or_none(row.s_sel),
-                "s_opt": finite_or_none(row.s_opt),
-                "p_baseline": finite_or_none(row.p_value),
-                "delta_baseline": finite_or_none(row.observed_delta),
-            }
+        scores.append(
+            SystemScore(
+                id=system.pk,
+                name=system.name,
+                runs=runs,
+                mean=finite_or_none(row.mean),
+                s_sel=finite_or_none(row.s_sel),
+                s_opt=finite_or_none(row.s_opt),
+                p_baseline=finite_or_none(row.p_value),
+                delta_baseline=finite_or_none(row.observed_delta),
+            )
         )
-    return systems_json
+    return scores
 
 
 def _baseline_row(
@@ -381,7 +388,7 @@ def _baseline_row(
     }
 
 
-def _pairwise_json(data: MetricArrays, tests: AllPairs, n_runs: int) -> dict[str, Any]:
+def _pairwise(data: MetricArrays, tests: AllPairs, n_runs: int) -> Pairwise:
     """Paired bootstrap and approximate randomisation of every pair of systems."""
     boot_p = tests.bootstrap_p.copy()
     ar_p = tests.ar_p.copy()
@@ -391,14 +398,14 @@ def _pairwise_json(data: MetricArrays, tests: AllPairs, n_runs: int) -> dict[str
     np.fill_diagonal(boot_p, np.nan)
     np.fill_diagonal(ar_p, np.nan)
     np.fill_diagonal(wins, np.nan)
-    return {
-        "systems": [s.pk for s in data.systems],
-        "pooled_runs": n_runs,
-        "bootstrap_p": _matrix(boot_p),
-        "ar_p": _matrix(ar_p),
-        "delta": _matrix(delta),
-        "win_share": _matrix(wins),
-    }
+    return Pairwise(
+        systems=[s.pk for s in data.systems],
+        pooled_runs=n_runs,
+        bootstrap_p=_matrix(boot_p),
+        ar_p=_matrix(ar_p),
+        delta=_matrix(delta),
+        win_share=_matrix(wins),
+    )
 
 
 def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
@@ -418,22 +425,20 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
     metrics, unavailable = usable_metrics(params)
     n_segments = Segment.objects.filter(campaign=campaign).count()
     scored = _score_metrics(job, metrics, systems, baseline, params, progress)
-    metrics_doc = {
-        "version": params["version"],
-        "params": params,
-        "n_segments": n_segments,
-        "systems": [
-            {
-                "id": s.pk,
-                "name": s.name,
-                "runs": [{"id": r.pk, "name": r.name} for r in s.runs.all()],
-            }
+    metrics_doc = MetricsDocument(
+        version=params["version"],
+        params=params,
+        n_segments=n_segments,
+        systems=[
+            SystemRuns(
+                id=s.pk, name=s.name, runs=[Named(id=r.pk, name=r.name) for r in s.runs.all()]
+            )
             for s in systems
         ],
-        "baseline": {"id": baseline.pk, "name": baseline.name},
-        "unavailable": unavailable,
-        "metrics": scored.docs,
-    }
+        baseline=Named(id=baseline.pk, name=baseline.name),
+        unavailable=unavailable,
+        metrics=scored.docs,
+    )
     human_doc = human_compute(campaign=campaign)
     if progress:
         progress(1)
@@ -450,9 +455,9 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
     if progress:
         progress(1)
     for kind, data in (
-        (AnalysisResult.Kind.METRICS, metrics_doc),
+        (AnalysisResult.Kind.METRICS, metrics_doc.to_json()),
         (AnalysisResult.Kind.HUMAN, human_doc),
-        (AnalysisResult.Kind.CORRELATIONS, correlations_doc),
+        (AnalysisResult.Kind.CORRELATIONS, correlations_doc.to_json()),
     ):
         AnalysisResult.objects.update_or_create(
             job=job,
@@ -467,7 +472,7 @@ class _ScoredMetrics:
     """Per metric: its scores document, its statistics per system and its sentence scores per
     run (keyed by metric name, except ``docs``, in the metrics' order)."""
 
-    docs: list[dict[str, Any]]
+    docs: list[MetricScores]
     stats: dict[str, list[np.ndarray]]
     sentence: dict[str, dict[int, np.ndarray]]
 

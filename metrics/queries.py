@@ -27,6 +27,8 @@ from evalcore.human.qc import DEFAULT_IDLE_CAP
 from evalsite.db import features
 from evalsite.formatting import count_text, duration_display, number_text
 from metrics import pipeline
+from metrics.documents import CorrelationsDocument, MetricsDocument
+from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult
 
 # Time on one item above this is an idle gap; it counts as this many seconds (the QC's time on
@@ -422,6 +424,17 @@ def dashboard_status(*, campaign: Campaign) -> dict[str, Any]:
 def result_data(state: AnalysisState, kind: str) -> dict[str, Any] | None:
     result = state.results.get(kind)
     return result.data if result is not None else None
+
+
+def result_json(*, campaign: Campaign, result: AnalysisResult, real_names: bool) -> dict[str, Any]:
+    """A stored result as the API and the downloads give it: read whole through its typed
+    document (one that does not fit is refused with a ValueError, never passed on) and written
+    again; the human document's annotators by pseudonym unless ``real_names``."""
+    if result.kind == AnalysisResult.Kind.HUMAN:
+        return human_document_named(campaign=campaign, data=result.data, real_names=real_names)
+    if result.kind == AnalysisResult.Kind.METRICS:
+        return MetricsDocument.from_json(result.data).to_json()
+    return CorrelationsDocument.from_json(result.data).to_json()
 
 
 def analysis_result_document(*, campaign: Campaign, kind: str) -> AnalysisResult | None:

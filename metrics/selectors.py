@@ -19,6 +19,7 @@ from typing import Any
 from annotation.analysis.results import HumanDocument
 from annotation.analysis.settings import AnalysisSettings
 from annotation.models import Campaign
+from metrics.documents import CorrelationParams, CorrelationsDocument, MetricsDocument
 from metrics.models import AnalysisResult
 from metrics.presenters.correlations import CorrelationCriterion, correlation_panel, scatter_plots
 from metrics.presenters.human import HumanCriterion, histogram_plots, human_panel
@@ -60,7 +61,7 @@ class Dashboard:
     human_version: str
     # The analysis setting the stored human analysis was computed with (the campaign's).
     human_settings: AnalysisSettings | None
-    correlation_params: dict[str, Any]
+    correlation_params: CorrelationParams | None
     plots: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -82,10 +83,14 @@ def dashboard_data(*, campaign: Campaign) -> Dashboard:
     aggregates (:func:`campaign_progress`).
     """
     state = analysis_state(campaign=campaign)
-    metrics_doc = result_data(state, AnalysisResult.Kind.METRICS)
+    metrics_data = result_data(state, AnalysisResult.Kind.METRICS)
+    metrics_doc = MetricsDocument.from_json(metrics_data) if metrics_data else None
     human_data = result_data(state, AnalysisResult.Kind.HUMAN)
     human_doc = HumanDocument.from_json(human_data) if human_data else None
-    correlations_doc = result_data(state, AnalysisResult.Kind.CORRELATIONS)
+    correlations_data = result_data(state, AnalysisResult.Kind.CORRELATIONS)
+    correlations_doc = (
+        CorrelationsDocument.from_json(correlations_data) if correlations_data else None
+    )
     # Config id → protocol kind, to name the correlations' criteria in the page's language.
     protocols = {c.config_id: c.protocol for c in human_doc.analysis.criteria} if human_doc else {}
     return Dashboard(
@@ -96,7 +101,7 @@ def dashboard_data(*, campaign: Campaign) -> Dashboard:
         correlations=correlation_panel(correlations_doc, protocols) if correlations_doc else [],
         human_version=human_doc.analysis.version if human_doc else "",
         human_settings=human_doc.analysis.settings if human_doc else None,
-        correlation_params=(correlations_doc or {}).get("params", {}),
+        correlation_params=correlations_doc.params if correlations_doc else None,
         plots={
             "heatmaps": significance_heatmaps(metrics_doc) if metrics_doc else [],
             "histograms": histogram_plots(human_doc) if human_doc else [],

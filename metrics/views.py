@@ -21,9 +21,8 @@ from annotation.campaigns.views import organizer_required
 from annotation.permissions import campaign_for_organizer
 from annotation.reports.text import download_disposition
 from evalsite.csp import csp_additions
-from metrics.human import human_document_named
 from metrics.models import AnalysisJob, AnalysisResult
-from metrics.queries import analysis_result_document, dashboard_status
+from metrics.queries import analysis_result_document, dashboard_status, result_json
 from metrics.selectors import dashboard_data
 from metrics.services import analysis_request, jobs_dispatch_pending
 
@@ -112,12 +111,10 @@ def campaign_dashboard_result(
     result = analysis_result_document(campaign=campaign, kind=kind)
     if result is None:
         raise Http404(_("No stored result yet."))
-    data = result.data
-    if kind == AnalysisResult.Kind.HUMAN:
-        # Annotators by pseudonym, as in every report; usernames with ?names=real.
-        data = human_document_named(
-            campaign=campaign, data=data, real_names=request.GET.get("names") == "real"
-        )
+    # Annotators by pseudonym, as in every report; usernames with ?names=real.
+    data = result_json(
+        campaign=campaign, result=result, real_names=request.GET.get("names") == "real"
+    )
     body = {
         "kind": result.kind,
         "campaign": str(campaign.pk),

@@ -11,6 +11,8 @@ from django.utils.translation import gettext_lazy as _
 from annotation.protocols.registry import criterion_label_shown
 from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
+from metrics.documents import CorrelationsDocument, CriterionCorrelations, MetricCorrelation
+from metrics.documents import Interval as StoredInterval
 from metrics.presenters.human import criterion_slug
 from metrics.presenters.metrics import (
     ALPHA,
@@ -33,20 +35,15 @@ HUMAN_SCORES = {
 }
 
 
-def _title(crit: dict[str, Any], protocols: Mapping[int, str]) -> str:
+def _title(crit: CriterionCorrelations, protocols: Mapping[int, str]) -> str:
     """ "Config · criterion", the criterion named in the page's language (stored results keep
     the language they were computed in)."""
-    label = criterion_label_shown(
-        protocols.get(crit.get("config_id", 0), ""),
-        crit.get("criterion", ""),
-        crit.get("label", ""),
-    )
-    return f"{crit.get('config_name', '')} · {label}"
+    label = criterion_label_shown(protocols.get(crit.config_id, ""), crit.criterion, crit.label)
+    return f"{crit.config_name} · {label}"
 
 
-def _human_score(crit: dict[str, Any]) -> str:
-    stored = str(crit.get("human_score", ""))
-    return str(HUMAN_SCORES.get(stored, stored))
+def _human_score(crit: CriterionCorrelations) -> str:
+    return str(HUMAN_SCORES.get(crit.human_score, crit.human_score))
 
 
 @dataclass(frozen=True)
@@ -115,96 +112,84 @@ class CorrelationCriterion:
         ]
 
 
-def _interval(entry: dict[str, Any] | None) -> Interval | None:
-    if not entry:
-        return None
-    return Interval(
-        finite_or_none(entry.get("value")),
-        finite_or_none(entry.get("low")),
-        finite_or_none(entry.get("high")),
+def _interval(entry: StoredInterval | None) -> Interval | None:
+    return None if entry is None else Interval(entry.value, entry.low, entry.high)
+
+
+def _row(m: MetricCorrelation) -> CorrelationRow:
+    system, darr, pearson_z = m.system, m.segment.darr, m.segment.pearson_z
+    return CorrelationRow(
+        key=m.key,
+        label=m.label,
+        oriented=m.oriented,
+        n_systems=system.n if system else None,
+        pearson=_interval(system.pearson if system else None),
+        spearman=_interval(system.spearman if system else None),
+        kendall=_interval(system.kendall if system else None),
+        pairwise_accuracy=system.pairwise_accuracy if system else None,
+        segment_pearson_z=pearson_z.value if pearson_z else None,
+        segment_n=pearson_z.n if pearson_z else None,
+        darr_tau=darr.tau if darr else None,
+        darr_pairs=darr.pairs if darr else None,
+        darr_from=str(DARR_SOURCES.get(darr.pairs_from, darr.pairs_from)) if darr else "",
     )
 
 
 def correlation_panel(
-    doc: dict[str, Any], protocols: Mapping[int, str] | None = None
+    doc: CorrelationsDocument, protocols: Mapping[int, str] | None = None
 ) -> list[CorrelationCriterion]:
     """The correlation table and the Williams test per human criterion of a ``correlations``
     document; ``protocols`` (config id → protocol kind) names the criteria in the page's
     language."""
     out = []
-    for crit in doc.get("criteria", []):
-        labels = {m["key"]: m.get("label", m["key"]) for m in crit.get("metrics", [])}
-        rows = []
-        for m in crit.get("metrics", []):
-            system = m.get("system") or {}
-            segment = m.get("segment") or {}
-            darr = segment.get("darr") or {}
-            pearson_z = segment.get("pearson_z") or {}
-            rows.append(
-                CorrelationRow(
-                    key=m["key"],
-                    label=m.get("label", m["key"]),
-                    oriented=bool(m.get("oriented")),
-                    n_systems=system.get("n"),
-                    pearson=_interval(system.get("pearson")),
-                    spearman=_interval(system.get("spearman")),
-                    kendall=_interval(system.get("kendall")),
-                    pairwise_accuracy=finite_or_none(system.get("pairwise_accuracy")),
-                    segment_pearson_z=finite_or_none(pearson_z.get("value")),
-                    segment_n=pearson_z.get("n"),
-                    darr_tau=finite_or_none(darr.get("tau")),
-                    darr_pairs=darr.get("pairs"),
-                    darr_from=str(DARR_SOURCES.get(darr.get("from", ""), darr.get("from", ""))),
-                )
-            )
-        williams = crit.get("williams") or {}
+    for crit in doc.criteria:
+        labels = {m.key: m.label for m in crit.metrics}
         out.append(
             CorrelationCriterion(
-                slug=criterion_slug(crit.get("config_id"), crit.get("criterion", "")),
+                slug=criterion_slug(crit.config_id, crit.criterion),
                 title=_title(crit, protocols or {}),
                 human_score=_human_score(crit),
-                rows=rows,
-                williams_metrics=[labels.get(k, k) for k in williams.get("metrics", [])],
-                williams_p=[[finite_or_none(p) for p in row] for row in williams.get("p", [])],
+                rows=[_row(m) for m in crit.metrics],
+                williams_metrics=[labels.get(k, k) for k in crit.williams.metrics],
+                williams_p=crit.williams.p,
             )
         )
     return out
 
 
 def scatter_plots(
-    doc: dict[str, Any], protocols: Mapping[int, str] | None = None
+    doc: CorrelationsDocument, protocols: Mapping[int, str] | None = None
 ) -> list[dict[str, Any]]:
     """Per human criterion, per metric: one point per system (metric, human) and the fitted
     least-squares line, for the plots (criteria named as :func:`correlation_panel` does)."""
     out = []
-    for crit in doc.get("criteria", []):
+    for crit in doc.criteria:
         metrics = []
-        for m in crit.get("metrics", []):
-            system = m.get("system")
-            if not system or not system.get("points"):
+        for m in crit.metrics:
+            system = m.system
+            if system is None or not system.points:
                 continue
-            pearson = system.get("pearson") or {}
             metrics.append(
                 {
-                    "key": m["key"],
-                    "label": m.get("label", m["key"]),
-                    "oriented": bool(m.get("oriented")),
+                    "key": m.key,
+                    "label": m.label,
+                    "oriented": m.oriented,
                     "points": [
                         {
-                            "name": p["name"],
-                            "metric": short_number(finite_or_none(p["metric"]), 6),
-                            "human": short_number(finite_or_none(p["human"]), 6),
+                            "name": p.name,
+                            "metric": short_number(finite_or_none(p.metric), 6),
+                            "human": short_number(finite_or_none(p.human), 6),
                         }
-                        for p in system["points"]
+                        for p in system.points
                     ],
-                    "fit": system.get("fit") or {},
-                    "pearson": finite_or_none(pearson.get("value")),
+                    "fit": {"slope": system.fit.slope, "intercept": system.fit.intercept},
+                    "pearson": system.pearson.value,
                 }
             )
         if metrics:
             out.append(
                 {
-                    "id": criterion_slug(crit.get("config_id"), crit.get("criterion", "")),
+                    "id": criterion_slug(crit.config_id, crit.criterion),
                     "title": _title(crit, protocols or {}),
                     "human": _human_score(crit),
                     "metrics": metrics,

@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
+from metrics.documents import MetricsDocument
 
 # Significance level of the heatmaps and of the "significant" marks in the metric tables.
 ALPHA = 0.05
@@ -117,51 +117,40 @@ class MetricsPanel:
     unavailable: dict[str, str]
 
 
-def metrics_panel(doc: dict[str, Any]) -> MetricsPanel:
+def metrics_panel(doc: MetricsDocument) -> MetricsPanel:
     """The metric tables (best first) and MultEval's table from a ``metrics`` document."""
-    baseline_id = (doc.get("baseline") or {}).get("id")
     tables = []
-    for metric in doc.get("metrics", []):
-        higher = bool(metric.get("higher_is_better", True))
+    for metric in doc.metrics:
         rows = [
             MetricRow(
-                system_id=s["id"],
-                name=s["name"],
-                is_baseline=s["id"] == baseline_id,
-                mean=finite_or_none(s.get("mean")),
-                runs=[
-                    MetricRun(
-                        name=r["name"],
-                        score=finite_or_none(r.get("score")),
-                        ci_low=finite_or_none(r.get("ci_low")),
-                        ci_high=finite_or_none(r.get("ci_high")),
-                    )
-                    for r in s.get("runs", [])
-                ],
-                s_sel=finite_or_none(s.get("s_sel")),
-                s_opt=finite_or_none(s.get("s_opt")),
-                delta=finite_or_none(s.get("delta_baseline")),
-                p=finite_or_none(s.get("p_baseline")),
+                system_id=s.id,
+                name=s.name,
+                is_baseline=s.id == doc.baseline.id,
+                mean=s.mean,
+                runs=[MetricRun(r.name, r.score, r.ci_low, r.ci_high) for r in s.runs],
+                s_sel=s.s_sel,
+                s_opt=s.s_opt,
+                delta=s.delta_baseline,
+                p=s.p_baseline,
             )
-            for s in metric.get("systems", [])
+            for s in metric.systems
         ]
-        rows.sort(key=lambda r: (-_oriented(r.mean, higher), r.name))
+        rows.sort(key=lambda r, h=metric.higher_is_better: (-_oriented(r.mean, h), r.name))
         tables.append(
             MetricTable(
-                key=metric["key"],
-                label=metric.get("label", metric["key"]),
-                signature=metric.get("signature", ""),
-                higher_is_better=higher,
+                key=metric.key,
+                label=metric.label,
+                signature=metric.signature,
+                higher_is_better=metric.higher_is_better,
                 rows=rows,
             )
         )
-    systems = doc.get("systems", [])
     by_metric = [{r.system_id: r for r in t.rows} for t in tables]
     multeval_rows = []
-    for system in systems:
+    for system in doc.systems:
         cells = []
         for rows_by_id in by_metric:
-            row = rows_by_id.get(system["id"])
+            row = rows_by_id.get(system.id)
             cells.append(
                 MultEvalCell(
                     mean=row.mean if row else None,
@@ -170,20 +159,20 @@ def metrics_panel(doc: dict[str, Any]) -> MetricsPanel:
                     p=row.p if row else None,
                 )
             )
-        multeval_rows.append((system["name"], cells))
+        multeval_rows.append((system.name, cells))
     return MetricsPanel(
-        baseline=(doc.get("baseline") or {}).get("name", ""),
-        n_segments=int(doc.get("n_segments", 0)),
-        params=doc.get("params", {}),
+        baseline=doc.baseline.name,
+        n_segments=doc.n_segments,
+        params=doc.params,
         tables=tables,
-        several_runs=any(len(s.get("runs", [])) > 1 for s in systems),
+        several_runs=any(len(s.runs) > 1 for s in doc.systems),
         multeval_metrics=[t.label for t in tables],
         multeval_rows=multeval_rows,
-        unavailable=doc.get("unavailable", {}),
+        unavailable=doc.unavailable,
     )
 
 
-def significance_heatmaps(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def significance_heatmaps(doc: MetricsDocument) -> list[dict[str, Any]]:
     """Per metric, the all-pairs paired bootstrap as a head-to-head matrix for the plots.
 
     Systems are ordered best first by the metric's mean score. ``outcome[i][j]`` is +1 when the
@@ -192,32 +181,31 @@ def significance_heatmaps(doc: dict[str, Any]) -> list[dict[str, Any]]:
     document stores score(column) − score(row)); ``win_share`` is the share of resamples in
     which the row system did better.
     """
-    names = {s["id"]: s["name"] for s in doc.get("systems", [])}
+    names = {s.id: s.name for s in doc.systems}
     heatmaps = []
-    for metric in doc.get("metrics", []):
-        pairwise = metric.get("pairwise") or {}
-        ids = pairwise.get("systems", [])
+    for metric in doc.metrics:
+        pairwise = metric.pairwise
+        ids = pairwise.systems
         if len(ids) < 2:
             continue
-        higher = bool(metric.get("higher_is_better", True))
-        mean = {s["id"]: finite_or_none(s.get("mean")) for s in metric.get("systems", [])}
+        higher = metric.higher_is_better
+        mean = {s.id: s.mean for s in metric.systems}
         order = sorted(
             range(len(ids)), key=lambda i: (-_oriented(mean.get(ids[i]), higher), names.get(ids[i]))
         )
 
-        def pick(key: str, order: list[int] = order, pairwise: dict[str, Any] = pairwise) -> Any:
-            matrix = pairwise.get(key) or []
-            return [
-                [finite_or_none(matrix[i][j]) if matrix else None for j in order] for i in order
-            ]
+        def pick(
+            matrix: list[list[float | None]], order: list[int] = order
+        ) -> list[list[float | None]]:
+            return [[matrix[i][j] if matrix else None for j in order] for i in order]
 
         def short(matrix: list[list[float | None]]) -> list[list[float | None]]:
             return [[short_number(v) for v in row] for row in matrix]
 
-        boot_p = pick("bootstrap_p")
-        ar_p = pick("ar_p")
-        wins = pick("win_share")
-        delta = [[None if d is None else -d for d in row] for row in pick("delta")]
+        boot_p = pick(pairwise.bootstrap_p)
+        ar_p = pick(pairwise.ar_p)
+        wins = pick(pairwise.win_share)
+        delta = [[None if d is None else -d for d in row] for row in pick(pairwise.delta)]
         outcome = []
         for i, row in enumerate(delta):
             cells = []
@@ -231,15 +219,15 @@ def significance_heatmaps(doc: dict[str, Any]) -> list[dict[str, Any]]:
             outcome.append(cells)
         heatmaps.append(
             {
-                "key": metric["key"],
-                "label": metric.get("label", metric["key"]),
+                "key": metric.key,
+                "label": metric.label,
                 "systems": [names.get(ids[i], str(ids[i])) for i in order],
                 "outcome": outcome,
                 "bootstrap_p": short(boot_p),
                 "ar_p": short(ar_p),
                 "delta": short(delta),
                 "win_share": short(wins),
-                "pooled_runs": pairwise.get("pooled_runs"),
+                "pooled_runs": pairwise.pooled_runs,
             }
         )
     return heatmaps

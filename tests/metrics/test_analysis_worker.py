@@ -31,6 +31,7 @@ from evalcore.stats.resampling import (
 )
 from metrics import pipeline
 from metrics.correlations import correlations_compute
+from metrics.documents import CorrelationsDocument, MetricScores, MetricsDocument
 from metrics.models import AnalysisJob, AnalysisResult, SegmentScores, StatsChunk, TaskClaim
 from metrics.services import analysis_request
 from tests.support.workers import chunks_held, settings_for, wait_for
@@ -180,7 +181,7 @@ def _check_the_correlations(
     campaign: Campaign,
     job: AnalysisJob,
     keys: list[str],
-    metric_docs: list[dict[str, Any]],
+    metric_docs: list[MetricScores],
     direct_stats: dict[str, list[np.ndarray]],
     systems: list[System],
     direct_human: dict[str, Any],
@@ -207,7 +208,9 @@ def _check_the_correlations(
         systems=systems,
         human_doc={"analysis": direct_human},
     )
-    same_document(correlations, direct_correlations)
+    same_document(correlations, direct_correlations.to_json())
+    # The stored document is the typed one, read back whole.
+    assert CorrelationsDocument.from_json(correlations).to_json() == correlations
     n_system_level = 0
     for criterion in correlations["criteria"]:
         for entry in criterion["metrics"]:
@@ -275,8 +278,10 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
     ).to_json()
     assert human["analysis"] == direct_human
     assert human["histograms"]
+    stored = MetricsDocument.from_json(doc)
+    assert stored.to_json() == doc
     _check_the_correlations(
-        campaign, job, keys, doc["metrics"], direct_stats, systems, direct_human
+        campaign, job, keys, stored.metrics, direct_stats, systems, direct_human
     )
 
     # Unchanged inputs: a second request reuses the finished job.
