@@ -10,21 +10,57 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
 
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+from rest_framework import permissions
+from rest_framework.request import Request
 
 from annotation.models import Campaign, ProtocolConfig
 
 ORGANIZERS_GROUP = "Organizers"
 
 User = AbstractBaseUser | AnonymousUser
+View = Callable[..., HttpResponse]
 
 
 def user_is_organizer(user: User) -> bool:
     return bool(user.is_authenticated and user.has_perm("annotation.add_campaign"))
+
+
+def organizer_required(view: View) -> View:
+    """Logged in and allowed to organize campaigns; others get 403."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not user_is_organizer(request.user):
+            raise PermissionDenied(_("Only organizers can open this page."))
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+class IsOrganizer(permissions.BasePermission):
+    message = "Only organizers can manage campaigns."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return user_is_organizer(request.user)
+
+
+class IsCampaignOrganizer(permissions.BasePermission):
+    message = "Only organizers can analyse campaigns."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return user_is_organizer(request.user)
 
 
 def campaigns_managed_by(user: User) -> QuerySet[Campaign]:

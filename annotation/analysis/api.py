@@ -55,16 +55,8 @@ from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_preview
 from annotation.models import AnnotatorPseudonym, Campaign, JudgmentImportJob, pseudonym_code
-from annotation.permissions import campaign_for_organizer, user_is_organizer
+from annotation.permissions import IsCampaignOrganizer, campaign_for_organizer
 from annotation.protocols import PROTOCOLS
-
-
-class IsCampaignOrganizer(permissions.BasePermission):
-    message = "Only organizers can analyse campaigns."
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        return user_is_organizer(request.user)
-
 
 # How reports and downloads name annotators (``names``): pseudonyms, or usernames.
 NAMES = ("pseudonyms", "real")

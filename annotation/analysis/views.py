@@ -28,7 +28,6 @@ from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.shown import ShownAnalysis, campaign_analysis_shown
 from annotation.analysis.spans import campaign_span_summaries
 from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
-from annotation.campaigns.views import organizer_required
 from annotation.judgment_import.background import (
     judgment_import_request,
     judgment_import_state,
@@ -36,7 +35,7 @@ from annotation.judgment_import.background import (
 )
 from annotation.judgment_import.services import judgments_preview
 from annotation.models import Campaign, JudgmentImport, JudgmentImportJob
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import campaign_for_organizer, organizer_required
 
 # The imports listed on the import page, newest first.
 RECENT_IMPORTS = 10

@@ -15,7 +15,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
-from annotation.campaigns.views import organizer_required
 from annotation.crowd.forms import CrowdLinkForm, VerifyForm, WorkerIdForm
 from annotation.crowd.selectors import crowd_links, crowd_verify, crowd_workers
 from annotation.crowd.services import (
@@ -27,7 +26,7 @@ from annotation.crowd.services import (
 )
 from annotation.judging.services import closed_message
 from annotation.models import Assignment, Campaign, CrowdWorker, Invite
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import campaign_for_organizer, organizer_required
 from annotation.tasking.invites import InviteError
 
 # The organizer's page lists this many workers at most (the API and the verify box find any).

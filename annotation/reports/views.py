@@ -14,8 +14,7 @@ from annotation.analysis.services import (
 )
 from annotation.analysis.shown import PROVENANCE_HEADER, provenance
 from annotation.analysis.views import analysis_for, settings_from
-from annotation.campaigns.views import organizer_required
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import campaign_for_organizer, organizer_required
 from annotation.reports import annotators, judgments, spans, stream, systems
 from annotation.reports import text as report_text
 
