@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from annotation.analysis.documents import campaign_document_scores
 from annotation.analysis.forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
 from annotation.analysis.selectors import campaign_analysis_settings
+from annotation.analysis.serializers import NamesSerializer
 from annotation.analysis.services import (
     annotator_decision_clear,
     annotator_decision_record,
@@ -57,19 +58,6 @@ from annotation.judgment_import.services import judgments_preview
 from annotation.models import AnnotatorPseudonym, Campaign, JudgmentImportJob, pseudonym_code
 from annotation.permissions import IsCampaignOrganizer, campaign_for_organizer
 from annotation.protocols import PROTOCOLS
-
-# How reports and downloads name annotators (``names``): pseudonyms, or usernames.
-NAMES = ("pseudonyms", "real")
-
-
-class NamesSerializer(serializers.Serializer):
-    """``names`` from the query string: pseudonyms (A001, …, the default) or ``real``."""
-
-    names = serializers.ChoiceField(choices=NAMES, default="pseudonyms")
-
-    @property
-    def real_names(self) -> bool:
-        return self.validated_data["names"] == "real"
 
 
 class OptionalBooleanField(serializers.BooleanField):

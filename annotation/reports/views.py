@@ -9,11 +9,11 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from annotation.analysis.query import analysis_for, settings_from
 from annotation.analysis.services import (
     annotator_pseudonyms_ensure,
 )
 from annotation.analysis.shown import PROVENANCE_HEADER, provenance
-from annotation.analysis.views import analysis_for, settings_from
 from annotation.permissions import campaign_for_organizer, organizer_required
 from annotation.reports import annotators, judgments, spans, stream, systems
 from annotation.reports import text as report_text
