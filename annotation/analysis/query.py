@@ -69,7 +69,4 @@ class CampaignAPIView(APIView):
     def analysis(self, campaign: Campaign, settings: AnalysisSettings) -> ShownAnalysis:
         """The stored analysis while it is fresh, else computed for the request (``analysis``
         is never None)."""
-        annotator_pseudonyms_ensure(campaign=campaign)
-        shown = campaign_analysis_shown(campaign=campaign, settings=settings, wait=True)
-        assert shown.analysis is not None  # with wait, always
-        return shown
+        return analysis_for(campaign, settings)
