@@ -16,10 +16,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.analysis.api import NAMES, NamesSerializer
-from annotation.campaigns.api import IsOrganizer
+from annotation.analysis.serializers import NAMES, NamesSerializer
 from annotation.models import Segment
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import IsOrganizer, campaign_for_organizer
 from evalsite.formatting import formula_safe
 from metrics.models import AnalysisJob, AnalysisResult, SegmentScores
 from metrics.pipeline import load_array

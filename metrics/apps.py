@@ -25,11 +25,15 @@ class MetricsConfig(AppConfig):
         from annotation.signals import campaign_data_changed
         from evalcore.version import evalsite_version, library_versions
         from metrics.stored import human_analysis_stored
+        from metrics.tasks import WORKER_RECEIVERS
 
         # The code and libraries this process loaded, read now (web and worker processes alike;
         # a worker's pool processes inherit them): files changed on disk later are not its code.
         evalsite_version()
         library_versions()
         campaign_data_changed.connect(_schedule_after_commit, dispatch_uid="metrics-schedule")
+        # A worker's start-up hooks (a web process never sends these signals).
+        for signal, receiver in WORKER_RECEIVERS:
+            signal.connect(receiver, dispatch_uid=f"metrics-{receiver.__name__.strip('_')}")
         # The analysis pages show the human analysis this app's background jobs store.
         stored_reader_register(human_analysis_stored)

@@ -6,15 +6,12 @@ the result's ``params``), so it can be reproduced.
 
 from __future__ import annotations
 
-import uuid
-
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Campaign, Run, System
+from annotation.models import Campaign, Job, Run, System
 from evalcore.scoring import METRIC_NAMES
 
 # Every metric of the scoring core, in its order; an organizer may switch some off.
@@ -62,14 +59,8 @@ class MetricSettings(models.Model):
         return f"metric settings of {self.campaign_id}"
 
 
-class AnalysisJob(models.Model):
+class AnalysisJob(Job):
     """One run of the background analysis of a campaign, with its progress."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("Queued")
-        RUNNING = "running", _("Running")
-        DONE = "done", _("Done")
-        FAILED = "failed", _("Failed")
 
     class Stage(models.TextChoices):
         WAITING = "waiting", _("Waiting for a worker")
@@ -77,32 +68,19 @@ class AnalysisJob(models.Model):
         FINALIZE = "finalize", _("Scores, significance and correlations")
         FINISHED = "finished", _("Finished")
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # No index of its own: job_campaign_recent starts with it.
     campaign = models.ForeignKey(
         Campaign, on_delete=models.CASCADE, related_name="analysis_jobs", db_index=False
     )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=12, choices=Stage.choices, default=Stage.WAITING)
     fingerprint = models.CharField(max_length=64, help_text="Content hash of the inputs.")
     params = models.JSONField(default=dict)
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
     # False while the broker could not be reached; pending jobs are sent again later.
     dispatched = models.BooleanField(default=False)
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-    # When the job last moved (created, started, a chunk or a final step done). A queued or
-    # running job that has not moved for EVALSITE_JOB_STALE_SECONDS is taken for dead.
-    progressed = models.DateTimeField(default=timezone.now)
 
-    class Meta:
-        ordering = ["-created"]
+    class Meta(Job.Meta):
         indexes = [models.Index(fields=["campaign", "-created"], name="job_campaign_recent")]
         constraints = [
             models.CheckConstraint(
@@ -116,9 +94,7 @@ class AnalysisJob(models.Model):
 
     @property
     def percent(self) -> int:
-        if not self.progress_total:
-            return 100 if self.status == self.Status.DONE else 0
-        return round(100 * self.progress_done / self.progress_total)
+        return self.percent_of(self.progress_done, self.progress_total)
 
 
 class StatsChunk(models.Model):

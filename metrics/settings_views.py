@@ -10,8 +10,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from annotation.campaigns.views import organizer_required
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import campaign_for_organizer, organizer_required
 from metrics.forms import MetricSettingsForm
 from metrics.pipeline import metric_settings
 

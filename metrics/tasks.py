@@ -18,10 +18,12 @@ from __future__ import annotations
 import logging
 import os
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from celery import Task, current_app, group, shared_task
 from celery.signals import worker_init, worker_ready
+from celery.utils.dispatch import Signal
 from django.utils import timezone
 
 from annotation.models import Campaign, Run
@@ -220,7 +222,6 @@ def analysis_finalize(job_id: str) -> str:
     return "done"
 
 
-@worker_ready.connect
 def _dispatch_pending_on_start(**kwargs: Any) -> None:
     """A worker that starts sends the jobs recorded while the broker was down."""
     try:
@@ -238,12 +239,10 @@ def incarnation() -> str:
     return os.environ.get(INCARNATION_VARIABLE, "")
 
 
-@worker_init.connect
 def _new_incarnation(**kwargs: Any) -> None:
     os.environ[INCARNATION_VARIABLE] = uuid.uuid4().hex
 
 
-@worker_init.connect
 def _compile_kernels(**kwargs: Any) -> None:
     """Load TER's and WER's compiled kernels (numba's cache; compiled on the first start after
     an install) before the pool's processes fork, so that they inherit them rather than each
@@ -256,7 +255,6 @@ def _compile_kernels(**kwargs: Any) -> None:
         logger.exception("could not load the compiled edit-distance kernels")
 
 
-@worker_init.connect
 def _torch_threads(sender: Any = None, **kwargs: Any) -> None:
     """BERTR's encoder runs on each pool process's share of the cores (set before the pool
     forks): torch's default, a thread per core in every process, puts two threads on each core
@@ -268,7 +266,6 @@ def _torch_threads(sender: Any = None, **kwargs: Any) -> None:
     os.environ.setdefault(THREADS_ENV, str(max(1, len(os.sched_getaffinity(0)) // concurrency)))
 
 
-@worker_ready.connect
 def _rescue_on_start(sender: Any = None, **kwargs: Any) -> None:
     """A worker that starts sends again the tasks its predecessor under the same node name
     died with (see the module's docstring)."""
@@ -276,6 +273,16 @@ def _rescue_on_start(sender: Any = None, **kwargs: Any) -> None:
         tasks_rescue(node=sender.hostname)
     except Exception:  # a worker must start even if this fails; Redis redelivers them later
         logger.exception("could not send again the tasks of this worker's predecessor")
+
+
+# The worker's start-up hooks, in the order they run; MetricsConfig.ready connects them.
+WORKER_RECEIVERS: list[tuple[Signal, Callable[..., None]]] = [
+    (worker_init, _new_incarnation),
+    (worker_init, _compile_kernels),
+    (worker_init, _torch_threads),
+    (worker_ready, _dispatch_pending_on_start),
+    (worker_ready, _rescue_on_start),
+]
 
 
 def tasks_rescue(*, node: str) -> int:

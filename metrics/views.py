@@ -17,8 +17,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from annotation.analysis.documents import campaign_document_scores
 from annotation.analysis.selectors import campaign_analysis_settings
-from annotation.campaigns.views import organizer_required
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import campaign_for_organizer, organizer_required
 from annotation.reports.text import download_disposition
 from evalsite.csp import csp_additions
 from metrics.models import AnalysisJob, AnalysisResult

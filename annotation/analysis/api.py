@@ -3,7 +3,6 @@ import (multipart) and include/exclude decisions. Owner and co-organizers only."
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -12,16 +11,18 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import permissions, serializers, status
-from rest_framework.fields import empty
+from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from annotation.analysis.documents import campaign_document_scores
-from annotation.analysis.forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
+from annotation.analysis.query import CampaignAPIView
 from annotation.analysis.selectors import campaign_analysis_settings
+from annotation.analysis.serializers import (
+    SETTINGS_PARAMETERS,
+    SettingsFieldsSerializer,
+)
 from annotation.analysis.services import (
     annotator_decision_clear,
     annotator_decision_record,
@@ -29,19 +30,10 @@ from annotation.analysis.services import (
     campaign_analysis_settings_save,
 )
 from annotation.analysis.settings import (
-    BASES,
-    PRESETS,
-    QC_SPACES,
-    QC_TESTS,
-    RANK_SPACES,
-    SIGNIFICANCE_TESTS,
-    SPACES,
     AnalysisSettings,
 )
 from annotation.analysis.shown import (
     PROVENANCE_HEADER,
-    ShownAnalysis,
-    campaign_analysis_shown,
     provenance,
 )
 from annotation.analysis.spans import campaign_span_summaries
@@ -54,106 +46,8 @@ from annotation.judgment_import.background import (
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_preview
-from annotation.models import AnnotatorPseudonym, Campaign, JudgmentImportJob, pseudonym_code
-from annotation.permissions import campaign_for_organizer, user_is_organizer
+from annotation.models import AnnotatorPseudonym, JudgmentImportJob, pseudonym_code
 from annotation.protocols import PROTOCOLS
-
-
-class IsCampaignOrganizer(permissions.BasePermission):
-    message = "Only organizers can analyse campaigns."
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        return user_is_organizer(request.user)
-
-
-# How reports and downloads name annotators (``names``): pseudonyms, or usernames.
-NAMES = ("pseudonyms", "real")
-
-
-class NamesSerializer(serializers.Serializer):
-    """``names`` from the query string: pseudonyms (A001, …, the default) or ``real``."""
-
-    names = serializers.ChoiceField(choices=NAMES, default="pseudonyms")
-
-    @property
-    def real_names(self) -> bool:
-        return self.validated_data["names"] == "real"
-
-
-class OptionalBooleanField(serializers.BooleanField):
-    """A boolean that a query string may leave out (DRF reads an absent box of form data as
-    False): absent, it keeps the campaign's setting."""
-
-    default_empty_html = empty
-
-
-class SettingsFieldsSerializer(serializers.Serializer):
-    """Analysis settings (all optional; see docs/reports.md): what is left out keeps the
-    campaign's setting; ``preset`` sets a named set of conventions over them."""
-
-    preset = serializers.ChoiceField(choices=list(PRESETS), required=False)
-    qc_test = serializers.ChoiceField(choices=QC_TESTS, required=False)
-    qc_space = serializers.ChoiceField(choices=QC_SPACES, required=False)
-    ranking_qc_space = serializers.ChoiceField(choices=RANK_SPACES, required=False)
-    threshold = serializers.FloatField(min_value=0.0001, max_value=0.5, required=False)
-    basis = serializers.ChoiceField(choices=BASES, required=False)
-    include_failed = OptionalBooleanField(required=False)
-    exclude_untested = OptionalBooleanField(required=False)
-    space = serializers.ChoiceField(choices=SPACES, required=False)
-    test = serializers.ChoiceField(choices=SIGNIFICANCE_TESTS, required=False)
-    alpha = serializers.FloatField(min_value=0.0001, max_value=0.5, required=False)
-    confidence = serializers.FloatField(min_value=0.5, max_value=0.999, required=False)
-    n_bootstrap = serializers.IntegerField(min_value=0, max_value=MAX_BOOTSTRAP, required=False)
-    ranking_bootstrap = serializers.IntegerField(
-        min_value=0, max_value=MAX_RANKING_BOOTSTRAP, required=False
-    )
-    seed = serializers.IntegerField(
-        min_value=0, max_value=2**32 - 1, required=False, allow_null=True
-    )
-
-    def settings(self, base: AnalysisSettings) -> AnalysisSettings:
-        """The settings asked for over ``base`` (the campaign's setting)."""
-        data = {k: v for k, v in self.validated_data.items() if k not in ("names", "preset")}
-        chosen = replace(base, **data)
-        preset = self.validated_data.get("preset")
-        return chosen.with_preset(preset) if preset else chosen
-
-
-class SettingsSerializer(NamesSerializer, SettingsFieldsSerializer):
-    """Analysis settings and how annotators are named, from the query string."""
-
-
-SETTINGS_PARAMETERS = [
-    OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.QUERY, required=False)
-    for name in SettingsSerializer().fields
-]
-
-
-class CampaignAPIView(APIView):
-    permission_classes = [permissions.IsAuthenticated, IsCampaignOrganizer]
-
-    def campaign(self, request: Request, campaign_id: Any) -> Campaign:
-        return campaign_for_organizer(request.user, campaign_id)
-
-    def read_settings(self, request: Request) -> SettingsSerializer:
-        serializer = SettingsSerializer(data=request.query_params)
-        serializer.is_valid(raise_exception=True)
-        return serializer
-
-    def chosen_settings(
-        self, request: Request, campaign: Campaign
-    ) -> tuple[AnalysisSettings, SettingsSerializer]:
-        """The query's settings over the campaign's setting, and the query read."""
-        serializer = self.read_settings(request)
-        return serializer.settings(campaign_analysis_settings(campaign=campaign)), serializer
-
-    def analysis(self, campaign: Campaign, settings: AnalysisSettings) -> ShownAnalysis:
-        """The stored analysis while it is fresh, else computed for the request (``analysis``
-        is never None)."""
-        annotator_pseudonyms_ensure(campaign=campaign)
-        shown = campaign_analysis_shown(campaign=campaign, settings=settings, wait=True)
-        assert shown.analysis is not None  # with wait, always
-        return shown
 
 
 class AnalysisView(CampaignAPIView):

@@ -16,56 +16,28 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from annotation.analysis.documents import campaign_document_scores
 from annotation.analysis.explore import analysis_explore_state
-from annotation.analysis.forms import AnalysisSettingsForm, DecisionForm, JudgmentImportForm
-from annotation.analysis.selectors import campaign_analysis_settings
+from annotation.analysis.forms import DecisionForm, JudgmentImportForm
+from annotation.analysis.query import settings_from
 from annotation.analysis.services import (
     annotator_decision_clear,
     annotator_decision_record,
     annotator_pseudonyms_ensure,
     campaign_analysis_settings_save,
 )
-from annotation.analysis.settings import AnalysisSettings
-from annotation.analysis.shown import ShownAnalysis, campaign_analysis_shown
+from annotation.analysis.shown import campaign_analysis_shown
 from annotation.analysis.spans import campaign_span_summaries
 from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
-from annotation.campaigns.views import organizer_required
 from annotation.judgment_import.background import (
     judgment_import_request,
     judgment_import_state,
     judgment_imports_abandon_stale,
 )
 from annotation.judgment_import.services import judgments_preview
-from annotation.models import Campaign, JudgmentImport, JudgmentImportJob
-from annotation.permissions import campaign_for_organizer
+from annotation.models import JudgmentImport, JudgmentImportJob
+from annotation.permissions import campaign_for_organizer, organizer_required
 
 # The imports listed on the import page, newest first.
 RECENT_IMPORTS = 10
-
-
-def settings_from(
-    request: HttpRequest, campaign: Campaign
-) -> tuple[AnalysisSettingsForm, AnalysisSettings, bool]:
-    """The settings of the query string over the campaign's setting; without a query, or with
-    an invalid field (the form shows its error), the campaign's setting."""
-    base = campaign_analysis_settings(campaign=campaign)
-    if not request.GET:
-        return AnalysisSettingsForm.for_settings(base), base, False
-    form = AnalysisSettingsForm(request.GET)
-    if form.is_valid():
-        settings = form.settings(base)
-        # The form shows the settings that apply, whatever the query left out or a preset set.
-        shown = AnalysisSettingsForm.for_settings(settings, form.cleaned_data.get("names") or "")
-        return shown, settings, form.real_names
-    return form, base, False
-
-
-def analysis_for(campaign: Campaign, settings: AnalysisSettings) -> ShownAnalysis:
-    """The analysis a download uses: the stored one while it is fresh, else computed now
-    (``analysis`` is never None)."""
-    annotator_pseudonyms_ensure(campaign=campaign)
-    shown = campaign_analysis_shown(campaign=campaign, settings=settings, wait=True)
-    assert shown.analysis is not None  # with wait, always
-    return shown
 
 
 @organizer_required

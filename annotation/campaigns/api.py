@@ -18,14 +18,7 @@ from annotation.campaigns import selectors, services
 from annotation.campaigns.forms import upload_files_from
 from annotation.campaigns.uploads import UploadError
 from annotation.models import Campaign, Segment, Upload
-from annotation.permissions import campaigns_managed_by, user_is_organizer
-
-
-class IsOrganizer(permissions.BasePermission):
-    message = "Only organizers can manage campaigns."
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        return user_is_organizer(request.user)
+from annotation.permissions import IsOrganizer, campaigns_managed_by, user_is_organizer
 
 
 class Pagination(LimitOffsetPagination):

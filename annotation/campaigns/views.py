@@ -4,13 +4,9 @@ redirect of every user."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from functools import wraps
-from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -23,24 +19,10 @@ from annotation.campaigns.uploads import UploadError
 from annotation.permissions import (
     campaign_for_organizer,
     campaigns_managed_by,
+    organizer_required,
     user_is_organizer,
 )
 from evalsite.formatting import count_text
-
-View = Callable[..., HttpResponse]
-
-
-def organizer_required(view: View) -> View:
-    """Logged in and allowed to organize campaigns; others get 403."""
-
-    @login_required
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not user_is_organizer(request.user):
-            raise PermissionDenied(_("Only organizers can open this page."))
-        return view(request, *args, **kwargs)
-
-    return wrapper
 
 
 @login_required

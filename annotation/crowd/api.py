@@ -13,12 +13,11 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from annotation.campaigns.api import IsOrganizer
 from annotation.crowd.forms import CrowdLinkForm
 from annotation.crowd.selectors import crowd_links, crowd_study_url, crowd_verify, crowd_workers
 from annotation.crowd.services import crowd_link_create
 from annotation.models import CompletionRule, CrowdPlatform
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import IsOrganizer, campaign_for_organizer
 
 # The most workers one page of completions lists.
 COMPLETIONS_PAGE = 1000

@@ -9,13 +9,12 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
-from annotation.campaigns.views import organizer_required
 from annotation.crowd.forms import CrowdLinkForm, VerifyForm, WorkerIdForm
 from annotation.crowd.selectors import crowd_links, crowd_verify, crowd_workers
 from annotation.crowd.services import (
@@ -27,7 +26,11 @@ from annotation.crowd.services import (
 )
 from annotation.judging.services import closed_message
 from annotation.models import Assignment, Campaign, CrowdWorker, Invite
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import (
+    assignment_for_annotator,
+    campaign_for_organizer,
+    organizer_required,
+)
 from annotation.tasking.invites import InviteError
 
 # The organizer's page lists this many workers at most (the API and the verify box find any).
@@ -81,11 +84,7 @@ def crowd_completion(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResp
     """The end of a crowd worker's task: their completion code and the way back to the
     platform. An unfinished task goes back to its page; an annotator who did not come through
     a crowd link goes to My tasks."""
-    assignment = get_object_or_404(
-        Assignment.objects.select_related("task__config__campaign"),
-        pk=assignment_id,
-        annotator=request.user,
-    )
+    assignment = assignment_for_annotator(request.user, assignment_id)
     if assignment.status != Assignment.Status.DONE:
         return redirect("annotate", assignment_id=assignment.pk)
     worker = (

@@ -11,7 +11,6 @@ import uuid
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
@@ -35,8 +34,8 @@ from annotation.judging.services import (
     judgment_record,
     submission_outputs,
 )
-from annotation.models import Assignment, Campaign, ProtocolConfig
-from annotation.permissions import campaigns_annotated_by
+from annotation.models import Assignment, Campaign
+from annotation.permissions import assignments_of, config_for_annotator
 from annotation.tasking.services import assignments_expire, task_assign_next
 
 
@@ -273,7 +272,7 @@ def my_tasks(request: Request) -> Response:
     """The caller's tasks with their progress."""
     assignments_expire()
     assignments = (
-        Assignment.objects.filter(annotator=request.user)
+        assignments_of(request.user)
         .select_related("task__config__campaign")
         .order_by("status", "-claimed_at")
     )
@@ -295,11 +294,7 @@ def my_tasks(request: Request) -> Response:
 @api_view(["POST"])
 def config_take(request: Request, config_id: int) -> Response:
     """Pull: the caller's task in progress of a protocol, or the next free one (204 if none)."""
-    config = get_object_or_404(
-        ProtocolConfig.objects.select_related("campaign"),
-        pk=config_id,
-        campaign__in=campaigns_annotated_by(request.user),
-    )
+    config = config_for_annotator(request.user, config_id)
     if config.campaign.status == Campaign.Status.CLOSED:
         return Response(
             {"code": "closed", "detail": closed_message()}, status=status.HTTP_409_CONFLICT

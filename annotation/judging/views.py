@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -24,10 +24,15 @@ from annotation.judging.gates import gate_page, gate_released_page
 from annotation.judging.page import criteria_widgets, document_score_widget, screen_script_data
 from annotation.judging.screens import JudgmentError, annotation_screen
 from annotation.judging.services import closed_message
-from annotation.models import Assignment, Campaign, ProtocolConfig
-from annotation.permissions import campaigns_annotated_by
+from annotation.models import Assignment, Campaign
+from annotation.permissions import assignments_of, campaigns_annotated_by, config_for_annotator
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
-from annotation.tasking.pull import allocation_stopped, stopped_configs, stopped_message
+from annotation.tasking.pull import (
+    allocation_stopped,
+    allocation_stopped_for,
+    stopped_configs,
+    stopped_message,
+)
 from annotation.tasking.services import assignments_expire, configs_for_annotator, task_assign_next
 
 
@@ -41,7 +46,7 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
     # Holds that ran out go back to the pool first, so statuses and free counts are current.
     assignments_expire()
     assignments = (
-        Assignment.objects.filter(annotator=request.user)
+        assignments_of(request.user)
         .select_related("task__config__campaign")
         .order_by("status", "-claimed_at")
     )
@@ -90,11 +95,7 @@ def _finished_assignment(request: HttpRequest, assignments: Any) -> Assignment |
 @require_POST
 def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
     """Pull the next free task of a protocol (or continue the one in progress)."""
-    config = get_object_or_404(
-        ProtocolConfig.objects.select_related("campaign"),
-        pk=config_id,
-        campaign__in=campaigns_annotated_by(request.user),
-    )
+    config = config_for_annotator(request.user, config_id)
     if config.campaign.status == Campaign.Status.CLOSED:
         messages.info(request, closed_message())
         return redirect("my_tasks")
@@ -105,9 +106,7 @@ def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
             messages.info(request, take.message)
             return redirect("my_tasks")
         return redirect(take.page)
-    if allocation_stopped(config) and not config.tasks.filter(
-        assignments__annotator=request.user, assignments__status=Assignment.Status.ACTIVE
-    ):
+    if allocation_stopped_for(config, annotator=request.user):
         # The stopping rule of a pull mode holds: no new task is handed out.
         messages.info(request, stopped_message(config))
         return redirect("my_tasks")

@@ -1,6 +1,7 @@
 """The annotation app's models, one module per subject: campaigns and their data
 (:mod:`.campaigns`), annotation tasks (:mod:`.tasks`), judgments and what the analysis keeps
-beside them (:mod:`.judgments`). Import them from here."""
+beside them (:mod:`.judgments`), and the shape job records share (:mod:`.jobs`). Import them
+from here."""
 
 from annotation.models.allocation import AllocationState
 from annotation.models.campaigns import (
@@ -29,6 +30,7 @@ from annotation.models.documents import (
     DocumentJudgment,
     DocumentJudgmentRevision,
 )
+from annotation.models.jobs import Job
 from annotation.models.judgments import (
     AnnotatorDecision,
     AnnotatorPseudonym,
@@ -77,6 +79,7 @@ __all__ = [
     "ItemKind",
     "ItemOutput",
     "ItemOutputCredit",
+    "Job",
     "Judgment",
     "JudgmentImport",
     "JudgmentImportJob",

@@ -3,15 +3,12 @@ imports and pseudonyms."""
 
 from __future__ import annotations
 
-import uuid
-
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
-from django.utils import timezone
-from django.utils.translation import gettext_lazy as _
 
 from annotation.models.campaigns import Campaign
+from annotation.models.jobs import Job
 from annotation.models.tasks import Assignment, Item, ItemOutput, ProtocolConfig
 
 
@@ -193,7 +190,7 @@ class JudgmentImport(models.Model):
         return f"import of {self.file_name} into {self.campaign_id}"
 
 
-class JudgmentImportJob(models.Model):
+class JudgmentImportJob(Job):
     """One import of historical judgments sent from the upload page or the API, run by a
     Celery worker (a file of a million rows takes minutes, past a web request's time limit).
 
@@ -202,50 +199,27 @@ class JudgmentImportJob(models.Model):
     (file, line, message); ``result`` the :class:`JudgmentImport` a finished job stored, which
     turns done in the import's own transaction."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("Queued")
-        RUNNING = "running", _("Running")
-        DONE = "done", _("Done")
-        FAILED = "failed", _("Failed")
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # No index of its own: judgmentimportjob_recent starts with it.
     campaign = models.ForeignKey(
         Campaign, on_delete=models.CASCADE, related_name="judgment_import_jobs", db_index=False
     )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     file_name = models.CharField(max_length=255)
     content = models.BinaryField(default=bytes)
     options = models.JSONField(default=dict)
-    error = models.TextField(blank=True)
     problems = models.JSONField(default=list)
     result = models.OneToOneField(
         JudgmentImport, on_delete=models.SET_NULL, null=True, blank=True, related_name="job"
     )
     # The requester's language: stages and messages are written in it.
     language = models.CharField(max_length=10, default="en")
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-    # When the job last moved; one under way that has not moved for EVALSITE_JOB_STALE_SECONDS
-    # is taken for dead, as task builds and analysis jobs are.
-    progressed = models.DateTimeField(default=timezone.now)
 
-    class Meta:
-        ordering = ["-created"]
+    class Meta(Job.Meta):
         indexes = [
             models.Index(fields=["campaign", "-created"], name="judgmentimportjob_recent"),
         ]
 
     def __str__(self) -> str:
         return f"import job {self.pk} of {self.file_name} ({self.status})"
-
-    @property
-    def active(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
 
 class AnnotatorPseudonym(models.Model):

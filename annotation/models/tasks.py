@@ -9,10 +9,10 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models.campaigns import Campaign, Reference, Run, Segment, System, Translation
+from annotation.models.jobs import Job
 from annotation.protocols import MODE_CHOICES, PROTOCOL_CHOICES, PROTOCOLS, Protocol
 
 
@@ -199,24 +199,15 @@ class ProtocolConfig(models.Model):
         return PROTOCOLS[self.protocol].configured(self.settings or {})
 
 
-class TaskBuild(models.Model):
+class TaskBuild(Job):
     """One build (or rebuild) of a protocol config's tasks, run by a Celery worker: what the
     setup page shows while it is queued or running, and how it ended. At most one build per
     config is queued or running (a partial unique constraint): a second click joins it."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("Queued")
-        RUNNING = "running", _("Running")
-        DONE = "done", _("Done")
-        FAILED = "failed", _("Failed")
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # No index of its own: taskbuild_config_recent starts with it.
     config = models.ForeignKey(
         ProtocolConfig, on_delete=models.CASCADE, related_name="builds", db_index=False
     )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    error = models.TextField(blank=True)
     # What the finished build wrote.
     tasks = models.PositiveIntegerField(default=0)
     items = models.PositiveIntegerField(default=0)
@@ -226,18 +217,8 @@ class TaskBuild(models.Model):
     saved_judgments = models.PositiveIntegerField(default=0)
     # The requester's language: messages of a failed build are stored in it.
     language = models.CharField(max_length=10, default="en")
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-    # When the build last moved (created, started, finished). A queued or running build that
-    # has not moved for EVALSITE_JOB_STALE_SECONDS is taken for dead, as analysis jobs are.
-    progressed = models.DateTimeField(default=timezone.now)
 
-    class Meta:
-        ordering = ["-created"]
+    class Meta(Job.Meta):
         indexes = [models.Index(fields=["config", "-created"], name="taskbuild_config_recent")]
         constraints = [
             models.UniqueConstraint(
@@ -249,10 +230,6 @@ class TaskBuild(models.Model):
 
     def __str__(self) -> str:
         return f"build {self.pk} of {self.config_id} ({self.status})"
-
-    @property
-    def active(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
 
 class Task(models.Model):

@@ -13,7 +13,8 @@ from rest_framework.exceptions import NotFound
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 
-from annotation.analysis.api import SETTINGS_PARAMETERS, CampaignAPIView
+from annotation.analysis.query import CampaignAPIView
+from annotation.analysis.serializers import SETTINGS_PARAMETERS
 from annotation.analysis.services import (
     annotator_pseudonyms_ensure,
 )

@@ -9,13 +9,12 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from annotation.analysis.query import analysis_for, settings_from
 from annotation.analysis.services import (
     annotator_pseudonyms_ensure,
 )
 from annotation.analysis.shown import PROVENANCE_HEADER, provenance
-from annotation.analysis.views import analysis_for, settings_from
-from annotation.campaigns.views import organizer_required
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import campaign_for_organizer, organizer_required
 from annotation.reports import annotators, judgments, stream
 from annotation.reports import text as report_text
 from annotation.reports.registry import REPORT_FORMATS

@@ -15,9 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.campaigns.api import IsOrganizer
 from annotation.models import Campaign
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import IsOrganizer, campaign_for_organizer
 from annotation.tasking.roster import (
     campaign_annotator_remove,
     campaign_annotators_add,

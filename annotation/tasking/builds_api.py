@@ -12,8 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.campaigns.api import IsOrganizer
-from annotation.permissions import campaign_for_organizer
+from annotation.permissions import IsOrganizer, campaign_for_organizer
 from annotation.tasking.selectors import task_builds_latest
 
 

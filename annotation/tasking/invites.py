@@ -8,7 +8,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core import signing
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 from django.utils.text import slugify
@@ -18,6 +17,7 @@ from annotation.models import (
     Campaign,
     Invite,
 )
+from annotation.permissions import user_has_organizer_rights
 
 INVITE_SALT = "evalsite.invite"
 
@@ -75,11 +75,7 @@ def invite_login_allowed(*, user: AbstractBaseUser) -> bool:
     would let whoever holds the link become that person."""
     if user.has_usable_password() or not user.is_active:
         return False
-    if getattr(user, "is_staff", False) or getattr(user, "is_superuser", False):
-        return False
-    if user.has_perm("annotation.add_campaign"):
-        return False
-    return not Campaign.objects.filter(Q(owner=user) | Q(organizers=user)).exists()
+    return not user_has_organizer_rights(user)
 
 
 def invite_accept(*, invite: Invite, current_user: AbstractBaseUser | None) -> AbstractBaseUser:

@@ -233,6 +233,17 @@ def allocation_stopped(config: ProtocolConfig) -> bool:
     return AllocationState.objects.filter(config=config).exclude(stopped="").exists()
 
 
+def allocation_stopped_for(config: ProtocolConfig, *, annotator: AbstractBaseUser) -> bool:
+    """Whether the stopping rule keeps the annotator from taking a task of a pull-mode config:
+    it holds and they have no task of the config in progress to go back to."""
+    return (
+        allocation_stopped(config)
+        and not config.tasks.filter(
+            assignments__annotator=annotator, assignments__status=Assignment.Status.ACTIVE
+        ).exists()
+    )
+
+
 def stopped_message(config: ProtocolConfig) -> str:
     return _(
         "%(name)s needs no more judgments: the allocation's stopping rule holds. Thank you!"

@@ -11,9 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.campaigns.api import IsOrganizer
 from annotation.models import AllocationState
-from annotation.permissions import config_for_organizer
+from annotation.permissions import IsOrganizer, config_for_organizer
 from annotation.tasking.pull_state import allocation_summary
 
 

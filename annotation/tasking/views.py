@@ -22,9 +22,8 @@ from annotation.campaigns.forms import (
     PushAssignForm,
     RosterAddForm,
 )
-from annotation.campaigns.views import organizer_required
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
-from annotation.permissions import campaign_for_organizer, config_for_organizer
+from annotation.permissions import campaign_for_organizer, config_for_organizer, organizer_required
 from annotation.tasking.background import task_build_request
 from annotation.tasking.invites import invite_create, invite_token
 from annotation.tasking.pull_state import allocation_summaries

@@ -15,10 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.campaigns.api import IsOrganizer
 from annotation.judging.screens import JudgmentError, assignment_for
 from annotation.models import ProtocolConfig, TutorialRule
-from annotation.permissions import config_for_organizer
+from annotation.permissions import IsOrganizer, config_for_organizer
 from annotation.tutorial.items import TutorialItemError, tutorial_items_add, tutorial_rule_save
 from annotation.tutorial.runs import (
     TutorialOutcome,

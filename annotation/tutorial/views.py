@@ -16,12 +16,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from annotation.campaigns.views import organizer_required
 from annotation.crowd.services import crowd_return_url, crowd_stopped_record
 from annotation.judging.page import criteria_widgets, screen_script_data
 from annotation.judging.screens import JudgmentError, assignment_for
 from annotation.models import CrowdWorker, ProtocolConfig, TutorialItem
-from annotation.permissions import campaign_for_organizer, config_for_organizer
+from annotation.permissions import campaign_for_organizer, config_for_organizer, organizer_required
 from annotation.tutorial.expectations import expectation_lines
 from annotation.tutorial.files import tutorial_file_parse
 from annotation.tutorial.forms import TutorialItemForm, TutorialRuleForm, TutorialUploadForm
