@@ -8,12 +8,8 @@ from argparse import ArgumentParser
 from typing import Any
 
 from evalcore.scoring import MetricOptions
-from evalcore.scoring.sacre import (
-    BLEU_TOKENIZERS,
-    SMOOTH_METHODS,
-    SPM_TOKENIZERS,
-    spm_model_problem,
-)
+from evalcore.scoring.bleu import SMOOTH_METHODS
+from evalcore.scoring.sacre import BLEU_TOKENIZERS, SPM_TOKENIZERS, spm_model_problem
 
 
 def add_sacrebleu_options(parser: ArgumentParser) -> None:

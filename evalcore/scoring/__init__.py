@@ -19,9 +19,17 @@ from .base import (
     check_corpus,
     count_references,
 )
+from .bleu import BLEU
+from .chrf import CHRF
+from .chrf_plus import CHRFPlusPlus
+from .fmeasure import WordFMeasure
 from .lemma import LemmaOverlap
-from .lexical import PER, WER, WordFMeasure, WordPrecision, WordRecall
-from .sacre import BLEU, CHRF, TER, CHRFPlusPlus, Length
+from .length import Length
+from .per import PER
+from .precision import WordPrecision
+from .recall import WordRecall
+from .ter import TER
+from .wer import WER
 
 __all__ = [
     "BLEU",
