@@ -218,6 +218,7 @@ class BERTR(Metric):
 
     name = "bertr"
     display_name = "BERTR"
+    forks = False  # it runs torch in this process
 
     def __init__(
         self,

@@ -116,8 +116,7 @@ def evaluate_outputs(
     reports = []
     for metric_name in metrics:
         metric = make_metric(metric_name, options)
-        # BERTR runs torch in this process; forking it into workers is neither safe nor faster.
-        metric_workers = 1 if metric_name == "bertr" else workers
+        metric_workers = workers if metric.forks else 1
         stats = extract_statistics(metric, outputs, references, workers=metric_workers)
         per_system = [
             (name, stats[k * n_runs : (k + 1) * n_runs]) for k, (name, _) in enumerate(systems)
