@@ -40,6 +40,7 @@ from evalcore.scoring import (
     MetricOptions,
     MetricUnavailableError,
     make_metric,
+    registered_options,
 )
 from evalcore.scoring.extraction import extract_all
 from evalcore.stats.allpairs import AllPairs, all_pairs_tests
@@ -138,11 +139,9 @@ def sacrebleu_params(ms: MetricSettings) -> dict[str, Any]:
     """The sacreBLEU options that differ from sacreBLEU's defaults, as ``{"sacrebleu": {…}}``
     (nothing when none does, so the parameters — and the fingerprint — of campaigns that keep
     the defaults are what they were before these options existed)."""
-    defaults = MetricOptions()
+    defaults = {option.name: option.default for option in registered_options()}
     chosen = {
-        name: getattr(ms, name)
-        for name in SACREBLEU_FIELDS
-        if getattr(ms, name) != getattr(defaults, name)
+        name: getattr(ms, name) for name in SACREBLEU_FIELDS if getattr(ms, name) != defaults[name]
     }
     return {"sacrebleu": chosen} if chosen else {}
 

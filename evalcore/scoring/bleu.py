@@ -13,11 +13,14 @@ from sacrebleu.metrics.bleu import BLEU as SacreBLEU  # noqa: N811
 from .ngram_counts import CountedInNumpy, bleu_rows
 from .sacre import (
     BLEU_TOKENIZERS,
+    LOWERCASE,
     SPM_TOKENIZERS,
+    TOKENIZE,
     SacreBackedMetric,
     shared_tokenizer,
     spm_model_problem,
 )
+from .spec import MetricSpec, Option, Source, gettext_noop
 
 # sacreBLEU's floor for log(0) (``sacrebleu.utils.my_log``).
 _LOG_ZERO = -9999999999.0
@@ -177,3 +180,26 @@ class BLEU(CountedInNumpy, SacreBackedMetric):
             ref_len=float(summed[1]),
         )
         return details
+
+
+SMOOTH_METHOD = Option(
+    "smooth_method",
+    str,
+    "exp",
+    label=gettext_noop("BLEU smoothing"),
+    flags=("-s", "--smooth-method"),
+    signature="smooth",
+    choices=SMOOTH_METHODS,
+    source=Source.SACREBLEU_SETTING,
+)
+SMOOTH_VALUE = Option(
+    "smooth_value",
+    float,
+    None,
+    nullable=True,
+    label=gettext_noop("BLEU smoothing value (floor, add-k)"),
+    help="for floor and add-k smoothing",
+    flags=("--smooth-value",),
+    source=Source.SACREBLEU_SETTING,
+)
+SPEC = MetricSpec(BLEU, (TOKENIZE, LOWERCASE, SMOOTH_METHOD, SMOOTH_VALUE), on_command_line=True)

@@ -12,6 +12,7 @@ from sacrebleu.metrics.chrf import CHRF as SacreCHRF  # noqa: N811
 
 from .ngram_counts import CountedInNumpy, chrf_rows
 from .sacre import SacreBackedMetric
+from .spec import MetricSpec, Option, Source, gettext_noop
 
 # chrF++'s word order, whose statistics contain chrF's (CHRF.statistics_source).
 _CHRF_PLUS_WORD_ORDER = 2
@@ -134,3 +135,72 @@ class CHRF(CountedInNumpy, SacreBackedMetric):
     def label(self) -> str:
         """``chrF2`` or ``chrF2++``, as sacreBLEU names the score."""
         return f"chrF{self.beta}" + "+" * self.word_order
+
+
+# chrF's options, chrF++'s too but the word order.
+CHAR_ORDER = Option(
+    "chrf_char_order",
+    int,
+    6,
+    keyword="char_order",
+    label=gettext_noop("chrF character n-gram order"),
+    flags=("-cc", "--chrf-char-order"),
+    signature="nc",
+    source=Source.SACREBLEU_SETTING,
+)
+WORD_ORDER = Option(
+    "chrf_word_order",
+    int,
+    0,
+    keyword="word_order",
+    label=gettext_noop("chrF word n-gram order (2: chrF++)"),
+    help="2: chrF++",
+    flags=("-cw", "--chrf-word-order"),
+    signature="nw",
+    source=Source.SACREBLEU_SETTING,
+)
+BETA = Option(
+    "chrf_beta",
+    int,
+    2,
+    keyword="beta",
+    label=gettext_noop("chrF β"),
+    flags=("--chrf-beta",),
+    source=Source.SACREBLEU_SETTING,
+)
+WHITESPACE = Option(
+    "chrf_whitespace",
+    bool,
+    False,
+    keyword="whitespace",
+    label=gettext_noop("chrF keeps whitespace"),
+    help="keep whitespace",
+    flags=("--chrf-whitespace",),
+    signature="space",
+    source=Source.SACREBLEU_SETTING,
+)
+CHRF_LOWERCASE = Option(
+    "chrf_lowercase",
+    bool,
+    False,
+    keyword="lowercase",
+    label=gettext_noop("chrF lowercase"),
+    flags=("--chrf-lowercase",),
+    signature="case",
+    source=Source.FOLLOWS,
+    follows="lowercase",
+)
+EPS_SMOOTHING = Option(
+    "chrf_eps_smoothing",
+    bool,
+    False,
+    keyword="eps_smoothing",
+    label=gettext_noop("chrF ε-smoothing"),
+    flags=("--chrf-eps-smoothing",),
+    signature="eff",
+)
+SPEC = MetricSpec(
+    CHRF,
+    (CHAR_ORDER, WORD_ORDER, BETA, WHITESPACE, CHRF_LOWERCASE, EPS_SMOOTHING),
+    on_command_line=True,
+)

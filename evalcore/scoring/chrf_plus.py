@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chrf import CHRF
+from .chrf import BETA, CHAR_ORDER, CHRF, CHRF_LOWERCASE, EPS_SMOOTHING, WHITESPACE
+from .spec import MetricSpec
 
 
 class CHRFPlusPlus(CHRF):
@@ -15,3 +16,6 @@ class CHRFPlusPlus(CHRF):
 
     def __init__(self, *, word_order: int = 2, **options: Any) -> None:
         super().__init__(word_order=word_order, **options)
+
+
+SPEC = MetricSpec(CHRFPlusPlus, (CHAR_ORDER, BETA, WHITESPACE, CHRF_LOWERCASE, EPS_SMOOTHING))

@@ -19,9 +19,9 @@ import numpy as np
 from evalcore.latex import latex_escape
 
 from ..stats.multirun import MultiRunComparison, compare_runs
-from . import METRIC_NAMES, MetricOptions, make_metric
 from .base import References, count_references
 from .extraction import extract_statistics
+from .registry import MetricOptions, make_metric, metric_names
 
 SystemOutputs = tuple[str, Sequence[Sequence[str]]]
 """A system's name and its runs, each run one hypothesis line per segment."""
@@ -105,11 +105,10 @@ def evaluate_outputs(
     workers: int = 1,
 ) -> EvaluationReport:
     """Score every run of every system with every metric and compare each with the baseline."""
-    unknown = [m for m in metrics if m not in METRIC_NAMES]
+    names = metric_names()
+    unknown = [m for m in metrics if m not in names]
     if unknown:
-        raise ValueError(
-            f"unknown metric {', '.join(unknown)}; choose from {', '.join(METRIC_NAMES)}"
-        )
+        raise ValueError(f"unknown metric {', '.join(unknown)}; choose from {', '.join(names)}")
     n_runs = check_outputs(systems, references, baseline)
     outputs = [run for _, runs in systems for run in runs]
     n_refs = count_references(references)

@@ -12,7 +12,8 @@ from evalcore.version import signature_version
 
 from .base import References
 from .bleu import BLEU
-from .sacre import SacreBackedMetric
+from .sacre import LOWERCASE, TOKENIZE, SacreBackedMetric
+from .spec import MetricSpec
 
 
 class Length(SacreBackedMetric):
@@ -76,3 +77,6 @@ class Length(SacreBackedMetric):
             "tok": info["tok"],
             "version": signature_version(),
         }
+
+
+SPEC = MetricSpec(Length, (TOKENIZE, LOWERCASE), on_command_line=True)

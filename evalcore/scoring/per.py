@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .lexical import TokenizedMetric, bag_matches, error_rate
+from .sacre import LOWERCASE, TOKENIZE
+from .spec import MetricSpec
 
 
 class PER(TokenizedMetric):
@@ -30,3 +32,6 @@ class PER(TokenizedMetric):
 
     def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
         return error_rate(summed)
+
+
+SPEC = MetricSpec(PER, (TOKENIZE, LOWERCASE))

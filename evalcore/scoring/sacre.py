@@ -23,6 +23,7 @@ from sacrebleu.metrics.base import Metric as SacreMetric
 from sacrebleu.metrics.bleu import _get_tokenizer
 
 from .base import Metric, References, check_corpus
+from .spec import Option, Source, gettext_noop
 
 
 @cache
@@ -59,6 +60,45 @@ def spm_model_problem(tokenize: str) -> str | None:
     if importlib.util.find_spec("sentencepiece") is None:
         return f"the {tokenize} tokenizer needs the sentencepiece package, which is not installed"
     return None
+
+
+def tokenizer_problem(tokenize: str) -> str | None:
+    """Why the tokenizer cannot be used here (unknown, or its model file missing), or None."""
+    if tokenize in SPM_TOKENIZERS:
+        return spm_model_problem(tokenize)
+    if tokenize not in BLEU_TOKENIZERS:
+        return (
+            f"unknown tokenizer {tokenize}; choose from "
+            f"{', '.join(BLEU_TOKENIZERS + SPM_TOKENIZERS)}"
+        )
+    return None
+
+
+# The options of BLEU, Length and the word metrics (WER, PER, precision, recall, F-measure).
+TOKENIZE = Option(
+    "tokenize",
+    str,
+    "13a",
+    label=gettext_noop("Tokenizer"),
+    help=f"tokenizer: {' '.join(BLEU_TOKENIZERS + SPM_TOKENIZERS)} (the last three need their "
+    "SentencePiece model present locally)",
+    flags=("-tok", "--tokenize"),
+    signature="tok",
+    choices=BLEU_TOKENIZERS,
+    problem=tokenizer_problem,
+    source=Source.SETTING,
+)
+LOWERCASE = Option(
+    "lowercase",
+    bool,
+    False,
+    # A campaign's one switch lowercases chrF too (chrF's own option follows it).
+    label=gettext_noop("Lowercase (BLEU, chrF, Length, word metrics)"),
+    help="case-insensitive BLEU (and Length and the word metrics); not chrF or TER",
+    flags=("-lc", "--lowercase"),
+    signature="case",
+    source=Source.SETTING,
+)
 
 
 class SacreBackedMetric(Metric):

@@ -10,6 +10,7 @@ from sacrebleu.metrics.base import Metric as SacreMetric
 from sacrebleu.metrics.ter import TER as SacreTER  # noqa: N811
 
 from .sacre import SacreBackedMetric
+from .spec import MetricSpec, Option, Source, gettext_noop
 
 
 class CompiledSacreTER(SacreTER):
@@ -103,3 +104,46 @@ class TER(SacreBackedMetric):
             )
         result: np.ndarray = 100 * rate
         return result
+
+
+CASE_SENSITIVE = Option(
+    "ter_case_sensitive",
+    bool,
+    False,
+    keyword="case_sensitive",
+    label=gettext_noop("TER case-sensitive"),
+    flags=("--ter-case-sensitive",),
+    signature="case",
+    source=Source.SACREBLEU_SETTING,
+)
+NO_PUNCT = Option(
+    "ter_no_punct",
+    bool,
+    False,
+    keyword="no_punct",
+    label=gettext_noop("TER without punctuation"),
+    flags=("--ter-no-punct",),
+    signature="punct",
+    source=Source.SACREBLEU_SETTING,
+)
+NORMALIZED = Option(
+    "ter_normalized",
+    bool,
+    False,
+    keyword="normalized",
+    label=gettext_noop("TER normalised"),
+    flags=("--ter-normalized",),
+    signature="norm",
+    source=Source.SACREBLEU_SETTING,
+)
+ASIAN_SUPPORT = Option(
+    "ter_asian_support",
+    bool,
+    False,
+    keyword="asian_support",
+    label=gettext_noop("TER Asian support"),
+    flags=("--ter-asian-support",),
+    signature="asian",
+    source=Source.SACREBLEU_SETTING,
+)
+SPEC = MetricSpec(TER, (CASE_SENSITIVE, NO_PUNCT, NORMALIZED, ASIAN_SUPPORT), on_command_line=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .lexical import TokenizedMetric, error_rate, word_edit_distance
+from .sacre import LOWERCASE, TOKENIZE
+from .spec import MetricSpec
 
 
 class WER(TokenizedMetric):
@@ -31,3 +33,6 @@ class WER(TokenizedMetric):
 
     def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
         return error_rate(summed)
+
+
+SPEC = MetricSpec(WER, (TOKENIZE, LOWERCASE))
