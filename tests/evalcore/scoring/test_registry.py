@@ -5,6 +5,8 @@ shows its value."""
 from __future__ import annotations
 
 import importlib
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,3 +108,28 @@ def test_an_option_declaration_is_checked() -> None:
         Option("on", bool, True, label="on")
     with pytest.raises(ValueError, match="choices"):
         Option("tok", str, "13a", label="tok", choices=("intl",))
+
+
+def test_no_module_outside_the_metrics_asks_which_metric_it_is() -> None:
+    """Outside the metrics' own modules nothing compares a metric's name with a registered
+    one (``== "bleu"``, ``in ("ter", "wer")``, ``case "bertr"``) to decide what to do: a metric
+    says what differs about it through its class and its spec."""
+    root = Path(__file__).resolve().parents[3]
+    names = "|".join(re.escape(n) for n in sorted(METRIC_NAMES, key=len, reverse=True))
+    quoted = rf"[\"']({names})[\"']"
+    pattern = re.compile(
+        rf"(==|!=)\s*{quoted}|{quoted}\s*(==|!=)|\bin\s*[(\[{{]\s*{quoted}|\bcase\s+{quoted}"
+    )
+    assert pattern.search('if name == "bleu":')
+    assert pattern.search("{% if metric.key == 'chrf++' %}")
+    assert pattern.search('if name in ("ter", "wer"):')
+    assert not pattern.search('default = {"bleu": 1}')
+    found = []
+    for folder in ("evalcore", "metrics", "annotation", "evalsite", "templates", "static"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix not in {".py", ".html", ".js"}:
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if pattern.search(line):
+                    found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    assert found == []
