@@ -8,48 +8,33 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import System
-from evalcore.scoring import METRIC_NAMES
+from evalcore.scoring import METRIC_NAMES, Source, metric_names, registered_options
+from evalcore.scoring.sacre import TOKENIZE
 from metrics.models import MetricSettings
-from metrics.pipeline import SACREBLEU_FIELDS
 
-TOKENIZERS = ["13a", "intl", "zh", "char", "none", "ja-mecab", "ko-mecab"]
-# sacreBLEU's options that a form may leave out (the booleans left out are False anyway).
-_DEFAULTED = ("smooth_method", "chrf_char_order", "chrf_word_order", "chrf_beta")
+__all__ = ["METRIC_NAMES", "TOKENIZERS", "MetricSettingsForm"]
+
+TOKENIZERS = list(TOKENIZE.choices)
+# The metric options a campaign sets, each a column of its metric settings and a field here.
+_SETTINGS = tuple(option for option in registered_options() if option.campaign_setting)
 
 
 class MetricSettingsForm(forms.ModelForm):
-    metrics = forms.MultipleChoiceField(
-        label=_("Metrics"),
-        choices=[(name, name) for name in METRIC_NAMES],
-        widget=forms.CheckboxSelectMultiple,
-    )
-    tokenize = forms.ChoiceField(label=_("Tokenizer"), choices=[(t, t) for t in TOKENIZERS])
+    metrics = forms.MultipleChoiceField(label=_("Metrics"), widget=forms.CheckboxSelectMultiple)
 
     class Meta:
         model = MetricSettings
         fields = [
             "metrics",
             "baseline",
-            "tokenize",
-            "lowercase",
-            *SACREBLEU_FIELDS,
+            *(option.name for option in _SETTINGS),
             "bootstrap_samples",
             "ar_trials",
             "seed",
         ]
         labels = {
             "baseline": _("Baseline system"),
-            "lowercase": _("Lowercase (BLEU, chrF, Length, word metrics)"),
-            "smooth_method": _("BLEU smoothing"),
-            "smooth_value": _("BLEU smoothing value (floor, add-k)"),
-            "chrf_char_order": _("chrF character n-gram order"),
-            "chrf_word_order": _("chrF word n-gram order (2: chrF++)"),
-            "chrf_beta": _("chrF β"),
-            "chrf_whitespace": _("chrF keeps whitespace"),
-            "ter_case_sensitive": _("TER case-sensitive"),
-            "ter_no_punct": _("TER without punctuation"),
-            "ter_normalized": _("TER normalised"),
-            "ter_asian_support": _("TER Asian support"),
+            **{option.name: _(option.label) for option in _SETTINGS},
             "bootstrap_samples": _("Bootstrap resamples"),
             "ar_trials": _("Approximate-randomisation trials"),
             "seed": _("Seed"),
@@ -57,20 +42,28 @@ class MetricSettingsForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # The registry as it is now, a metric registered after this module's import included.
+        self.fields["metrics"].choices = [(name, name) for name in metric_names()]
         self.fields["baseline"].queryset = System.objects.filter(
             campaign_id=self.instance.campaign_id
         ).order_by("name")
         self.fields["baseline"].empty_label = _("(the first system by name)")
-        # sacreBLEU's options may be left out (a form or script from before they existed):
-        # what is left out keeps sacreBLEU's default.
-        for name in _DEFAULTED:
-            self.fields[name].required = False
+        for option in _SETTINGS:
+            field = self.fields[option.name]
+            if option.choices:
+                self.fields[option.name] = field = forms.ChoiceField(
+                    label=field.label, choices=[(c, c) for c in option.choices]
+                )
+            # sacreBLEU's options may be left out (a form or script from before they existed):
+            # what is left out keeps sacreBLEU's default.
+            if option.source is Source.SACREBLEU_SETTING:
+                field.required = False
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        for name in _DEFAULTED:
-            if cleaned.get(name) in (None, ""):
-                cleaned[name] = MetricSettings._meta.get_field(name).get_default()
+        for option in _SETTINGS:
+            if option.source is Source.SACREBLEU_SETTING and cleaned.get(option.name) in (None, ""):
+                cleaned[option.name] = option.default
         return cleaned
 
     def clean_bootstrap_samples(self) -> int:

@@ -35,11 +35,13 @@ from annotation.models import (
 )
 from evalcore.numbers import finite_or_none
 from evalcore.scoring import (
-    METRIC_NAMES,
     Metric,
     MetricOptions,
     MetricUnavailableError,
+    Source,
     make_metric,
+    metric_names,
+    registered_options,
 )
 from evalcore.scoring.extraction import extract_all
 from evalcore.stats.allpairs import AllPairs, all_pairs_tests
@@ -85,10 +87,8 @@ def analysis_params(*, campaign: Any) -> dict[str, Any]:
     ms = metric_settings(campaign.pk)
     baseline = ms.baseline or System.objects.filter(campaign=campaign).order_by("name").first()
     return {
-        "metrics": [m for m in ms.metrics if m in METRIC_NAMES],
-        "tokenize": ms.tokenize,
-        "lowercase": ms.lowercase,
-        **sacrebleu_params(ms),
+        "metrics": [m for m in ms.metrics if m in metric_names()],
+        **setting_params(ms),
         "target_language": campaign.target_language,
         "baseline": baseline.pk if baseline else None,
         "bootstrap_samples": ms.bootstrap_samples,
@@ -117,43 +117,40 @@ def campaign_fingerprint(*, campaign: Any, params: dict[str, Any]) -> str:
 
 
 def metric_options(params: dict[str, Any]) -> MetricOptions:
-    # The dashboard's one "lowercase" setting makes BLEU, Length, the word metrics and chrF
-    # case-insensitive, as it always has.
-    return MetricOptions(
-        tokenize=params["tokenize"],
-        lowercase=params["lowercase"],
-        chrf_lowercase=params["lowercase"],
-        lang=params["target_language"].split("-")[0],
-        **params.get("sacrebleu", {}),
-    )
+    """The metric options an analysis with ``params`` scores with, each from where its
+    declaration says a campaign sets it (:class:`evalcore.scoring.Source`)."""
+    chosen = params.get("sacrebleu", {})
+    values: dict[str, Any] = {}
+    for option in registered_options():
+        if option.source is Source.SETTING:
+            values[option.name] = params[option.name]
+        elif option.source is Source.SACREBLEU_SETTING and option.name in chosen:
+            values[option.name] = chosen[option.name]
+        elif option.source is Source.TARGET_LANGUAGE:
+            values[option.name] = params["target_language"].split("-")[0]
+    defaults = {option.name: option.default for option in registered_options()}
+    for option in registered_options():
+        if option.source is Source.FOLLOWS:
+            values[option.name] = values.get(option.follows, defaults[option.follows])
+    return MetricOptions(**values)
 
 
-# The metric settings' sacreBLEU options, by their MetricOptions names.
-SACREBLEU_FIELDS = (
-    "smooth_method",
-    "smooth_value",
-    "chrf_char_order",
-    "chrf_word_order",
-    "chrf_beta",
-    "chrf_whitespace",
-    "ter_case_sensitive",
-    "ter_no_punct",
-    "ter_normalized",
-    "ter_asian_support",
-)
-
-
-def sacrebleu_params(ms: MetricSettings) -> dict[str, Any]:
-    """The sacreBLEU options that differ from sacreBLEU's defaults, as ``{"sacrebleu": {…}}``
-    (nothing when none does, so the parameters — and the fingerprint — of campaigns that keep
-    the defaults are what they were before these options existed)."""
-    defaults = MetricOptions()
-    chosen = {
-        name: getattr(ms, name)
-        for name in SACREBLEU_FIELDS
-        if getattr(ms, name) != getattr(defaults, name)
-    }
-    return {"sacrebleu": chosen} if chosen else {}
+def setting_params(ms: MetricSettings) -> dict[str, Any]:
+    """The metric options a campaign sets, as the analysis parameters store them: each
+    ``SETTING`` under its name, and the ``SACREBLEU_SETTING`` ones that differ from sacreBLEU's
+    defaults as ``{"sacrebleu": {…}}`` (nothing when none does, so the parameters — and the
+    fingerprint — of campaigns that keep the defaults are what they were before these options
+    existed)."""
+    params: dict[str, Any] = {}
+    chosen: dict[str, Any] = {}
+    for option in registered_options():
+        if option.source is Source.SETTING:
+            params[option.name] = getattr(ms, option.name)
+        elif option.source is Source.SACREBLEU_SETTING:
+            value = getattr(ms, option.name)
+            if value != option.default:
+                chosen[option.name] = value
+    return {**params, "sacrebleu": chosen} if chosen else params
 
 
 def usable_metrics(params: dict[str, Any]) -> tuple[dict[str, Metric], dict[str, str]]:

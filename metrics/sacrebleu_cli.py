@@ -1,55 +1,33 @@
-"""sacreBLEU's command-line options for BLEU, chrF and TER, under sacreBLEU's own flag names and
-meanings, for ``manage.py evaluate``: a user who knows ``sacrebleu -lc --chrf-word-order 2``
-types the same here and gets the same numbers."""
+"""The registered metrics' command-line options for ``manage.py evaluate``, built from their
+declarations (:mod:`evalcore.scoring.spec`): sacreBLEU's options under sacreBLEU's own flag
+names and meanings — a user who knows ``sacrebleu -lc --chrf-word-order 2`` types the same here
+and gets the same numbers — and the others as ``--<name>``."""
 
 from __future__ import annotations
 
 from argparse import ArgumentParser
+from collections.abc import Mapping
 from typing import Any
 
-from evalcore.scoring import MetricOptions
-from evalcore.scoring.sacre import (
-    BLEU_TOKENIZERS,
-    SMOOTH_METHODS,
-    SPM_TOKENIZERS,
-    spm_model_problem,
-)
+from evalcore.scoring import METRICS, MetricOptions, Option, registered_options
 
 
-def add_sacrebleu_options(parser: ArgumentParser) -> None:
-    """sacreBLEU 2's metric options (its ``--help``: "BLEU related arguments", "chrF related
-    arguments", "TER related arguments") and ``-f``."""
-    bleu = parser.add_argument_group("BLEU (as sacreBLEU's)")
-    bleu.add_argument(
-        "-tok",
-        "--tokenize",
-        default="13a",
-        metavar="TOK",
-        help=f"tokenizer: {' '.join(BLEU_TOKENIZERS + SPM_TOKENIZERS)} (the last three need "
-        "their SentencePiece model present locally)",
-    )
-    bleu.add_argument(
-        "-lc",
-        "--lowercase",
-        action="store_true",
-        help="case-insensitive BLEU (and Length and the word metrics); not chrF or TER",
-    )
-    bleu.add_argument("-s", "--smooth-method", choices=SMOOTH_METHODS, default="exp")
-    bleu.add_argument(
-        "--smooth-value", type=float, default=None, help="for floor and add-k smoothing"
-    )
-    chrf = parser.add_argument_group("chrF (as sacreBLEU's)")
-    chrf.add_argument("-cc", "--chrf-char-order", type=int, default=6)
-    chrf.add_argument("-cw", "--chrf-word-order", type=int, default=0, help="2: chrF++")
-    chrf.add_argument("--chrf-beta", type=int, default=2)
-    chrf.add_argument("--chrf-whitespace", action="store_true", help="keep whitespace")
-    chrf.add_argument("--chrf-lowercase", action="store_true")
-    chrf.add_argument("--chrf-eps-smoothing", action="store_true")
-    ter = parser.add_argument_group("TER (as sacreBLEU's)")
-    ter.add_argument("--ter-case-sensitive", action="store_true")
-    ter.add_argument("--ter-asian-support", action="store_true")
-    ter.add_argument("--ter-no-punct", action="store_true")
-    ter.add_argument("--ter-normalized", action="store_true")
+def add_metric_options(parser: ArgumentParser) -> None:
+    """One group of options per metric that declares options no metric before it takes
+    (BLEU's group holds the tokenizer and case that Length and the word metrics take too), and
+    sacreBLEU's ``-f``."""
+    seen: set[str] = set()
+    for spec in METRICS.values():
+        options = [option for option in spec.options if option.name not in seen]
+        if not options:
+            continue
+        seen.update(option.name for option in options)
+        sacrebleus = all(option.flags for option in options)
+        group = parser.add_argument_group(
+            f"{spec.label} (as sacreBLEU's)" if sacrebleus else spec.label
+        )
+        for option in options:
+            group.add_argument(*option.command_line_flags, **_argument(option))
     parser.add_argument(
         "-f",
         "--format",
@@ -59,34 +37,27 @@ def add_sacrebleu_options(parser: ArgumentParser) -> None:
     )
 
 
-def sacrebleu_metric_options(options: dict[str, Any]) -> MetricOptions:
-    """The metric settings the parsed options ask for."""
-    return MetricOptions(
-        tokenize=options["tokenize"],
-        lowercase=options["lowercase"],
-        smooth_method=options["smooth_method"],
-        smooth_value=options["smooth_value"],
-        chrf_char_order=options["chrf_char_order"],
-        chrf_word_order=options["chrf_word_order"],
-        chrf_beta=options["chrf_beta"],
-        chrf_whitespace=options["chrf_whitespace"],
-        chrf_lowercase=options["chrf_lowercase"],
-        chrf_eps_smoothing=options["chrf_eps_smoothing"],
-        ter_case_sensitive=options["ter_case_sensitive"],
-        ter_asian_support=options["ter_asian_support"],
-        ter_no_punct=options["ter_no_punct"],
-        ter_normalized=options["ter_normalized"],
-        lang=options["lang"],
-    )
+def _argument(option: Option) -> dict[str, Any]:
+    """argparse's keywords for ``option``: a switch for a bool (off by default), else a value
+    of its type, held to its choices unless the option checks its values itself."""
+    argument: dict[str, Any] = {"dest": option.name, "help": option.help or None}
+    if option.value_type is bool:
+        return {**argument, "action": "store_true"}
+    argument.update(type=option.value_type, default=option.default)
+    if option.choices and option.problem is None:
+        argument["choices"] = option.choices
+    return argument
 
 
-def tokenizer_unavailable(tokenize: str) -> str | None:
-    """Why the tokenizer cannot be used here (unknown, or its model file missing), or None."""
-    if tokenize in SPM_TOKENIZERS:
-        return spm_model_problem(tokenize)
-    if tokenize not in BLEU_TOKENIZERS:
-        return (
-            f"unknown tokenizer {tokenize}; choose from "
-            f"{', '.join(BLEU_TOKENIZERS + SPM_TOKENIZERS)}"
-        )
+def metric_options_given(arguments: Mapping[str, Any]) -> MetricOptions:
+    """The metric options the parsed arguments ask for."""
+    return MetricOptions(**{option.name: arguments[option.name] for option in registered_options()})
+
+
+def metric_option_problem(arguments: Mapping[str, Any]) -> str | None:
+    """Why an option's value given cannot be used here (an unknown tokenizer, a SentencePiece
+    tokenizer without its model file), or None."""
+    for option in registered_options():
+        if option.problem is not None and (problem := option.problem(arguments[option.name])):
+            return problem
     return None

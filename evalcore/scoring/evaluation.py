@@ -19,9 +19,9 @@ import numpy as np
 from evalcore.latex import latex_escape
 
 from ..stats.multirun import MultiRunComparison, compare_runs
-from . import METRIC_NAMES, MetricOptions, make_metric
 from .base import References, count_references
 from .extraction import extract_statistics
+from .registry import MetricOptions, make_metric, metric_names
 
 SystemOutputs = tuple[str, Sequence[Sequence[str]]]
 """A system's name and its runs, each run one hypothesis line per segment."""
@@ -105,19 +105,17 @@ def evaluate_outputs(
     workers: int = 1,
 ) -> EvaluationReport:
     """Score every run of every system with every metric and compare each with the baseline."""
-    unknown = [m for m in metrics if m not in METRIC_NAMES]
+    names = metric_names()
+    unknown = [m for m in metrics if m not in names]
     if unknown:
-        raise ValueError(
-            f"unknown metric {', '.join(unknown)}; choose from {', '.join(METRIC_NAMES)}"
-        )
+        raise ValueError(f"unknown metric {', '.join(unknown)}; choose from {', '.join(names)}")
     n_runs = check_outputs(systems, references, baseline)
     outputs = [run for _, runs in systems for run in runs]
     n_refs = count_references(references)
     reports = []
     for metric_name in metrics:
         metric = make_metric(metric_name, options)
-        # BERTR runs torch in this process; forking it into workers is neither safe nor faster.
-        metric_workers = 1 if metric_name == "bertr" else workers
+        metric_workers = workers if metric.forks else 1
         stats = extract_statistics(metric, outputs, references, workers=metric_workers)
         per_system = [
             (name, stats[k * n_runs : (k + 1) * n_runs]) for k, (name, _) in enumerate(systems)

@@ -32,6 +32,7 @@ import stopwordsiso
 from evalcore.version import signature_version
 
 from .base import Metric, References, check_corpus
+from .spec import MetricSpec, Option, Source, gettext_noop
 
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*", re.UNICODE)
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
@@ -124,3 +125,15 @@ class LemmaOverlap(Metric):
             "stop": f"stopwordsiso-{version('stopwordsiso')}",
             "version": signature_version(),
         }
+
+
+LANG = Option(
+    "lang",
+    str,
+    "en",
+    label=gettext_noop("Target language"),
+    help="target language for lemma_overlap (ISO 639-1)",
+    signature="lang",
+    source=Source.TARGET_LANGUAGE,
+)
+SPEC = MetricSpec(LemmaOverlap, (LANG,))

@@ -1,4 +1,5 @@
-"""Word-level metrics of Koehn §8.2: WER, PER, and word precision, recall and f-measure.
+"""What the word-level metrics of Koehn §8.2 share: WER (:mod:`.wer`), PER (:mod:`.per`), and
+word precision, recall and f-measure (:mod:`.precision`, :mod:`.recall`, :mod:`.fmeasure`).
 
 Words are the tokens of a sacreBLEU tokenizer (13a by default, ``none`` to split on spaces only),
 optionally lowercased. All scores are percentages. With several references:
@@ -95,7 +96,7 @@ class TokenizedMetric(Metric):
         return str(signature()) if callable(signature) else self.tokenize
 
 
-def _error_rate(summed: np.ndarray) -> np.ndarray:
+def error_rate(summed: np.ndarray) -> np.ndarray:
     """100 · errors / reference length; an empty reference scores 100 if anything was output."""
     summed = np.asarray(summed, dtype=np.float64)
     errors, ref = summed[..., 0], summed[..., 1]
@@ -107,58 +108,7 @@ def _error_rate(summed: np.ndarray) -> np.ndarray:
     return result
 
 
-class WER(TokenizedMetric):
-    """Word error rate (Koehn eq. 8.7): word Levenshtein distance / reference length."""
-
-    name = "wer"
-    display_name = "WER"
-    higher_is_better = False
-
-    @property
-    def stat_names(self) -> tuple[str, ...]:
-        return ("edits", "ref_len")
-
-    def prepare(self) -> None:
-        from .edit_distance import warm_up
-
-        warm_up()
-
-    def segment_row(self, hypothesis: list[str], references: list[list[str]]) -> list[float]:
-        if not references:
-            return [float(len(hypothesis)), 0.0]
-        edits = min(word_edit_distance(hypothesis, ref) for ref in references)
-        return [float(edits), sum(len(r) for r in references) / len(references)]
-
-    def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
-        return _error_rate(summed)
-
-
-class PER(TokenizedMetric):
-    """Position-independent error rate (Koehn eq. 8.6):
-    1 − (correct − max(0, output length − reference length)) / reference length."""
-
-    name = "per"
-    display_name = "PER"
-    higher_is_better = False
-
-    @property
-    def stat_names(self) -> tuple[str, ...]:
-        return ("errors", "ref_len")
-
-    def segment_row(self, hypothesis: list[str], references: list[list[str]]) -> list[float]:
-        if not references:
-            return [float(len(hypothesis)), 0.0]
-        errors = min(
-            len(ref) - bag_matches(hypothesis, ref) + max(0, len(hypothesis) - len(ref))
-            for ref in references
-        )
-        return [float(errors), sum(len(r) for r in references) / len(references)]
-
-    def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
-        return _error_rate(summed)
-
-
-class _WordMatches(TokenizedMetric):
+class WordMatches(TokenizedMetric):
     """Statistics ``[correct, output length, reference length]`` of position-independent word
     matches against the reference with the best f-measure."""
 
@@ -189,36 +139,3 @@ class _WordMatches(TokenizedMetric):
                 denominator > 0, 100.0 * numerator / np.where(denominator > 0, denominator, 1), 0
             )
         return result
-
-
-class WordPrecision(_WordMatches):
-    """Word precision (Koehn eq. 8.2): correct / output length."""
-
-    name = "precision"
-    display_name = "Precision"
-
-    def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
-        summed = np.asarray(summed, dtype=np.float64)
-        return self._ratio(summed[..., 0], summed[..., 1])
-
-
-class WordRecall(_WordMatches):
-    """Word recall (Koehn eq. 8.3): correct / reference length."""
-
-    name = "recall"
-    display_name = "Recall"
-
-    def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
-        summed = np.asarray(summed, dtype=np.float64)
-        return self._ratio(summed[..., 0], summed[..., 2])
-
-
-class WordFMeasure(_WordMatches):
-    """Word f-measure (Koehn eq. 8.4–8.5): correct / ((output length + reference length) / 2)."""
-
-    name = "fmeasure"
-    display_name = "F-measure"
-
-    def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
-        summed = np.asarray(summed, dtype=np.float64)
-        return self._ratio(summed[..., 0], (summed[..., 1] + summed[..., 2]) / 2.0)

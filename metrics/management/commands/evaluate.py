@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evalcore.scoring import METRIC_NAMES, MetricUnavailableError
+from evalcore.scoring import METRICS, MetricUnavailableError, metric_names
 from evalcore.scoring.evaluation import (
     evaluate_outputs,
     format_latex_table,
@@ -26,9 +26,9 @@ from evalcore.scoring.evaluation import (
     report_json,
 )
 from metrics.sacrebleu_cli import (
-    add_sacrebleu_options,
-    sacrebleu_metric_options,
-    tokenizer_unavailable,
+    add_metric_options,
+    metric_option_problem,
+    metric_options_given,
 )
 
 EXIT_BAD_INPUT = 2
@@ -94,14 +94,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--metrics",
             nargs="+",
-            default=["bleu", "chrf", "ter", "length"],
+            default=[spec.name for spec in METRICS.values() if spec.on_command_line],
             metavar="METRIC",
-            help=f"any of: {' '.join(METRIC_NAMES)}",
+            help=f"any of: {' '.join(metric_names())}",
         )
-        add_sacrebleu_options(parser)
-        parser.add_argument(
-            "--lang", default="en", help="target language for lemma_overlap (ISO 639-1)"
-        )
+        add_metric_options(parser)
         parser.add_argument(
             "--boot-samples",
             type=int,
@@ -124,15 +121,16 @@ class Command(BaseCommand):
         parser.add_argument("--latex", metavar="PATH", help="write a LaTeX table here")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        unknown = [m for m in options["metrics"] if m not in METRIC_NAMES]
+        names = metric_names()
+        unknown = [m for m in options["metrics"] if m not in names]
         if unknown:
             raise CommandError(
-                f"unknown metric {', '.join(unknown)}; choose from {', '.join(METRIC_NAMES)}",
+                f"unknown metric {', '.join(unknown)}; choose from {', '.join(names)}",
                 returncode=EXIT_BAD_INPUT,
             )
-        tokenizer_problem = tokenizer_unavailable(options["tokenize"])
-        if tokenizer_problem:
-            raise CommandError(tokenizer_problem, returncode=EXIT_BAD_INPUT)
+        option_problem = metric_option_problem(options)
+        if option_problem:
+            raise CommandError(option_problem, returncode=EXIT_BAD_INPUT)
         for name in ("boot_samples", "ar_shuffles", "workers"):
             if options[name] < (2 if name == "boot_samples" else 1):
                 flag = "--" + name.replace("_", "-")
@@ -147,7 +145,7 @@ class Command(BaseCommand):
             systems.append((entry[0], [read_lines(path) for path in entry[1:]]))
         references = [read_lines(path) for path in options["refs"]]
         baseline = options["baseline"] or systems[0][0]
-        metric_options = sacrebleu_metric_options(options)
+        metric_options = metric_options_given(options)
         try:
             report = evaluate_outputs(
                 systems,
