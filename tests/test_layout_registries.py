@@ -1,6 +1,7 @@
 """Every registry is filled in one place, not by importing a module for its side effect: signal
 receivers and the annotation screen's hooks (gates, entrances, the stored-analysis reader) in an
 ``AppConfig.ready``, the protocol kinds from the list in ``annotation/protocols/__init__.py``,
+the metrics from ``BUILT_IN`` in ``evalcore/scoring/registry.py``,
 and Celery tasks in each app's ``tasks.py`` (which its ``ready`` imports). A source scan, as for
 the layout."""
 
@@ -25,7 +26,7 @@ PLACES = {
     "gate_register": ("annotation/apps.py",),
     "entrance_register": ("annotation/apps.py",),
     "stored_reader_register": ("metrics/apps.py",),
-    "register": ("annotation/protocols/__init__.py",),
+    "register": ("annotation/protocols/__init__.py", "evalcore/scoring/registry.py"),
     "shared_task": ("annotation/tasks.py", "metrics/tasks.py"),
 }
 
