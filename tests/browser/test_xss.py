@@ -46,7 +46,7 @@ DOCS = (f"doc{SCRIPT}", f"doc{SVG}")
 SEGMENTS = 12
 UPLOAD_NAME = "xss<img src=x onerror=window.__xss=1>.jsonl"  # file names are shown too
 # The analysis page's settings, with few resamples: the test is about escaping, not statistics.
-FEW_RESAMPLES = "n_bootstrap=50&ranking_bootstrap=10&names=real"
+FEW_RESAMPLES = "resamples=50&trueskill_runs=10&names=real"
 
 # Anything a payload could have created, were it parsed as markup.
 INJECTED = "[onerror], [onload], [onmouseover], img[src=x], a[href^='javascript:' i]"

@@ -90,7 +90,7 @@ def test_the_system_report_and_segment_scores_neutralise_formulas(
     client = Client()
     assert client.login(username=owner.get_username(), password=PASSWORD)
     report = client.get(
-        reverse("campaign_report_systems", args=[campaign.pk, "csv"]), {"n_bootstrap": "50"}
+        reverse("campaign_report_systems", args=[campaign.pk, "csv"]), {"resamples": "50"}
     )
     rows = _rows(report.content.decode(), ",")
     assert {row["system"] for row in rows} == set(SAFE.values())
