@@ -268,7 +268,7 @@ def correlations_compute(
     )
     segment_index = {pk: i for i, pk in enumerate(segments)}
     seed = params["seed"]
-    n_boot = params["bootstrap_samples"]
+    resamples = params["resamples"]
     configs = {c.pk: c for c in ProtocolConfig.objects.filter(campaign=campaign)}
     out_criteria = []
     for crit in HumanDocument.read(human_doc).analysis.criteria:
@@ -284,7 +284,7 @@ def correlations_compute(
             sentence=sentence,
             systems=systems,
             segment_index=segment_index,
-            n_boot=n_boot,
+            resamples=resamples,
             seed=seed,
         )
         if criterion is not None:
@@ -292,7 +292,7 @@ def correlations_compute(
     return {
         "version": params["version"],
         "params": {
-            "bootstrap_samples": n_boot,
+            "resamples": resamples,
             "seed": seed,
             "da_pair_threshold": DA_PAIR_THRESHOLD,
         },
@@ -310,7 +310,7 @@ def _criterion_correlations(
     sentence: dict[str, dict[int, np.ndarray]],
     systems: list[System],
     segment_index: dict[int, int],
-    n_boot: int,
+    resamples: int,
     seed: int,
 ) -> dict[str, Any] | None:
     """One criterion's entry: every metric at system and segment level, and the Williams tests
@@ -342,7 +342,7 @@ def _criterion_correlations(
                 stats=np.stack([metric_stats[key][i] for i in chosen]),
                 chosen=[systems[i] for i in chosen],
                 human_point=human_point,
-                n_boot=n_boot,
+                resamples=resamples,
                 seed=seed,
             )
         entry["segment"] = _segment_level(inputs, sentence[key], sign, slider)
@@ -368,7 +368,7 @@ def _system_level(
     stats: np.ndarray,
     chosen: list[System],
     human_point: list[Any],
-    n_boot: int,
+    resamples: int,
     seed: int,
 ) -> tuple[dict[str, Any], np.ndarray]:
     """One metric's system-level entry (correlations with bootstrap intervals, pairwise
@@ -380,7 +380,7 @@ def _system_level(
         stats,
         lambda summed, f=metric.score_from_statistics, s=sign: s * f(summed),
         human_score_fn=inputs.human_fn,
-        n_samples=n_boot,
+        n_samples=resamples,
         rng=seed,
     )
     mean_of = {d["id"]: d["mean"] for d in doc["systems"]}

@@ -19,6 +19,7 @@ from typing import Any
 from annotation.analysis.results import HumanDocument
 from annotation.analysis.settings import AnalysisSettings
 from annotation.models import Campaign
+from metrics.compat import params_read
 from metrics.models import AnalysisResult
 from metrics.presenters.correlations import CorrelationCriterion, correlation_panel, scatter_plots
 from metrics.presenters.human import HumanCriterion, histogram_plots, human_panel
@@ -96,7 +97,7 @@ def dashboard_data(*, campaign: Campaign) -> Dashboard:
         correlations=correlation_panel(correlations_doc, protocols) if correlations_doc else [],
         human_version=human_doc.analysis.version if human_doc else "",
         human_settings=human_doc.analysis.settings if human_doc else None,
-        correlation_params=(correlations_doc or {}).get("params", {}),
+        correlation_params=params_read((correlations_doc or {}).get("params", {})),
         plots={
             "heatmaps": significance_heatmaps(metrics_doc) if metrics_doc else [],
             "histograms": histogram_plots(human_doc) if human_doc else [],

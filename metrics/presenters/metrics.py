@@ -9,6 +9,7 @@ from typing import Any
 
 from evalcore.numbers import finite_or_none
 from evalsite.formatting import interval_text, number_text, p_text
+from metrics.compat import params_read
 
 # Significance level of the heatmaps and of the "significant" marks in the metric tables.
 ALPHA = 0.05
@@ -174,7 +175,7 @@ def metrics_panel(doc: dict[str, Any]) -> MetricsPanel:
     return MetricsPanel(
         baseline=(doc.get("baseline") or {}).get("name", ""),
         n_segments=int(doc.get("n_segments", 0)),
-        params=doc.get("params", {}),
+        params=params_read(doc.get("params", {})),
         tables=tables,
         several_runs=any(len(s.get("runs", [])) > 1 for s in systems),
         multeval_metrics=[t.label for t in tables],

@@ -168,7 +168,7 @@ def _judge_and_analyse(
     campaign.annotators.add(annotator)
     assignments = [task_assign_next(config=c, annotator=annotator) for c in configs]
     assert demo_simulate_judgments(campaign=campaign) > 0
-    analysis_run_sync(campaign=campaign, user=organizer, bootstrap_samples=50, ar_trials=50)
+    analysis_run_sync(campaign=campaign, user=organizer, resamples=50, ar_trials=50)
     invite = invite_create(campaign=campaign, label=f"crowd {SCRIPT}", created_by=organizer)
     return configs, assignments, invite
 

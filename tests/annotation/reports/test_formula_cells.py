@@ -96,7 +96,7 @@ def test_the_system_report_and_segment_scores_neutralise_formulas(
     assert {row["system"] for row in rows} == set(SAFE.values())
     assert any(row["score"].startswith("-") and float(row["score"]) < 0 for row in rows)
 
-    analysis_run_sync(campaign=campaign, metrics=("bleu",), bootstrap_samples=20, ar_trials=20)
+    analysis_run_sync(campaign=campaign, metrics=("bleu",), resamples=20, ar_trials=20)
     assert SegmentScores.objects.filter(job__campaign=campaign).exists()
     response = client.get(
         reverse("api-segment-scores", args=[campaign.pk]), {"metric": "bleu", "output": "csv"}
