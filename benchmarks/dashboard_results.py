@@ -151,7 +151,7 @@ def synthetic_correlations(
     return {
         "version": params["version"],
         "params": {
-            "bootstrap_samples": params["bootstrap_samples"],
+            "resamples": params["resamples"],
             "seed": params["seed"],
             "da_pair_threshold": 25.0,
         },

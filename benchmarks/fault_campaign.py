@@ -78,14 +78,20 @@ def campaign_create(
     )
 
 
-def metric_settings_small(campaign_id: str, **fields: Any) -> None:
+def metric_settings_small(campaign_id: str, *, resamples: int = 100, **fields: Any) -> None:
+    """A few metrics and trials, and few resamples (the campaign's one count)."""
+    from annotation.models import Campaign
     from metrics.pipeline import metric_settings
 
     ms = metric_settings(campaign_id)
-    values = {"metrics": ["bleu", "chrf"], "bootstrap_samples": 100, "ar_trials": 200, **fields}
+    values = {"metrics": ["bleu", "chrf"], "ar_trials": 200, **fields}
     for name, value in values.items():
         setattr(ms, name, value)
     ms.save()
+    campaign = Campaign.objects.get(pk=campaign_id)
+    Campaign.objects.filter(pk=campaign_id).update(
+        analysis_settings={**campaign.analysis_settings, "resamples": resamples}
+    )
 
 
 @dataclass

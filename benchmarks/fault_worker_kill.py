@@ -125,9 +125,7 @@ def analysis_campaign(
     campaign_create(annotators=0, with_data=False)
     campaign = corpus_campaign(segments=args.segments, systems=args.systems)
     token = Token.objects.get(user__username="organizer").key
-    metric_settings_small(
-        campaign, metrics=["bleu", "chrf", "ter"], bootstrap_samples=200, ar_trials=500
-    )
+    metric_settings_small(campaign, metrics=["bleu", "chrf", "ter"], resamples=200, ar_trials=500)
     services.extra_env["EVALSITE_CHUNK_SEGMENTS"] = str(args.chunk)
     visibility = (
         f"{settings.CELERY_VISIBILITY_TIMEOUT} s (the default)"

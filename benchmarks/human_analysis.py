@@ -217,7 +217,7 @@ def main() -> None:
         "--rankings", action="store_true", help="also time a ranking campaign with TrueSkill"
     )
     parser.add_argument(
-        "--trueskill-bootstrap", type=int, default=1000, help="TrueSkill runs (default 1000)"
+        "--trueskill-runs", type=int, default=1000, help="TrueSkill runs (default 1000)"
     )
     args = parser.parse_args()
     emit(f"numpy {np.__version__}; seed {args.seed}")
@@ -225,7 +225,7 @@ def main() -> None:
     analysis = score_campaign(args.bootstrap, args.seed)
     if args.rankings:
         emit()
-        ranking_campaign(args.trueskill_bootstrap, args.seed)
+        ranking_campaign(args.trueskill_runs, args.seed)
     emit()
     emit(f"peak RSS: {peak_rss_mb():.0f} MB; score analysis: {analysis:.1f} s")
 

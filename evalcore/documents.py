@@ -3,8 +3,8 @@
 Reading refuses a missing key, an unknown key and a value of another type with a ValueError
 that names where (``metrics[2].systems[0].mean``), so a stored result is read whole or not at
 all; writing refuses NaN and infinities (JSON has none). A top-level document sets ``SCHEMA``:
-its JSON then starts with ``"schema"``, a document without that key reads as schema 1, and a
-newer schema than the code's is refused.
+its JSON then starts with ``"schema"``, a document without that key reads as schema 1, an older
+schema is brought to today's layout by the class's ``upgraded``, and a newer one is refused.
 
 Field types: ``str``, ``int``, ``float`` (an integer in the JSON reads as a float), ``bool``,
 ``Literal``, unions with ``None``, ``list[X]``, ``dict[str, X]``, ``Any`` (taken as it is) and
@@ -43,12 +43,19 @@ class JsonDocument:
         """The document ``doc`` describes; a ValueError names the first key that does not fit."""
         where = path or cls.__name__
         if cls.SCHEMA is not None:
-            doc = _without_schema(doc, cls.SCHEMA, where)
+            schema = _schema(doc, cls.SCHEMA, where)
+            doc = cls.upgraded({k: v for k, v in doc.items() if k != "schema"}, schema)
         read: Self = _read(cls, doc, where)
         return read
 
+    @classmethod
+    def upgraded(cls, doc: dict[str, Any], schema: int) -> dict[str, Any]:
+        """``doc``, stored under the older ``schema``, in today's layout (a top-level document
+        whose layout changed overrides this; the default reads every schema as it is)."""
+        return doc
 
-def _without_schema(doc: Any, version: int, path: str) -> dict[str, Any]:
+
+def _schema(doc: Any, version: int, path: str) -> int:
     if not isinstance(doc, Mapping):
         raise ValueError(f"{path}: expected a JSON object, not {type(doc).__name__}")
     schema = doc.get("schema", 1)
@@ -59,7 +66,7 @@ def _without_schema(doc: Any, version: int, path: str) -> dict[str, Any]:
             f"{path}: 'schema' {schema} is newer than this code reads ({version}); "
             "update EvalSite or compute the analysis again"
         )
-    return {key: value for key, value in doc.items() if key != "schema"}
+    return schema
 
 
 def _key(f: dataclasses.Field[Any]) -> str:

@@ -15,7 +15,7 @@ from metrics.models import (
 
 @admin.register(MetricSettings)
 class MetricSettingsAdmin(admin.ModelAdmin):
-    list_display = ["campaign", "baseline", "bootstrap_samples", "ar_trials", "seed", "updated"]
+    list_display = ["campaign", "baseline", "ar_trials", "updated"]
     raw_id_fields = ["campaign", "baseline"]
 
 

@@ -284,7 +284,7 @@ def correlations_compute(
     )
     segment_index = {pk: i for i, pk in enumerate(segments)}
     seed = params["seed"]
-    n_boot = params["bootstrap_samples"]
+    resamples = params["resamples"]
     configs = {c.pk: c for c in ProtocolConfig.objects.filter(campaign=campaign)}
     out_criteria = []
     for crit in HumanDocument.read(human_doc).analysis.criteria:
@@ -300,7 +300,7 @@ def correlations_compute(
             sentence=sentence,
             systems=systems,
             segment_index=segment_index,
-            n_boot=n_boot,
+            resamples=resamples,
             seed=seed,
         )
         if criterion is not None:
@@ -308,7 +308,7 @@ def correlations_compute(
     return CorrelationsDocument(
         version=params["version"],
         params=CorrelationParams(
-            bootstrap_samples=n_boot, seed=seed, da_pair_threshold=DA_PAIR_THRESHOLD
+            resamples=resamples, seed=seed, da_pair_threshold=DA_PAIR_THRESHOLD
         ),
         criteria=out_criteria,
     )
@@ -324,7 +324,7 @@ def _criterion_correlations(
     sentence: dict[str, dict[int, np.ndarray]],
     systems: list[System],
     segment_index: dict[int, int],
-    n_boot: int,
+    resamples: int,
     seed: int,
 ) -> CriterionCorrelations | None:
     """One criterion's entry: every metric at system and segment level, and the Williams tests
@@ -356,7 +356,7 @@ def _criterion_correlations(
                 stats=np.stack([metric_stats[key][i] for i in chosen]),
                 chosen=[systems[i] for i in chosen],
                 human_point=human_point,
-                n_boot=n_boot,
+                resamples=resamples,
                 seed=seed,
             )
         metrics_out.append(
@@ -389,7 +389,7 @@ def _system_level(
     stats: np.ndarray,
     chosen: list[System],
     human_point: list[Any],
-    n_boot: int,
+    resamples: int,
     seed: int,
 ) -> tuple[SystemLevel, np.ndarray]:
     """One metric's system-level entry (correlations with bootstrap intervals, pairwise
@@ -401,7 +401,7 @@ def _system_level(
         stats,
         lambda summed, f=metric.score_from_statistics, s=sign: s * f(summed),
         human_score_fn=inputs.human_fn,
-        n_samples=n_boot,
+        n_samples=resamples,
         rng=seed,
     )
     mean_of = {d.id: d.mean for d in doc.systems}

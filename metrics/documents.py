@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalcore.documents import OMIT_NONE, JsonDocument
+from metrics.compat import params_read
 
 
 @dataclass(frozen=True)
@@ -82,9 +83,10 @@ class MetricScores(JsonDocument):
 
 @dataclass(frozen=True)
 class MetricsDocument(JsonDocument):
-    """The ``metrics`` result: the analysis's parameters, systems and every metric's scores."""
+    """The ``metrics`` result: the analysis's parameters, systems and every metric's scores.
+    Schema 1 named the resample count otherwise in ``params`` (``metrics.compat``)."""
 
-    SCHEMA = 1
+    SCHEMA = 2
 
     version: str
     params: dict[str, Any]
@@ -93,6 +95,12 @@ class MetricsDocument(JsonDocument):
     baseline: Named
     unavailable: dict[str, str]  # metric → why it could not be computed here
     metrics: list[MetricScores]
+
+    @classmethod
+    def upgraded(cls, doc: dict[str, Any], schema: int) -> dict[str, Any]:
+        if schema < 2 and isinstance(doc.get("params"), dict):
+            return {**doc, "params": params_read(doc["params"])}
+        return doc
 
 
 @dataclass(frozen=True)
@@ -188,17 +196,24 @@ class CriterionCorrelations(JsonDocument):
 
 @dataclass(frozen=True)
 class CorrelationParams(JsonDocument):
-    bootstrap_samples: int
+    resamples: int
     seed: int
     da_pair_threshold: float
 
 
 @dataclass(frozen=True)
 class CorrelationsDocument(JsonDocument):
-    """The ``correlations`` result: every criterion against every metric."""
+    """The ``correlations`` result: every criterion against every metric. Schema 1 named the
+    resample count otherwise in ``params`` (``metrics.compat``)."""
 
-    SCHEMA = 1
+    SCHEMA = 2
 
     version: str
     params: CorrelationParams
     criteria: list[CriterionCorrelations]
+
+    @classmethod
+    def upgraded(cls, doc: dict[str, Any], schema: int) -> dict[str, Any]:
+        if schema < 2 and isinstance(doc.get("params"), dict):
+            return {**doc, "params": params_read(doc["params"])}
+        return doc

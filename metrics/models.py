@@ -50,9 +50,9 @@ class MetricSettings(models.Model):
     baseline = models.ForeignKey(
         System, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
-    bootstrap_samples = models.PositiveIntegerField(default=1000)
+    # The approximate-randomisation trials of the metric analysis. Its resample count and seed
+    # are the campaign's one count and seed (``Campaign.analysis_settings``).
     ar_trials = models.PositiveIntegerField(default=10000)
-    seed = models.PositiveIntegerField(default=12345)
     updated = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

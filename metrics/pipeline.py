@@ -25,6 +25,7 @@ from django.conf import settings as django_settings
 from django.db.models import Count
 from django.utils import timezone
 
+from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.campaigns.selectors import campaign_inputs_stamp, content_hash
 from annotation.models import (
     Reference,
@@ -51,6 +52,7 @@ from evalcore.stats.resampling import (
     bootstrap_ci,
 )
 from evalcore.version import evalsite_version, library_versions
+from metrics.compat import params_read
 from metrics.documents import (
     MetricScores,
     MetricsDocument,
@@ -83,17 +85,19 @@ def metric_settings(campaign_id: Any) -> MetricSettings:
 
 
 def analysis_params(*, campaign: Any) -> dict[str, Any]:
-    """The settings of an analysis as plain JSON (stored with every result)."""
+    """The settings of an analysis as plain JSON (stored with every result). The resample
+    count and the seed are the campaign's one count and seed, as the human analysis uses them."""
     ms = metric_settings(campaign.pk)
+    one = campaign_analysis_settings(campaign=campaign)
     baseline = ms.baseline or System.objects.filter(campaign=campaign).order_by("name").first()
     return {
         "metrics": [m for m in ms.metrics if m in metric_names()],
         **setting_params(ms),
         "target_language": campaign.target_language,
         "baseline": baseline.pk if baseline else None,
-        "bootstrap_samples": ms.bootstrap_samples,
+        "resamples": one.resamples,
         "ar_trials": ms.ar_trials,
-        "seed": ms.seed,
+        "seed": one.seed,
         "chunk_segments": django_settings.EVALSITE_CHUNK_SEGMENTS,
         "version": evalsite_version(),
         "libraries": dict(library_versions()),
@@ -298,23 +302,23 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
     metric = data.metric
     score_fn = metric.score_from_statistics
     seed = params["seed"]
-    n_boot = params["bootstrap_samples"]
+    resamples = params["resamples"]
     n_trials = params["ar_trials"]
     stacked = np.concatenate(data.arrays, axis=0)
-    ci = bootstrap_ci(stacked, score_fn, n_samples=n_boot, rng=seed)
+    ci = bootstrap_ci(stacked, score_fn, n_samples=resamples, rng=seed)
     # All pairs: each system's runs pooled (segments × runs), as MultEval pools them; systems
     # with fewer runs than the others are compared on their first runs only.
     n_runs = min(a.shape[0] for a in data.arrays)
     pooled = np.stack([a[:n_runs].transpose(1, 0, 2).reshape(-1, a.shape[2]) for a in data.arrays])
     # Every row of the matrices is one system against all, each test seeded alike (as
     # sacreBLEU tests every system); all_pairs_tests draws and multiplies once for all rows.
-    tests = all_pairs_tests(pooled, score_fn, n_samples=n_boot, n_trials=n_trials, seed=seed)
+    tests = all_pairs_tests(pooled, score_fn, n_samples=resamples, n_trials=n_trials, seed=seed)
     same_runs = all(a.shape[0] == n_runs for a in data.arrays)
     multeval = compare_runs(
         [(s.name, a) for s, a in zip(data.systems, data.arrays, strict=True)],
         score_fn,
         baseline=baseline.name,
-        n_bootstrap=n_boot,
+        n_bootstrap=resamples,
         n_trials=n_trials,
         rng=seed,
         # ci drew the same resamples; with as many runs everywhere, MultEval's AR against the
@@ -326,7 +330,7 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
         key=metric.name,
         label=metric.label,
         signature=metric.signature(n_refs=int(params.get("n_references", 1)))
-        .with_resampling(bootstrap=n_boot, trials=n_trials, seed=seed)
+        .with_resampling(bootstrap=resamples, trials=n_trials, seed=seed)
         .format(),
         higher_is_better=metric.higher_is_better,
         systems=_system_scores(data, ci, multeval),
@@ -411,7 +415,8 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
     from metrics.human import human_compute
 
     campaign = job.campaign
-    params = dict(job.params)
+    # A job queued before the parameters had today's names reads them under those names.
+    params = params_read(job.params)
     systems = list(
         System.objects.filter(campaign=campaign).prefetch_related("runs").order_by("name")
     )

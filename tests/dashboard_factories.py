@@ -8,10 +8,12 @@ documents are exactly what a worker would store.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 
+from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.demo.campaign import (
     DEMO_ANNOTATIONS_PER_TASK,
     DEMO_BAD_REFERENCES,
@@ -33,16 +35,31 @@ def metric_settings_fast(
     campaign: Campaign,
     *,
     metrics: Sequence[str] = FAST_METRICS,
-    bootstrap_samples: int = 200,
+    resamples: int = 200,
     ar_trials: int = 200,
 ) -> MetricSettings:
-    """Limit the campaign's analysis to a few fast metrics and resamples."""
+    """Limit the campaign's analysis to a few fast metrics and resamples (the campaign's one
+    resample count, which the human analysis uses too)."""
+    campaign_resampling_set(campaign, resamples=resamples)
     settings = pipeline.metric_settings(campaign.pk)
     settings.metrics = list(metrics)
-    settings.bootstrap_samples = bootstrap_samples
     settings.ar_trials = ar_trials
     settings.save()
     return settings
+
+
+def campaign_resampling_set(
+    campaign: Campaign, *, resamples: int | None = None, seed: int | None = None
+) -> None:
+    """Set the campaign's one resample count and seed (those given) as stored, without the
+    recomputation a change through the pages or the API schedules."""
+    chosen = campaign_analysis_settings(campaign=campaign)
+    if resamples is not None:
+        chosen = replace(chosen, resamples=resamples)
+    if seed is not None:
+        chosen = replace(chosen, seed=seed)
+    Campaign.objects.filter(pk=campaign.pk).update(analysis_settings=chosen.as_dict())
+    campaign.refresh_from_db(fields=["analysis_settings"])
 
 
 def analysis_run_sync(
@@ -50,7 +67,7 @@ def analysis_run_sync(
 ) -> AnalysisJob:
     """Run the whole background analysis of ``campaign`` in this process; the finished job.
 
-    ``fast`` goes to :func:`metric_settings_fast` (metrics, bootstrap_samples, ar_trials).
+    ``fast`` goes to :func:`metric_settings_fast` (metrics, resamples, ar_trials).
     """
     metric_settings_fast(campaign, **fast)
     params = pipeline.analysis_params(campaign=campaign)

@@ -68,7 +68,7 @@ class DocumentScoreSummary:
     systems: list[DocumentSystemScore]
     basis: str
     confidence: float
-    n_bootstrap: int
+    resamples: int
     seed: int
 
     @property
@@ -99,14 +99,13 @@ def campaign_document_scores(
     """One summary per protocol config with document-level scores, in config order."""
     summaries = []
     for scores in _campaign_tables(campaign, settings):
-        seed = settings.seed if settings.seed is not None else int(scores.config.seed)
         result = document_scores(
             scores.judgments,
             include=scores.include,
             basis=settings.basis,
             confidence=settings.confidence,
-            n_bootstrap=settings.n_bootstrap,
-            rng=seed,
+            n_bootstrap=settings.resamples,
+            rng=settings.seed,
         )
         names = dict(System.objects.filter(pk__in=scores.system_ids).values_list("pk", "name"))
         # References shown as the translation (id -1) are QC, never a system score.
@@ -145,7 +144,7 @@ def campaign_document_scores(
                 systems=systems,
                 basis=settings.basis,
                 confidence=settings.confidence,
-                n_bootstrap=settings.n_bootstrap,
+                resamples=settings.resamples,
                 seed=result.seed,
             )
         )

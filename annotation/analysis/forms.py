@@ -8,7 +8,13 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from annotation.analysis.settings import PRESETS, AnalysisSettings
+from annotation.analysis.settings import (
+    PRESETS,
+    RESAMPLES_MAX,
+    RESAMPLES_MIN,
+    TRUESKILL_RUNS_MAX,
+    AnalysisSettings,
+)
 from annotation.campaigns.uploads import UploadError
 from annotation.judgment_import.formats import (
     FORMAT_AUTO,
@@ -21,8 +27,6 @@ from annotation.protocols import PROTOCOL_CHOICES
 DEFAULTS = AnalysisSettings()
 # The name of the settings form's submit button (in the query string of what it sends).
 SUBMITTED = "analyse"
-MAX_BOOTSTRAP = 10_000
-MAX_RANKING_BOOTSTRAP = 2_000
 
 QC_TEST_CHOICES = [
     ("paired_t", _("paired t-test (original DA scripts)")),
@@ -116,26 +120,28 @@ class AnalysisSettingsForm(forms.Form):
         initial=DEFAULTS.confidence,
         required=False,
     )
-    n_bootstrap = forms.IntegerField(
+    resamples = forms.IntegerField(
         label=_("Bootstrap resamples"),
-        min_value=0,
-        max_value=MAX_BOOTSTRAP,
-        initial=DEFAULTS.n_bootstrap,
+        min_value=RESAMPLES_MIN,
+        max_value=RESAMPLES_MAX,
+        initial=DEFAULTS.resamples,
         required=False,
+        help_text=_("The campaign's one count: the metric analysis uses it too."),
     )
-    ranking_bootstrap = forms.IntegerField(
+    trueskill_runs = forms.IntegerField(
         label=_("TrueSkill runs for rank ranges"),
         min_value=0,
-        max_value=MAX_RANKING_BOOTSTRAP,
-        initial=DEFAULTS.ranking_bootstrap,
+        max_value=TRUESKILL_RUNS_MAX,
+        initial=DEFAULTS.trueskill_runs,
         required=False,
     )
     seed = forms.IntegerField(
         label=_("Seed"),
         min_value=0,
         max_value=2**32 - 1,
+        initial=DEFAULTS.seed,
         required=False,
-        help_text=_("Empty: each protocol's own seed."),
+        help_text=_("The campaign's one seed: the metric analysis uses it too."),
     )
     preset = forms.ChoiceField(
         label=_("Conventions"),

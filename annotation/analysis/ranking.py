@@ -52,7 +52,7 @@ def ranking_analysis(
         idle_cap=settings.idle_cap,
         include=include,
         alpha=settings.alpha,
-        n_bootstrap=settings.ranking_bootstrap,
+        n_bootstrap=settings.trueskill_runs,
         confidence=settings.confidence,
         rng=seed,
     )
@@ -90,7 +90,7 @@ def ranking_analysis(
             alpha=settings.alpha,
             chance="tie_rate",
             confidence=settings.confidence,
-            trueskill_bootstrap=settings.ranking_bootstrap,
+            trueskill_runs=settings.trueskill_runs,
             trueskill_environment=list(result.trueskill.environment),
             seed=result.seed,
             version=code_stamp(),

@@ -18,6 +18,7 @@ from typing import Any, Literal, Self, cast
 
 import numpy as np
 
+from annotation.analysis.compat import analysis_schema_1_upgraded
 from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.tables import (
     CriterionTable,
@@ -28,9 +29,11 @@ from annotation.analysis.tables import (
 from evalcore.human.normalisation import Basis, Space
 from evalcore.numbers import finite_or_none
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The version of the JSON layout that :meth:`CampaignAnalysis.to_json` and
-:meth:`HumanDocument.to_json` write; raise it when a key changes meaning or disappears."""
+:meth:`HumanDocument.to_json` write; raise it when a key changes meaning or disappears. Schema 2
+names the resample counts ``resamples`` and ``trueskill_runs`` and has one seed; schema 1 is
+read under those names (:func:`~annotation.analysis.compat.analysis_schema_1_upgraded`)."""
 
 Usernames = Literal["in_place", "omitted", "last"]
 """Where ``to_json`` puts annotators' usernames: where the stored document has them, nowhere
@@ -212,8 +215,8 @@ class Method(_JsonRecord):
     alpha: float
     chance: str | None = None  # rankings: chance agreement of κ
     confidence: float
-    n_bootstrap: int | None = None  # scores
-    trueskill_bootstrap: int | None = None  # rankings
+    resamples: int | None = None  # scores
+    trueskill_runs: int | None = None  # rankings
     trueskill_environment: list[float] | None = None  # rankings
     seed: int
     version: str
@@ -337,7 +340,8 @@ class CampaignAnalysis:
     @classmethod
     def from_json(cls, doc: Any, path: str = "analysis") -> CampaignAnalysis:
         """The analysis a :meth:`to_json` document describes (schema 1 when it has none)."""
-        schema_check(doc, path)
+        if schema_check(doc, path) == 1:
+            doc = analysis_schema_1_upgraded(doc, path, AnalysisSettings.seed)
         values = _known_keys(cls, doc, path, extra=("schema",))
         values["settings"] = AnalysisSettings(
             **_known_keys(AnalysisSettings, values["settings"], f"{path}.settings")

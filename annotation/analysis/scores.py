@@ -59,7 +59,7 @@ def score_analysis(
         test=settings.test,
         alpha=settings.alpha,
         confidence=settings.confidence,
-        n_bootstrap=settings.n_bootstrap,
+        n_bootstrap=settings.resamples,
         rng=seed,
     )
     return CriterionAnalysis(
@@ -92,7 +92,7 @@ def score_analysis(
             significance_test=settings.test,
             alpha=settings.alpha,
             confidence=settings.confidence,
-            n_bootstrap=settings.n_bootstrap,
+            resamples=settings.resamples,
             seed=result.seed,
             version=code_stamp(),
         ),

@@ -197,7 +197,6 @@ def criterion_analyse(
     *, table: CriterionTable, settings: AnalysisSettings, names: Names
 ) -> CriterionAnalysis:
     """Run the core on one table and turn its arrays into result rows."""
-    seed = settings.seed if settings.seed is not None else int(table.config.seed)
     if table.is_pairwise:
-        return ranking_analysis(table, settings, names, seed)
-    return score_analysis(table, settings, names, seed)
+        return ranking_analysis(table, settings, names, settings.seed)
+    return score_analysis(table, settings, names, settings.seed)

@@ -10,15 +10,17 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.fields import empty
 
-from annotation.analysis.forms import MAX_BOOTSTRAP, MAX_RANKING_BOOTSTRAP
 from annotation.analysis.settings import (
     BASES,
     PRESETS,
     QC_SPACES,
     QC_TESTS,
     RANK_SPACES,
+    RESAMPLES_MAX,
+    RESAMPLES_MIN,
     SIGNIFICANCE_TESTS,
     SPACES,
+    TRUESKILL_RUNS_MAX,
     AnalysisSettings,
 )
 
@@ -59,12 +61,20 @@ class SettingsFieldsSerializer(serializers.Serializer):
     test = serializers.ChoiceField(choices=SIGNIFICANCE_TESTS, required=False)
     alpha = serializers.FloatField(min_value=0.0001, max_value=0.5, required=False)
     confidence = serializers.FloatField(min_value=0.5, max_value=0.999, required=False)
-    n_bootstrap = serializers.IntegerField(min_value=0, max_value=MAX_BOOTSTRAP, required=False)
-    ranking_bootstrap = serializers.IntegerField(
-        min_value=0, max_value=MAX_RANKING_BOOTSTRAP, required=False
+    resamples = serializers.IntegerField(
+        min_value=RESAMPLES_MIN,
+        max_value=RESAMPLES_MAX,
+        required=False,
+        help_text="The campaign's one resample count (the metric analysis uses it too).",
+    )
+    trueskill_runs = serializers.IntegerField(
+        min_value=0, max_value=TRUESKILL_RUNS_MAX, required=False
     )
     seed = serializers.IntegerField(
-        min_value=0, max_value=2**32 - 1, required=False, allow_null=True
+        min_value=0,
+        max_value=2**32 - 1,
+        required=False,
+        help_text="The campaign's one seed (the metric analysis uses it too).",
     )
 
     def settings(self, base: AnalysisSettings) -> AnalysisSettings:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from annotation.analysis.compat import renamed_keys
 from evalcore.human.normalisation import Basis, Space
 from evalcore.human.qc import QCSpace, QCTest, RankSpace
 from evalcore.human.systems import SignificanceTest
@@ -29,6 +30,18 @@ SIGNIFICANCE_TESTS: tuple[SignificanceTest, ...] = (
 )
 
 
+DEFAULT_SEED = 12345
+"""The seed of a campaign that chose none (sacreBLEU's default seed)."""
+
+RESAMPLES_MIN = 10
+RESAMPLES_MAX = 100_000
+"""The range of a campaign's resample count (forms and API): enough for a bootstrap interval,
+few enough for a worker."""
+
+TRUESKILL_RUNS_MAX = 2_000
+"""The most TrueSkill runs for rank ranges (each a full pass over the comparisons)."""
+
+
 @dataclass(frozen=True)
 class AnalysisSettings:
     """What an organizer can choose; every field is reported beside the results.
@@ -50,10 +63,11 @@ class AnalysisSettings:
         test: pairwise significance between systems (score protocols).
         alpha: significance level of the clusters.
         confidence: level of the t and bootstrap intervals and of the TrueSkill rank ranges.
-        n_bootstrap: resamples of the bootstrap intervals and of the random tests.
-        ranking_bootstrap: TrueSkill runs for rank ranges (each is a full pass over the
-            comparisons, so fewer than ``n_bootstrap`` by default).
-        seed: the seed of every random step; ``None`` uses the protocol config's seed.
+        resamples: the campaign's one resample count: resamples of the bootstrap intervals
+            and of the random tests, here and in the metric analysis.
+        trueskill_runs: TrueSkill runs for rank ranges (each is a full pass over the
+            comparisons, so fewer than ``resamples`` by default).
+        seed: the campaign's one seed: of every random step here and in the metric analysis.
     """
 
     qc_test: QCTest = "paired_t"
@@ -68,9 +82,9 @@ class AnalysisSettings:
     test: SignificanceTest = "wilcoxon"
     alpha: float = 0.05
     confidence: float = 0.95
-    n_bootstrap: int = 1000
-    ranking_bootstrap: int = 100
-    seed: int | None = None
+    resamples: int = 1000
+    trueskill_runs: int = 100
+    seed: int = DEFAULT_SEED
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -78,7 +92,16 @@ class AnalysisSettings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AnalysisSettings:
         """Settings from :meth:`as_dict` (as a campaign stores them); keys that are not fields
-        (of an older or newer version) are ignored, missing ones keep their defaults."""
+        (of an older or newer version) are ignored, missing ones keep their defaults. The
+        old names of the resample counts (:data:`~annotation.analysis.compat.RENAMED`) are read
+        under their new names; a ValueError refuses a seed of None (each protocol's own seed,
+        which no longer exists)."""
+        data = renamed_keys(data)
+        if "seed" in data and data["seed"] is None:
+            raise ValueError(
+                "seed: None (each protocol's own seed) is no longer a setting; a campaign has "
+                "one seed"
+            )
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 

@@ -45,7 +45,8 @@ SYSTEM_COLUMNS = (
     "significance_test",
     "alpha",
     "confidence",
-    "n_bootstrap",
+    "resamples",
+    "trueskill_runs",
     "seed",
     "version",
 )
@@ -59,9 +60,6 @@ def system_report_rows(analysis: CampaignAnalysis) -> Iterator[tuple[Any, ...]]:
     """One row per protocol config × criterion × system, ranked systems first."""
     for criterion in analysis.criteria:
         method = criterion.method
-        n_bootstrap = (
-            method.n_bootstrap if method.n_bootstrap is not None else method.trueskill_bootstrap
-        )
         for system in criterion.systems:
             yield (
                 criterion.config_name,
@@ -95,7 +93,8 @@ def system_report_rows(analysis: CampaignAnalysis) -> Iterator[tuple[Any, ...]]:
                 method.significance_test,
                 method.alpha,
                 method.confidence,
-                n_bootstrap,
+                method.resamples,
+                method.trueskill_runs,
                 method.seed,
                 method.version,
             )

@@ -252,8 +252,8 @@ def report_json(report: EvaluationReport) -> dict[str, Any]:
         "settings": {
             "runs": report.n_runs,
             "segments": report.n_segments,
-            "boot_samples": report.n_bootstrap,
-            "ar_shuffles": report.n_trials,
+            "resamples": report.n_bootstrap,
+            "ar_trials": report.n_trials,
             "seed": report.seed,
             "ar_statistic": "pooled",
         },

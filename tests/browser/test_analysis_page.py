@@ -62,7 +62,7 @@ def test_an_organizer_reads_the_analysis_excludes_an_annotator_and_downloads_a_r
 
     page.click("summary:has-text('Settings')")
     page.select_option("#id_test", "bootstrap")
-    page.fill("#id_n_bootstrap", "200")
+    page.fill("#id_resamples", "200")
     page.screenshot(path=shots / "analysis-settings.png", full_page=False)
     page.click("#analysis-settings button[type=submit]")
     page.wait_for_url("**test=bootstrap**")

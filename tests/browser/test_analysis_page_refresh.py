@@ -74,12 +74,12 @@ def test_exploring_a_large_campaign_shows_progress_then_the_result(  # type: ign
     organizer = make_user("eve", organizer=True)
     campaign = make_judged_demo_campaign(owner=organizer, items_per_task=10)
     settings.EVALSITE_ANALYSIS_LIVE_VALUES = 0
-    explored = AnalysisSettings(n_bootstrap=150).with_preset("wmt")
+    explored = AnalysisSettings(resamples=150).with_preset("wmt")
     cache.delete(analysis_cache_key(campaign=campaign, settings=explored))
 
     log_in(page, live_server, "eve", lands_on="**/campaigns/")
     page.goto(
-        f"{live_server.url}/campaigns/{campaign.pk}/analysis/?preset=wmt&n_bootstrap=150&analyse=1"
+        f"{live_server.url}/campaigns/{campaign.pk}/analysis/?preset=wmt&resamples=150&analyse=1"
     )
     # The page answers at once: no results yet, the job's progress instead.
     assert page.locator("#explore-progress").is_visible()
@@ -94,4 +94,4 @@ def test_exploring_a_large_campaign_shows_progress_then_the_result(  # type: ign
     assert "exploring other settings" in page.locator("#settings-state").inner_text()
     texts = [t for t in page.locator(".hint.method").all_inner_texts() if "basis=" in t]
     assert texts
-    assert all("basis=all" in t and "n_bootstrap=150" in t for t in texts)
+    assert all("basis=all" in t and "resamples=150" in t for t in texts)

@@ -42,7 +42,7 @@ def test_the_heatmap_and_the_counts_read_well_on_a_phone(  # type: ignore[no-unt
     campaign = make_wide_campaign(owner=owner, segments=40, systems=SYSTEMS)
     # 40 segments × 12 systems, three annotators each: counts past a thousand.
     make_config(campaign, "direct_assessment", outputs_per_screen=1, annotations_per_task=3)
-    analysis_run_sync(campaign=campaign, metrics=("bleu",), bootstrap_samples=50, ar_trials=50)
+    analysis_run_sync(campaign=campaign, metrics=("bleu",), resamples=50, ar_trials=50)
     shots = output_dir / "screenshots"
     shots.mkdir(exist_ok=True)
     log_in(page, live_server, "phone-organizer", lands_on="**/campaigns/")

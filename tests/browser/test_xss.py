@@ -46,7 +46,7 @@ DOCS = (f"doc{SCRIPT}", f"doc{SVG}")
 SEGMENTS = 12
 UPLOAD_NAME = "xss<img src=x onerror=window.__xss=1>.jsonl"  # file names are shown too
 # The analysis page's settings, with few resamples: the test is about escaping, not statistics.
-FEW_RESAMPLES = "n_bootstrap=50&ranking_bootstrap=10&names=real"
+FEW_RESAMPLES = "resamples=50&trueskill_runs=10&names=real"
 
 # Anything a payload could have created, were it parsed as markup.
 INJECTED = "[onerror], [onload], [onmouseover], img[src=x], a[href^='javascript:' i]"
@@ -168,7 +168,7 @@ def _judge_and_analyse(
     campaign.annotators.add(annotator)
     assignments = [task_assign_next(config=c, annotator=annotator) for c in configs]
     assert demo_simulate_judgments(campaign=campaign) > 0
-    analysis_run_sync(campaign=campaign, user=organizer, bootstrap_samples=50, ar_trials=50)
+    analysis_run_sync(campaign=campaign, user=organizer, resamples=50, ar_trials=50)
     invite = invite_create(campaign=campaign, label=f"crowd {SCRIPT}", created_by=organizer)
     return configs, assignments, invite
 

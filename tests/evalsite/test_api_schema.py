@@ -137,7 +137,7 @@ def test_a_page_limit_beyond_the_databases_integers_is_capped(as_role, campaign)
 def test_a_metric_name_with_a_nul_byte_is_an_unknown_metric(as_role, campaign) -> None:  # type: ignore[no-untyped-def]
     from tests.dashboard_factories import analysis_run_sync
 
-    analysis_run_sync(campaign=campaign, bootstrap_samples=20, ar_trials=20)
+    analysis_run_sync(campaign=campaign, resamples=20, ar_trials=20)
     url = f"/api/campaigns/{campaign.pk}/results/segments/"
     response = as_role("owner").get(url, {"metric": "bl\x00eu"})
     assert response.status_code == 400
@@ -175,7 +175,7 @@ def seeded(transactional_db: None) -> dict[str, Any]:
         submission_id=uuid.uuid4(),
         answer=full_answer(item),
     )
-    analysis_run_sync(campaign=campaign, user=owner, bootstrap_samples=20, ar_trials=20)
+    analysis_run_sync(campaign=campaign, user=owner, resamples=20, ar_trials=20)
     screens = []
     for later in assignment.task.items.order_by("position")[1:]:
         outputs = list(later.outputs.order_by("position"))

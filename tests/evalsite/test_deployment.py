@@ -331,7 +331,7 @@ def _log_in_and_set_up_the_protocol(port: int, campaign: int) -> tuple[Client, i
             ("metrics", "chrf"),
             ("baseline", ""),
             ("tokenize", "13a"),
-            ("bootstrap_samples", "100"),
+            ("resamples", "100"),
             ("ar_trials", "100"),
             ("seed", "7"),
         ],

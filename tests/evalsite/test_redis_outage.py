@@ -111,8 +111,9 @@ def test_submits_survive_a_redis_outage_and_the_recompute_runs_when_it_returns(
     campaign.annotators.add(annotator)
     config = make_config(campaign, "direct_assessment", outputs_per_screen=1, items_per_task=10)
     ms = metric_settings(campaign.pk)
-    ms.metrics, ms.bootstrap_samples, ms.ar_trials = ["bleu", "chrf"], 100, 200
+    ms.metrics, ms.ar_trials = ["bleu", "chrf"], 200
     ms.save()
+    Campaign.objects.filter(pk=campaign.pk).update(analysis_settings={"resamples": 100})
     assignment = task_assign_next(config=config, annotator=annotator)
     annotator_token = Token.objects.create(user=annotator).key
     owner_token = Token.objects.create(user=owner).key

@@ -239,7 +239,7 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
 ) -> None:
     call_command("load_demo", stdout=StringIO())
     campaign = Campaign.objects.get()
-    settings_for(campaign, bootstrap_samples=200, ar_trials=1000)
+    settings_for(campaign, resamples=200, ar_trials=1000)
     settings.EVALSITE_CHUNK_SEGMENTS = 25  # 60 segments: three chunks
     celery_worker_process(name="pipeline")
 
@@ -293,7 +293,7 @@ def test_a_worker_runs_the_whole_pipeline_and_stores_what_the_core_computes(
 def test_a_worker_killed_in_the_middle_of_a_chunk_does_not_stop_the_job(
     celery_worker_process, campaign
 ) -> None:  # type: ignore[no-untyped-def]
-    settings_for(campaign, metrics=["bleu", "chrf", "ter"], bootstrap_samples=100, ar_trials=500)
+    settings_for(campaign, metrics=["bleu", "chrf", "ter"], resamples=100, ar_trials=500)
     # Redis delivers the killed worker's chunk again once it has gone unacknowledged for longer
     # than the visibility timeout, which must exceed the time limits: short ones, for a short
     # test (this campaign's tasks take a fraction of a second).
@@ -353,7 +353,7 @@ def test_a_worker_started_again_under_its_name_sends_its_dead_predecessors_chunk
     """As compose's restart policy or systemd's Restart=always does: the same node name, a new
     process. Redis's visibility timeout is left at its default (2,400 s): the job finishes long
     before it would deliver the chunks again."""
-    settings_for(campaign, metrics=["bleu", "chrf", "ter"], bootstrap_samples=100, ar_trials=500)
+    settings_for(campaign, metrics=["bleu", "chrf", "ter"], resamples=100, ar_trials=500)
     settings.EVALSITE_CHUNK_SEGMENTS = 2  # two chunks of the campaign's four segments
     two_processes = {"CELERY_WORKER_CONCURRENCY": "2"}  # one per chunk: both start at once
     job = analysis_request(campaign=campaign).job

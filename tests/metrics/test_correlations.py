@@ -527,7 +527,7 @@ def _replayed_interval(
     counts, the metric side is the corpus score of the resampled statistics, averaged over
     runs; scipy's coefficients; the percentile interval drops ⌊0.025·n⌋ from each end."""
     params = judged.correlations["params"]
-    n_samples, seed = params["bootstrap_samples"], params["seed"]
+    n_samples, seed = params["resamples"], params["seed"]
     segments = judged.segments
     n = len(segments)
     idx = np.random.default_rng(seed).choice(n, size=(n_samples, n), replace=True)

@@ -485,7 +485,7 @@ def test_a_new_judgment_marks_the_results_stale_and_shows_on_the_progress(judged
 
 def test_changing_the_analysis_settings_also_marks_the_results_stale(judged) -> None:  # type: ignore[no-untyped-def]
     settings = judged.campaign.metric_settings
-    settings.seed = 7
+    settings.ar_trials = 77
     settings.save()
     status = client_for(judged, "owner").get(urls(judged.campaign)["status"]).json()
     assert status["stale"] is True

@@ -70,9 +70,9 @@ def test_prints_a_multeval_table_and_writes_json_and_latex(files):
         "chrf",
         "ter",
         "length",
-        "--boot-samples",
+        "--resamples",
         "200",
-        "--ar-shuffles",
+        "--ar-trials",
         "500",
         "--seed",
         "7",
@@ -110,15 +110,35 @@ def test_the_same_seed_gives_the_same_table(files):
         *files["tuned"],
         "--metrics",
         "bleu",
-        "--boot-samples",
+        "--resamples",
         "50",
-        "--ar-shuffles",
+        "--ar-trials",
         "100",
     ]
     first, second = StringIO(), StringIO()
     call_command("evaluate", *args, stdout=first)
     call_command("evaluate", *args, stdout=second)
     assert first.getvalue() == second.getvalue()
+
+
+@pytest.mark.parametrize(
+    "aliases",
+    [
+        ["--paired-bs-n", "50", "--paired-ar-n", "100"],
+        ["-pbsn", "50", "-parn", "100"],
+        ["--confidence-n", "50", "--paired-ar-n", "100"],
+        ["-cin", "50", "-parn", "100"],
+    ],
+)
+def test_sacrebleus_flags_are_the_one_count_and_trials_under_other_names(files, aliases):
+    common = ["--refs", *files["refs"], "--system", "b", *files["base"], "--system", "t"]
+    common += [*files["tuned"], "--metrics", "bleu", "--format", "json"]
+    ours, theirs = StringIO(), StringIO()
+    call_command("evaluate", *common, "--resamples", "50", "--ar-trials", "100", stdout=ours)
+    call_command("evaluate", *common, *aliases, stdout=theirs)
+    assert ours.getvalue() == theirs.getvalue()
+    settings = json.loads(theirs.getvalue())["settings"]
+    assert (settings["resamples"], settings["ar_trials"], settings["seed"]) == (50, 100, 12345)
 
 
 def test_from_the_shell_it_exits_0_and_needs_no_database(files, tmp_path):
@@ -136,9 +156,9 @@ def test_from_the_shell_it_exits_0_and_needs_no_database(files, tmp_path):
         files["base"][0],
         "--metrics",
         "bleu",
-        "--boot-samples",
+        "--resamples",
         "20",
-        "--ar-shuffles",
+        "--ar-trials",
         "20",
         env=env,
     )
@@ -154,7 +174,7 @@ def test_from_the_shell_it_exits_0_and_needs_no_database(files, tmp_path):
         (["--system", "a", "SHORT"], "run 1 has 10 lines, the references have 50"),
         (["--system", "a", "BASE", "--metrics", "bleu", "meteor"], "unknown metric meteor"),
         (["--system", "a", "BASE", "--baseline", "zzz"], "baseline 'zzz'"),
-        (["--system", "a", "BASE", "--boot-samples", "many"], "invalid int value"),
+        (["--system", "a", "BASE", "--resamples", "many"], "invalid int value"),
     ],
 )
 def test_bad_input_gives_one_clear_line_on_stderr_and_exit_code_2(files, args, message):

@@ -132,7 +132,7 @@ def test_the_settings_form_and_the_analysis_take_a_registered_metric(
     assert client.login(username=owner.get_username(), password=PASSWORD)
     url = reverse("analysis_settings", args=[campaign.pk])
     assert 'value="exact_match"' in client.get(url).content.decode()
-    form = {"metrics": ["exact_match"], "tokenize": "13a", "bootstrap_samples": "20"}
+    form = {"metrics": ["exact_match"], "tokenize": "13a", "resamples": "20"}
     saved = client.post(url, {**form, "ar_trials": "20", "seed": "1"})
     assert saved.status_code == 302, saved.content.decode()[:2000]
     assert pipeline.analysis_params(campaign=campaign)["metrics"] == ["exact_match"]
@@ -144,9 +144,7 @@ def test_the_settings_form_and_the_analysis_take_a_registered_metric(
         Translation.objects.filter(run=run, segment=segment).update(
             text=segment.references.get(index=0).text
         )
-    job = analysis_run_sync(
-        campaign=campaign, metrics=("exact_match",), bootstrap_samples=20, ar_trials=20
-    )
+    job = analysis_run_sync(campaign=campaign, metrics=("exact_match",), resamples=20, ar_trials=20)
     [entry] = AnalysisResult.objects.get(job=job, kind="metrics").data["metrics"]
     assert entry["key"] == "exact_match"
     scores = {r["id"]: r["score"] for s in entry["systems"] for r in s["runs"]}
@@ -164,7 +162,7 @@ def test_the_settings_form_and_the_analysis_take_a_registered_metric(
 
 
 # The columns of the metric settings that are not metric options.
-NOT_OPTIONS = {"id", "campaign", "metrics", "baseline", "bootstrap_samples", "ar_trials", "seed"}
+NOT_OPTIONS = {"id", "campaign", "metrics", "baseline", "ar_trials"}
 NOT_OPTIONS |= {"updated"}
 COLUMN_TYPES: dict[type[Any], type[models.Field[Any, Any]]] = {
     bool: models.BooleanField,

@@ -42,7 +42,7 @@ def test_the_metric_settings_options_give_sacrebleus_scores(owner: Any) -> None:
         "chrf_whitespace": "on",
         "ter_case_sensitive": "on",
         "ter_no_punct": "on",
-        "bootstrap_samples": "20",
+        "resamples": "20",
         "ar_trials": "20",
         "seed": "1",
     }
@@ -60,7 +60,7 @@ def test_the_metric_settings_options_give_sacrebleus_scores(owner: Any) -> None:
         "ter_no_punct": True,
     }
     job = analysis_run_sync(
-        campaign=campaign, metrics=("bleu", "chrf", "ter"), bootstrap_samples=20, ar_trials=20
+        campaign=campaign, metrics=("bleu", "chrf", "ter"), resamples=20, ar_trials=20
     )
     doc = AnalysisResult.objects.get(job=job, kind="metrics").data
     segments = list(Segment.objects.filter(campaign=campaign).order_by("position"))

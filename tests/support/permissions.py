@@ -333,7 +333,7 @@ class Seed:
             return {
                 "metrics": ["bleu"],
                 "tokenize": "13a",
-                "bootstrap_samples": 100,
+                "resamples": 100,
                 "ar_trials": 100,
                 "seed": 1,
             }, False
@@ -406,7 +406,7 @@ def seed_build() -> Seed:
     assert assignment is not None
     invite = invite_create(campaign=campaign, label="Crowd", created_by=owner)
     # Stored results, so the result endpoints have something to show their organizers.
-    analysis_run_sync(campaign=campaign, user=owner, metrics=("bleu",), bootstrap_samples=50)
+    analysis_run_sync(campaign=campaign, user=owner, metrics=("bleu",), resamples=50)
     users = {
         "anonymous": None,
         "annotator": annotator,

@@ -9,6 +9,7 @@ from typing import Any
 from annotation.models import Campaign
 from metrics import pipeline
 from metrics.models import AnalysisJob, StatsChunk
+from tests.dashboard_factories import campaign_resampling_set
 from tests.factories import record_once_ended
 from tests.support.threads import held_in_a_transaction
 
@@ -21,9 +22,14 @@ def wait_for(job_id: Any, timeout: float = 300) -> AnalysisJob:
     return job
 
 
-def settings_for(campaign: Campaign, **fields: Any) -> None:
+def settings_for(
+    campaign: Campaign, *, resamples: int | None = None, seed: int | None = None, **fields: Any
+) -> None:
+    """The metric settings ``fields``, and the campaign's one resample count and seed."""
+    campaign_resampling_set(campaign, resamples=resamples, seed=seed)
     ms = pipeline.metric_settings(campaign.pk)
     for name, value in fields.items():
+        ms._meta.get_field(name)  # a misspelt name fails here, not silently
         setattr(ms, name, value)
     ms.save()
 

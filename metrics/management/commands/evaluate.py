@@ -99,21 +99,35 @@ class Command(BaseCommand):
             help=f"any of: {' '.join(metric_names())}",
         )
         add_metric_options(parser)
+        # One name each, as a campaign's settings name them; sacreBLEU's flags are aliases.
         parser.add_argument(
-            "--boot-samples",
+            "--resamples",
+            "--paired-bs-n",
+            "-pbsn",
+            "--confidence-n",
+            "-cin",
+            dest="resamples",
             type=int,
             default=1000,
             metavar="N",
-            help="bootstrap samples for s_sel (default 1000)",
+            help="bootstrap resamples for s_sel and the intervals (default 1000)",
         )
         parser.add_argument(
-            "--ar-shuffles",
+            "--ar-trials",
+            "--paired-ar-n",
+            "-parn",
+            dest="ar_trials",
             type=int,
             default=10000,
             metavar="N",
-            help="approximate randomisation shuffles (default 10000)",
+            help="approximate randomisation trials (default 10000)",
         )
-        parser.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=12345,
+            help="seed of every resampling (default 12345, as sacreBLEU's SACREBLEU_SEED)",
+        )
         parser.add_argument(
             "--workers", type=int, default=1, help="processes for metric statistics (default 1)"
         )
@@ -131,8 +145,8 @@ class Command(BaseCommand):
         option_problem = metric_option_problem(options)
         if option_problem:
             raise CommandError(option_problem, returncode=EXIT_BAD_INPUT)
-        for name in ("boot_samples", "ar_shuffles", "workers"):
-            if options[name] < (2 if name == "boot_samples" else 1):
+        for name in ("resamples", "ar_trials", "workers"):
+            if options[name] < (2 if name == "resamples" else 1):
                 flag = "--" + name.replace("_", "-")
                 raise CommandError(f"{flag} is too small", returncode=EXIT_BAD_INPUT)
         systems = []
@@ -153,8 +167,8 @@ class Command(BaseCommand):
                 metrics=options["metrics"],
                 baseline=baseline,
                 options=metric_options,
-                n_bootstrap=options["boot_samples"],
-                n_trials=options["ar_shuffles"],
+                n_bootstrap=options["resamples"],
+                n_trials=options["ar_trials"],
                 seed=options["seed"],
                 workers=options["workers"],
             )

@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from annotation.analysis.results import QC_FAILED, QC_PASSED
 from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.services import annotator_decision_record, annotator_pseudonyms_ensure
-from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.settings import DEFAULT_SEED, AnalysisSettings
 from annotation.analysis.tables import campaign_criteria, criterion_table_load
 from annotation.models import JudgmentValue
 from annotation.reports.systems import system_report_csv, system_report_json, system_report_latex
@@ -97,7 +97,7 @@ def test_the_selector_reports_exactly_what_the_core_computes_on_the_same_table(
     scored,
 ) -> None:  # type: ignore[no-untyped-def]
     synthetic, built = scored
-    settings = AnalysisSettings(qc_test="wilcoxon", test="sign", n_bootstrap=200, seed=11)
+    settings = AnalysisSettings(qc_test="wilcoxon", test="sign", resamples=200, seed=11)
     [criterion] = campaign_analysis_compute(campaign=built.campaign, settings=settings).criteria
     core_qc = analyse_scores(
         synthetic.judgments, tolerance=TOLERANCE_0_TO_100, qc_test="wilcoxon", n_bootstrap=0
@@ -178,12 +178,14 @@ def test_failed_annotators_can_be_kept_and_untested_ones_left_out(scored) -> Non
     assert all(s.position == 0 for s in strict.systems)
 
 
-def test_the_default_seed_is_the_protocols_and_results_repeat(scored) -> None:  # type: ignore[no-untyped-def]
+def test_the_default_seed_is_the_campaigns_and_results_repeat(scored) -> None:  # type: ignore[no-untyped-def]
     _, built = scored
+    # The campaign's one seed, not the protocol's (which only draws its tasks).
+    assert built.config.seed != DEFAULT_SEED
     first = campaign_analysis_compute(campaign=built.campaign).to_json()
     second = campaign_analysis_compute(campaign=built.campaign).to_json()
     assert first == second
-    assert first["criteria"][0]["method"]["seed"] == built.config.seed
+    assert first["criteria"][0]["method"]["seed"] == DEFAULT_SEED
 
 
 def test_the_analysis_needs_the_same_few_queries_however_many_judgments(scored) -> None:  # type: ignore[no-untyped-def]
@@ -223,7 +225,7 @@ def test_a_ranking_campaign_is_ranked_by_expected_wins_with_trueskill_rank_range
         np.testing.assert_array_equal(
             getattr(table.judgments, column), getattr(synthetic.judgments, column), column
         )
-    settings = AnalysisSettings(ranking_bootstrap=50, seed=5)
+    settings = AnalysisSettings(trueskill_runs=50, seed=5)
     [criterion] = campaign_analysis_compute(campaign=built.campaign, settings=settings).criteria
     assert criterion.kind == "ranking"
     core = analyse_rankings(synthetic.judgments, n_bootstrap=50, rng=5)
@@ -242,11 +244,11 @@ def test_a_ranking_campaign_is_ranked_by_expected_wins_with_trueskill_rank_range
 
 
 def test_without_bootstrap_runs_trueskill_gives_no_rank_range(owner) -> None:  # type: ignore[no-untyped-def]
-    """ranking_bootstrap = 0: the point rank alone, not a range of one rank that would read as
+    """trueskill_runs = 0: the point rank alone, not a range of one rank that would read as
     certain, in the analysis and in every system report format."""
     _, built = ranked_campaign(owner, n_annotators=4, n_segments=20, screens=20)
     analysis = campaign_analysis_compute(
-        campaign=built.campaign, settings=AnalysisSettings(ranking_bootstrap=0, seed=5)
+        campaign=built.campaign, settings=AnalysisSettings(trueskill_runs=0, seed=5)
     )
     [criterion] = analysis.criteria
     assert sorted(s.trueskill_rank for s in criterion.systems) == [1, 2, 3, 4, 5]
@@ -263,7 +265,7 @@ def test_without_bootstrap_runs_trueskill_gives_no_rank_range(owner) -> None:  #
         line = next(x for x in latex.splitlines() if f"& {system.name} &" in x)
         assert "---" in line
     with_ranges = campaign_analysis_compute(
-        campaign=built.campaign, settings=AnalysisSettings(ranking_bootstrap=20, seed=5)
+        campaign=built.campaign, settings=AnalysisSettings(trueskill_runs=20, seed=5)
     )
     assert "---" not in system_report_latex(with_ranges)
 

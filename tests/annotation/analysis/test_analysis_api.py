@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from metrics import pipeline
 from metrics.models import AnalysisJob, AnalysisResult
+from tests.dashboard_factories import campaign_resampling_set
 
 pytestmark = pytest.mark.django_db
 
@@ -16,8 +17,9 @@ ROLES = ["owner", "co_organizer", "annotator", "other_organizer", "anonymous"]
 
 def run_pipeline(campaign) -> AnalysisJob:  # type: ignore[no-untyped-def]
     ms = pipeline.metric_settings(campaign.pk)
-    ms.metrics, ms.bootstrap_samples, ms.ar_trials = ["bleu", "chrf"], 50, 100
+    ms.metrics, ms.ar_trials = ["bleu", "chrf"], 100
     ms.save()
+    campaign_resampling_set(campaign, resamples=50)
     params = pipeline.analysis_params(campaign=campaign)
     job = AnalysisJob.objects.create(
         campaign=campaign,
@@ -96,9 +98,7 @@ def test_unchanged_inputs_reuse_a_finished_analysis_and_new_judgments_do_not(
 
     job = run_pipeline(campaign)
     assert analysis_request(campaign=campaign).job.pk == job.pk
-    ms = pipeline.metric_settings(campaign.pk)
-    ms.seed = 99
-    ms.save()
+    campaign_resampling_set(campaign, seed=99)
     assert analysis_request(campaign=campaign).job.pk != job.pk
 
 
@@ -112,21 +112,23 @@ def test_the_settings_page_saves_the_baseline_and_refuses_silly_numbers(as_role,
             "metrics": ["bleu", "ter"],
             "baseline": good.pk,
             "tokenize": "intl",
-            "bootstrap_samples": 500,
+            "resamples": 500,
             "ar_trials": 2000,
             "seed": 7,
         },
     )
     assert response.status_code == 302
     ms = pipeline.metric_settings(campaign.pk)
-    assert (ms.metrics, ms.baseline, ms.tokenize, ms.seed) == (["bleu", "ter"], good, "intl", 7)
+    assert (ms.metrics, ms.baseline, ms.tokenize) == (["bleu", "ter"], good, "intl")
+    campaign.refresh_from_db()
+    assert (campaign.analysis_settings["resamples"], campaign.analysis_settings["seed"]) == (500, 7)
     assert pipeline.analysis_params(campaign=campaign)["baseline"] == good.pk
     bad = client.post(
         url,
         {
             "metrics": ["bleu"],
             "tokenize": "13a",
-            "bootstrap_samples": 1,
+            "resamples": 1,
             "ar_trials": 100,
             "seed": 1,
         },

@@ -21,8 +21,8 @@ from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-QUERY = "preset=wmt&n_bootstrap=100&analyse=1"
-EXPLORED = AnalysisSettings(n_bootstrap=100).with_preset("wmt")
+QUERY = "preset=wmt&resamples=100&analyse=1"
+EXPLORED = AnalysisSettings(resamples=100).with_preset("wmt")
 
 
 def test_a_large_campaign_is_explored_by_a_worker_while_the_page_shows_progress(

@@ -26,7 +26,7 @@ from tests.support.workers import chunks_held, settings_for, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-FAST = {"metrics": ["bleu", "chrf"], "bootstrap_samples": 50, "ar_trials": 100}
+FAST = {"metrics": ["bleu", "chrf"], "resamples": 50, "ar_trials": 100}
 
 
 def test_a_chunk_whose_input_disappeared_fails_its_job_with_a_readable_error(

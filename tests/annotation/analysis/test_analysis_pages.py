@@ -143,7 +143,7 @@ def test_the_interval_columns_name_the_chosen_confidence_level(judged, owner) ->
     page = client.get(url).content.decode()
     assert "95% CI (t)" in page
     assert "95% CI (bootstrap)" in page
-    page = client.get(url, {"confidence": "0.8", "n_bootstrap": "100"}).content.decode()
+    page = client.get(url, {"confidence": "0.8", "resamples": "100"}).content.decode()
     assert "errorlist" not in page
     assert "80% CI (t)" in page
     assert "80% CI (bootstrap)" in page

@@ -107,7 +107,7 @@ def scheduling(celery_worker_process, owner, annotator, settings, tmp_path: Path
     config = make_config(campaign, "adequacy_fluency", items_per_task=10, annotations_per_task=2)
     assignment = task_assign_next(config=config, annotator=annotator)
     first = analysis_run_sync(
-        campaign=campaign, metrics=("bleu", "chrf"), bootstrap_samples=50, ar_trials=50
+        campaign=campaign, metrics=("bleu", "chrf"), resamples=50, ar_trials=50
     )
     assert dashboard_status(campaign=campaign)["stale"] is False
     settings.EVALSITE_AUTO_ANALYSIS = True

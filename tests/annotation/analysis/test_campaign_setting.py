@@ -27,7 +27,7 @@ from metrics.queries import dashboard_status
 from tests.dashboard_factories import analysis_run_sync, make_judged_demo_campaign
 from tests.factories import PASSWORD, make_user
 
-WMT_SETTING = AnalysisSettings(n_bootstrap=200, seed=5).with_preset("wmt")
+WMT_SETTING = AnalysisSettings(resamples=200, seed=5).with_preset("wmt")
 
 
 def test_the_wmt_preset_sets_wmt_conventions_and_is_recognised() -> None:
@@ -43,10 +43,23 @@ def test_the_wmt_preset_sets_wmt_conventions_and_is_recognised() -> None:
     assert WMT_SETTING.preset == "wmt"
     assert AnalysisSettings().preset == "evalsite"
     assert AnalysisSettings(test="sign").preset is None
-    assert WMT_SETTING.with_preset("evalsite") == AnalysisSettings(n_bootstrap=200, seed=5)
+    assert WMT_SETTING.with_preset("evalsite") == AnalysisSettings(resamples=200, seed=5)
     # Stored as a dict: unknown keys (another version's) are ignored.
     assert AnalysisSettings.from_dict({**WMT_SETTING.as_dict(), "retired": 1}) == WMT_SETTING
     assert set(PRESETS) == {"evalsite", "wmt"}
+
+
+def test_stored_settings_under_the_old_names_read_knowingly() -> None:
+    """Settings stored under the counts' old names read under the new ones; both names of one
+    count, or a seed left to each protocol (None), are refused by name."""
+    old = {"n_bootstrap": 200, "ranking_bootstrap": 20, "seed": 5}
+    assert AnalysisSettings.from_dict(old) == AnalysisSettings(
+        resamples=200, trueskill_runs=20, seed=5
+    )
+    with pytest.raises(ValueError, match="'n_bootstrap' and 'resamples' are one setting"):
+        AnalysisSettings.from_dict({"n_bootstrap": 200, "resamples": 300})
+    with pytest.raises(ValueError, match="seed: None"):
+        AnalysisSettings.from_dict({"seed": None})
 
 
 @pytest.fixture
@@ -72,7 +85,7 @@ def _put_setting(client: Client, campaign: Campaign, body: dict[str, Any]) -> di
 @pytest.mark.django_db
 def test_every_route_reads_the_campaigns_setting(judged: tuple[Campaign, Client]) -> None:
     campaign, client = judged
-    body = _put_setting(client, campaign, {"preset": "wmt", "n_bootstrap": 200, "seed": 5})
+    body = _put_setting(client, campaign, {"preset": "wmt", "resamples": 200, "seed": 5})
     assert body == {"settings": WMT_SETTING.as_dict(), "preset": "wmt", "changed": True}
     assert _put_setting(client, campaign, {"seed": 5})["changed"] is False
     campaign.refresh_from_db()
@@ -278,13 +291,13 @@ def test_other_settings_are_explored_and_can_become_the_campaigns(
     judged: tuple[Campaign, Client],
 ) -> None:
     campaign, client = judged
-    query = "preset=wmt&n_bootstrap=100&analyse=1"
+    query = "preset=wmt&resamples=100&analyse=1"
     page = client.get(reverse("campaign_analysis", args=[campaign.pk]) + "?" + query)
     assert page.context["exploring"] is True
     assert page.context["analysis"].settings.preset == "wmt"
     # The form shows the settings that apply: the preset's conventions in their fields.
     form = page.context["form"]
-    assert (form["qc_test"].value(), form["basis"].value(), form["n_bootstrap"].value()) == (
+    assert (form["qc_test"].value(), form["basis"].value(), form["resamples"].value()) == (
         "mannwhitney",
         "all",
         100,
@@ -300,7 +313,7 @@ def test_other_settings_are_explored_and_can_become_the_campaigns(
     campaign.refresh_from_db()
     setting = campaign_analysis_settings(campaign=campaign)
     assert setting.preset == "wmt"
-    assert setting.n_bootstrap == 100
+    assert setting.resamples == 100
     page = client.get(reverse("campaign_analysis", args=[campaign.pk]))
     assert page.context["exploring"] is False
     # An invalid query changes nothing.

@@ -55,7 +55,7 @@ def ranked(owner):  # type: ignore[no-untyped-def]
     return synthetic, built
 
 
-SETTINGS = AnalysisSettings(ranking_bootstrap=20, seed=5)
+SETTINGS = AnalysisSettings(trueskill_runs=20, seed=5)
 
 
 def test_the_careless_ranker_fails_qc_and_expected_wins_recover_the_order(ranked) -> None:  # type: ignore[no-untyped-def]
@@ -86,7 +86,7 @@ def test_the_careless_ranker_fails_qc_and_expected_wins_recover_the_order(ranked
 def test_the_selector_reports_what_the_core_computes(ranked) -> None:  # type: ignore[no-untyped-def]
     synthetic, built = ranked
     settings = AnalysisSettings(
-        qc_test="mannwhitney", ranking_qc_space="normalised_rank", ranking_bootstrap=20, seed=5
+        qc_test="mannwhitney", ranking_qc_space="normalised_rank", trueskill_runs=20, seed=5
     )
     [criterion] = campaign_analysis_compute(campaign=built.campaign, settings=settings).criteria
     core = analyse_rankings(
@@ -121,7 +121,7 @@ def test_an_organizer_decision_or_the_include_failed_option_keeps_the_careless_r
     careless = built.users[CARELESS]
     kept = campaign_analysis_compute(
         campaign=built.campaign,
-        settings=AnalysisSettings(include_failed=True, ranking_bootstrap=20, seed=5),
+        settings=AnalysisSettings(include_failed=True, trueskill_runs=20, seed=5),
     ).criteria[0]
     assert all(a.included for a in kept.annotators)
     annotator_decision_record(
@@ -172,7 +172,7 @@ def test_the_analysis_page_and_the_dashboard_table_show_the_ranking_test(ranked,
     client.login(username=owner.username, password=PASSWORD)
     page = client.get(
         reverse("campaign_analysis", args=[built.campaign.pk]),
-        {"ranking_bootstrap": "20", "seed": "5"},
+        {"trueskill_runs": "20", "seed": "5"},
     ).content.decode()
     table = page[page.index('<table class="data annotators">') :]
     table = table[: table.index("</table>")]
@@ -203,7 +203,7 @@ def test_built_ranking_screens_degrade_one_output_so_the_demo_careless_ranker_fa
     assert set(per_item.values()) == {1}
     assert outputs.filter(kind=ItemKind.REPEAT).exists()
     analysis = campaign_analysis_compute(
-        campaign=campaign, settings=AnalysisSettings(ranking_bootstrap=0)
+        campaign=campaign, settings=AnalysisSettings(trueskill_runs=0)
     )
     [ranking] = [c for c in analysis.criteria if c.kind == "ranking"]
     statuses = sorted(a.qc_status for a in ranking.annotators)
@@ -216,7 +216,7 @@ def test_the_rank_space_is_a_setting_of_the_page_and_the_api(ranked, owner) -> N
     _, built = ranked
     client = Client()
     client.login(username=owner.username, password=PASSWORD)
-    query = {"ranking_qc_space": "normalised_rank", "qc_test": "wilcoxon", "ranking_bootstrap": 0}
+    query = {"ranking_qc_space": "normalised_rank", "qc_test": "wilcoxon", "trueskill_runs": 0}
     data = client.get(
         reverse("api-campaign-analysis", args=[built.campaign.pk]),
         query,

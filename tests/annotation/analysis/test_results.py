@@ -28,7 +28,7 @@ from tests.analysis_factories import build_judged_campaign
 
 pytestmark = pytest.mark.django_db
 
-SETTINGS = AnalysisSettings(n_bootstrap=50, ranking_bootstrap=10, seed=5)
+SETTINGS = AnalysisSettings(resamples=50, trueskill_runs=10, seed=5)
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def _stored(doc: dict[str, Any]) -> dict[str, Any]:
 def test_a_computed_analysis_round_trips_through_json(computed: Computed) -> None:
     analysis = computed.analysis
     doc = analysis.to_json()
-    assert doc["schema"] == SCHEMA_VERSION == 1
+    assert doc["schema"] == SCHEMA_VERSION == 2
     read = CampaignAnalysis.from_json(_stored(doc))
     assert read == analysis
     assert read.to_json() == doc
@@ -114,7 +114,7 @@ def test_the_human_document_round_trips_through_json(computed: Computed) -> None
         (("analysis", "criteria", 1, "significance"), "systems", "system"),
         (("histograms", 0, "annotators", 0), "counts", "count"),
         (("analysis", "criteria", 0, "method"), "space", "spcae"),
-        (("analysis", "criteria", 1, "method"), "trueskill_bootstrap", "trueskil_bootstrap"),
+        (("analysis", "criteria", 1, "method"), "trueskill_runs", "trueskil_bootstrap"),
     ],
 )
 def test_a_misspelt_key_is_refused_by_name(
@@ -174,13 +174,53 @@ def test_the_method_is_typed_and_keeps_only_what_applies_in_json(computed: Compu
     TrueSkill runs; in JSON neither carries the other's keys, as stored documents always had."""
     scores, ranking = computed.analysis.criteria[0], computed.analysis.criteria[-1]
     assert isinstance(scores.method, Method)
-    assert (scores.method.space, scores.method.n_bootstrap, scores.method.seed) == ("z", 50, 5)
-    assert scores.method.trueskill_bootstrap is None
-    assert (ranking.method.trueskill_bootstrap, ranking.method.significance_test) == (10, "sign")
+    assert (scores.method.space, scores.method.resamples, scores.method.seed) == ("z", 50, 5)
+    assert scores.method.trueskill_runs is None
+    assert (ranking.method.trueskill_runs, ranking.method.significance_test) == (10, "sign")
     score_doc, ranking_doc = scores.method.to_json(), ranking.method.to_json()
-    assert "trueskill_bootstrap" not in score_doc
+    assert "trueskill_runs" not in score_doc
     assert "space" not in ranking_doc
-    assert "n_bootstrap" not in ranking_doc
+    assert "resamples" not in ranking_doc
     assert list(score_doc)[:2] == ["analysis", "tolerance"]
     assert scores.method.items() == list(score_doc.items())
     assert Method.from_json(_stored(ranking_doc)) == ranking.method
+
+
+def _schema_1(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` as schema 1 stored it: the old names of the resample counts, the settings'
+    seed left to each protocol (None)."""
+    old = _stored(doc)
+    old["schema"] = old["analysis"]["schema"] = 1
+    settings = old["analysis"]["settings"]
+    settings["n_bootstrap"] = settings.pop("resamples")
+    settings["ranking_bootstrap"] = settings.pop("trueskill_runs")
+    settings["seed"] = None
+    for criterion in old["analysis"]["criteria"]:
+        method = criterion["method"]
+        for new, was in (("resamples", "n_bootstrap"), ("trueskill_runs", "trueskill_bootstrap")):
+            if new in method:
+                method[was] = method.pop(new)
+    return old
+
+
+def test_a_schema_1_document_reads_under_the_new_names(computed: Computed) -> None:
+    """Its counts under their new names, its seed the one every criterion ran with."""
+    old = _schema_1(computed.document.to_json())
+    assert "n_bootstrap" in old["analysis"]["criteria"][0]["method"]
+    assert HumanDocument.from_json(old) == computed.document
+
+
+def test_a_schema_1_document_whose_criteria_ran_with_different_seeds_is_refused(
+    computed: Computed,
+) -> None:
+    old = _schema_1(computed.document.to_json())
+    old["analysis"]["criteria"][-1]["method"]["seed"] = 6
+    with pytest.raises(ValueError, match=r"human\.analysis\.settings\.seed: each protocol"):
+        HumanDocument.from_json(old)
+
+
+def test_a_document_with_both_names_of_a_count_is_refused(computed: Computed) -> None:
+    old = _schema_1(computed.document.to_json())
+    old["analysis"]["settings"]["resamples"] = 50
+    with pytest.raises(ValueError, match="'n_bootstrap' and 'resamples' are one setting"):
+        HumanDocument.from_json(old)

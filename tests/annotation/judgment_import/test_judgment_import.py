@@ -142,7 +142,7 @@ def test_the_report_of_an_imported_campaign_imports_again_to_the_same_analysis(
     )
     judgments_import(campaign=second, upload=UploadFile("again.tsv", again), user=owner)
     assert imported(second)[0] == imported(texts)[0] == expected(rows)
-    settings = AnalysisSettings(n_bootstrap=100, seed=3)
+    settings = AnalysisSettings(resamples=100, seed=3)
     one = campaign_analysis_compute(campaign=texts, settings=settings).criteria[0]
     two = campaign_analysis_compute(campaign=second, settings=settings).criteria[0]
     assert [(s.name, s.score, s.boot_low) for s in one.systems] == [

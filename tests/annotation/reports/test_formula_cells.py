@@ -90,13 +90,13 @@ def test_the_system_report_and_segment_scores_neutralise_formulas(
     client = Client()
     assert client.login(username=owner.get_username(), password=PASSWORD)
     report = client.get(
-        reverse("campaign_report_systems", args=[campaign.pk, "csv"]), {"n_bootstrap": "50"}
+        reverse("campaign_report_systems", args=[campaign.pk, "csv"]), {"resamples": "50"}
     )
     rows = _rows(report.content.decode(), ",")
     assert {row["system"] for row in rows} == set(SAFE.values())
     assert any(row["score"].startswith("-") and float(row["score"]) < 0 for row in rows)
 
-    analysis_run_sync(campaign=campaign, metrics=("bleu",), bootstrap_samples=20, ar_trials=20)
+    analysis_run_sync(campaign=campaign, metrics=("bleu",), resamples=20, ar_trials=20)
     assert SegmentScores.objects.filter(job__campaign=campaign).exists()
     response = client.get(
         reverse("api-segment-scores", args=[campaign.pk]), {"metric": "bleu", "output": "csv"}

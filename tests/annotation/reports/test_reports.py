@@ -24,7 +24,7 @@ from scipy import stats
 
 from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.services import annotator_pseudonyms_ensure
-from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.settings import DEFAULT_SEED, AnalysisSettings
 from annotation.models import (
     AnnotatorPseudonym,
     Assignment,
@@ -409,7 +409,7 @@ def synthetic(owner):  # type: ignore[no-untyped-def]
 
 def test_the_system_report_lists_scores_intervals_ranks_and_clusters(synthetic) -> None:  # type: ignore[no-untyped-def]
     analysis = campaign_analysis_compute(
-        campaign=synthetic.campaign, settings=AnalysisSettings(n_bootstrap=200)
+        campaign=synthetic.campaign, settings=AnalysisSettings(resamples=200)
     )
     header, rows = read_csv(system_report_csv(analysis).encode())
     assert header == list(SYSTEM_COLUMNS)
@@ -419,15 +419,16 @@ def test_the_system_report_lists_scores_intervals_ranks_and_clusters(synthetic) 
     assert float(first["t_low"]) < float(first["score"]) < float(first["t_high"])
     assert first["space"] == "z"
     assert first["significance_test"] == "wilcoxon"
-    assert first["n_bootstrap"] == "200"
-    assert first["seed"] == str(synthetic.config.seed)
+    assert first["resamples"] == "200"
+    assert first["trueskill_runs"] == ""
+    assert first["seed"] == str(DEFAULT_SEED)
     assert first["version"].startswith("evalsite ")
     data = system_report_json(analysis)
     [criterion] = data["criteria"]
     assert "annotators" not in criterion
     assert {"systems", "significance", "agreement", "method"} <= set(criterion)
     assert criterion["significance"]["systems"] == [r["system"] for r in rows]
-    assert data["settings"]["n_bootstrap"] == 200
+    assert data["settings"]["resamples"] == 200
     json.dumps(data, allow_nan=False)  # strict JSON: no NaN
 
 
@@ -463,7 +464,7 @@ def test_the_latex_table_names_the_confidence_level_it_was_computed_at(synthetic
     for confidence, label in [(0.95, "95"), (0.8, "80"), (0.975, "97.5"), (0.999, "99.9")]:
         analysis = campaign_analysis_compute(
             campaign=synthetic.campaign,
-            settings=AnalysisSettings(confidence=confidence, n_bootstrap=0, seed=4),
+            settings=AnalysisSettings(confidence=confidence, resamples=0, seed=4),
         )
         latex = system_report_latex(analysis)
         assert f"Score & {label}\\% CI & Raw" in latex
@@ -504,11 +505,11 @@ def test_the_annotator_report_has_qc_repeats_and_time(synthetic, hand) -> None: 
 )
 def test_the_system_report_downloads(synthetic, owner, url_name, fmt) -> None:  # type: ignore[no-untyped-def]
     response = login(owner).get(
-        reverse(url_name, args=[synthetic.campaign.pk, fmt]), {"n_bootstrap": "100", "seed": "4"}
+        reverse(url_name, args=[synthetic.campaign.pk, fmt]), {"resamples": "100", "seed": "4"}
     )
     assert response.status_code == 200
     analysis = campaign_analysis_compute(
-        campaign=synthetic.campaign, settings=AnalysisSettings(n_bootstrap=100, seed=4)
+        campaign=synthetic.campaign, settings=AnalysisSettings(resamples=100, seed=4)
     )
     if fmt == "csv":
         assert response.content.decode() == system_report_csv(analysis)

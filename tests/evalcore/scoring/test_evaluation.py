@@ -79,6 +79,14 @@ def test_json_shape_is_metric_system_runs_mean_s_sel_s_opt_p(report):
     assert data["metrics"]["ter"]["baseline"]["p"] is None
     assert set(data["signatures"]) == {"bleu", "ter", "length"}
     assert data["settings"]["seed"] == 5
+    assert set(data["settings"]) == {
+        "runs",
+        "segments",
+        "resamples",
+        "ar_trials",
+        "seed",
+        "ar_statistic",
+    }
 
 
 def test_latex_table_escapes_names_and_marks_direction(report):
