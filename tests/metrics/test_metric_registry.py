@@ -111,7 +111,7 @@ def test_evaluate_takes_a_registered_metric_and_its_option(
         call_command(
             "evaluate",
             *("--refs", str(ref), "--system", "a", str(hyp), "--metrics", "exact_match"),
-            *("--boot-samples", "20", "--ar-shuffles", "20", "-f", "json", *flags),
+            *("--resamples", "20", "--ar-trials", "20", "-f", "json", *flags),
             stdout=out,
         )
         return json.loads(out.getvalue())
