@@ -43,7 +43,7 @@ class JsonDocument:
         """The document ``doc`` describes; a ValueError names the first key that does not fit."""
         where = path or cls.__name__
         if cls.SCHEMA is not None:
-            schema = _schema(doc, cls.SCHEMA, where)
+            schema = schema_of(doc, cls.SCHEMA, where)
             doc = cls.upgraded({k: v for k, v in doc.items() if k != "schema"}, schema)
         read: Self = _read(cls, doc, where)
         return read
@@ -55,7 +55,9 @@ class JsonDocument:
         return doc
 
 
-def _schema(doc: Any, version: int, path: str) -> int:
+def schema_of(doc: Any, version: int, path: str) -> int:
+    """The schema of a stored document (1 when it has none, as before the key existed); a
+    ValueError when it is not a JSON object or its schema is unknown or newer than ``version``."""
     if not isinstance(doc, Mapping):
         raise ValueError(f"{path}: expected a JSON object, not {type(doc).__name__}")
     schema = doc.get("schema", 1)

@@ -26,6 +26,7 @@ from annotation.analysis.tables import (
     system_codes,
     system_name,
 )
+from evalcore.documents import schema_of
 from evalcore.human.normalisation import Basis, Space
 from evalcore.numbers import finite_or_none
 
@@ -437,19 +438,8 @@ class HumanDocument:
 
 
 def schema_check(doc: Any, path: str) -> int:
-    """The schema of a stored document (1 when it has none, as before the key existed); a
-    ValueError when it is not a JSON object or its schema is unknown or newer than this code."""
-    if not isinstance(doc, Mapping):
-        raise ValueError(f"{path}: expected a JSON object, not {type(doc).__name__}")
-    schema = doc.get("schema", 1)
-    if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
-        raise ValueError(f"{path}: unknown 'schema' {schema!r}")
-    if schema > SCHEMA_VERSION:
-        raise ValueError(
-            f"{path}: 'schema' {schema} is newer than this code reads ({SCHEMA_VERSION}); "
-            "update EvalSite or recompute the analysis"
-        )
-    return schema
+    """The schema of a stored human document or analysis (``evalcore.documents.schema_of``)."""
+    return schema_of(doc, SCHEMA_VERSION, path)
 
 
 def _known_keys(cls: type[Any], doc: Any, path: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
