@@ -62,22 +62,27 @@ def synthetic_metrics(
                 },
             }
         )
-    return {
-        "version": params["version"],
-        "params": {**params, "n_references": 2},
-        "n_segments": n_segments,
-        "systems": [
-            {
-                "id": s.pk,
-                "name": s.name,
-                "runs": [{"id": r.pk, "name": r.name} for r in s.runs.all()],
-            }
-            for s in systems
-        ],
-        "baseline": {"id": baseline.pk, "name": baseline.name},
-        "unavailable": {},
-        "metrics": docs,
-    }
+    from metrics.documents import MetricsDocument
+
+    # Through the class the dashboard reads it with: a shape that drifted fails here.
+    return MetricsDocument.from_json(
+        {
+            "version": params["version"],
+            "params": {**params, "n_references": 2},
+            "n_segments": n_segments,
+            "systems": [
+                {
+                    "id": s.pk,
+                    "name": s.name,
+                    "runs": [{"id": r.pk, "name": r.name} for r in s.runs.all()],
+                }
+                for s in systems
+            ],
+            "baseline": {"id": baseline.pk, "name": baseline.name},
+            "unavailable": {},
+            "metrics": docs,
+        }
+    ).to_json()
 
 
 def metric_systems(systems: list[Any], quality: np.ndarray, rng: np.random.Generator) -> list[Any]:
@@ -148,15 +153,19 @@ def synthetic_correlations(
                 "williams": {"metrics": keys, "p": _matrix(p)},
             }
         )
-    return {
-        "version": params["version"],
-        "params": {
-            "resamples": params["resamples"],
-            "seed": params["seed"],
-            "da_pair_threshold": 25.0,
-        },
-        "criteria": out,
-    }
+    from metrics.documents import CorrelationsDocument
+
+    return CorrelationsDocument.from_json(
+        {
+            "version": params["version"],
+            "params": {
+                "resamples": params["resamples"],
+                "seed": params["seed"],
+                "da_pair_threshold": 25.0,
+            },
+            "criteria": out,
+        }
+    ).to_json()
 
 
 def correlation_entry(
