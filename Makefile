@@ -51,7 +51,7 @@ test-some: $(TEST_STAMP)
 	CELERY_BROKER_URL="$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}" \
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --reuse-db $(PYTEST_ARGS)
 
-# ruff (lint and format check) and mypy on the Django-free numerical core.
+# ruff (lint and format check) and mypy (the numerical core strictly, the apps with Django's stubs).
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -24,7 +24,7 @@ _PLAIN_ACCEPTS = frozenset({JSON, "*/*", None})
 
 
 class ContentNegotiation(DefaultContentNegotiation):
-    def select_renderer(
+    def select_renderer(  # type: ignore[override]  # DRF passes its renderers as a list
         self, request: Request, renderers: Sequence[Any], format_suffix: str | None = None
     ) -> tuple[Any, str]:
         meta = request._request.META

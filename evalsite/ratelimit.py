@@ -34,7 +34,8 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 from django.utils.translation import ngettext
 from redis.exceptions import RedisError
 
@@ -162,7 +163,7 @@ class RateLimitedAdminAuthenticationForm(RateLimitedAuthenticationForm, AdminAut
     """The admin's login form (staff only), with the same limits."""
 
 
-def _limited_form(response: HttpResponse) -> RateLimitedAuthenticationForm | None:
+def _limited_form(response: HttpResponseBase) -> RateLimitedAuthenticationForm | None:
     context = getattr(response, "context_data", None) or {}
     form = context.get("form")
     if isinstance(form, RateLimitedAuthenticationForm) and form.retry_after:
@@ -170,11 +171,11 @@ def _limited_form(response: HttpResponse) -> RateLimitedAuthenticationForm | Non
     return None
 
 
-def too_many_requests(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def too_many_requests(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """Answer 429 with ``Retry-After`` when the view's login form refused an attempt over the
     limits (the page itself shows the form with the message)."""
 
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         response = view(request, *args, **kwargs)
         form = _limited_form(response)
         if form is not None:

@@ -313,7 +313,7 @@ else:
 # The cache holds the once-a-minute debounce of automatic recomputation, shared by all processes:
 # Redis beside the broker, or files in var/ for the embedded default.
 if CELERY_EMBEDDED_BROKER:
-    CACHES = {
+    CACHES: dict[str, dict[str, object]] = {
         "default": {
             "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
             "LOCATION": str(VAR_DIR / "cache"),

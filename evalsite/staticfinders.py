@@ -14,7 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.staticfiles.finders import BaseFinder
-from django.core.checks import Error
+from django.core.checks import CheckMessage, Error
 from django.core.files.storage import FileSystemStorage
 
 
@@ -33,7 +33,7 @@ class PackageFileFinder(BaseFinder):
             for url, (package, relative) in settings.EVALSITE_PACKAGE_STATIC.items()
         }
 
-    def check(self, **kwargs: Any) -> list[Error]:
+    def check(self, **kwargs: Any) -> list[CheckMessage]:
         return [
             Error(f"{url}: {package}/{relative} is not installed", id="evalsite.E001")
             for url, (package, relative) in settings.EVALSITE_PACKAGE_STATIC.items()

@@ -380,6 +380,13 @@ def _criterion_correlations(
     )
 
 
+def _number(value: float | None, system: str) -> float:
+    """A system's mean metric score, which every system in a correlation has."""
+    if value is None:
+        raise ValueError(f"system {system!r} has no metric score to correlate")
+    return value
+
+
 def _system_level(
     inputs: _CriterionInputs,
     metric: Any,
@@ -394,18 +401,22 @@ def _system_level(
 ) -> tuple[SystemLevel, np.ndarray]:
     """One metric's system-level entry (correlations with bootstrap intervals, pairwise
     accuracy, scatter points and fitted line) and its oriented system scores."""
+
     # The human side is the statistic whose point value the human analysis reports
     # (mean segment score or Expected Wins), recomputed from every resample.
+    def oriented_score(summed: np.ndarray) -> np.ndarray:
+        return np.asarray(sign * metric.score_from_statistics(summed), dtype=np.float64)
+
     result = system_correlation_bootstrap(
         inputs.human,
         stats,
-        lambda summed, f=metric.score_from_statistics, s=sign: s * f(summed),
+        oriented_score,
         human_score_fn=inputs.human_fn,
         n_samples=resamples,
         rng=seed,
     )
     mean_of = {d.id: d.mean for d in doc.systems}
-    metric_point = [sign * mean_of[system.pk] for system in chosen]
+    metric_point = [sign * _number(mean_of[system.pk], system.name) for system in chosen]
     oriented = np.array(metric_point)
     slope, intercept = least_squares_line(metric_point, human_point)
     interval = {

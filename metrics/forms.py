@@ -62,14 +62,18 @@ class MetricSettingsForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The registry as it is now, a metric registered after this module's import included.
-        self.fields["metrics"].choices = [(name, name) for name in metric_names()]
+        metrics = self.fields["metrics"]
+        assert isinstance(metrics, forms.MultipleChoiceField)
+        metrics.choices = [(name, name) for name in metric_names()]
         self.analysis_settings = campaign_analysis_settings(campaign=self.instance.campaign)
         self.fields["resamples"].initial = self.analysis_settings.resamples
         self.fields["seed"].initial = self.analysis_settings.seed
-        self.fields["baseline"].queryset = System.objects.filter(
-            campaign_id=self.instance.campaign_id
-        ).order_by("name")
-        self.fields["baseline"].empty_label = _("(the first system by name)")
+        baseline = self.fields["baseline"]
+        assert isinstance(baseline, forms.ModelChoiceField)
+        baseline.queryset = System.objects.filter(campaign_id=self.instance.campaign_id).order_by(
+            "name"
+        )
+        baseline.empty_label = _("(the first system by name)")
         for option in _SETTINGS:
             field = self.fields[option.name]
             if option.choices:
@@ -82,7 +86,7 @@ class MetricSettingsForm(forms.ModelForm):
                 field.required = False
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         for option in _SETTINGS:
             if option.source is Source.SACREBLEU_SETTING and cleaned.get(option.name) in (None, ""):
                 cleaned[option.name] = option.default

@@ -227,9 +227,10 @@ def chunk_compute(*, job: AnalysisJob, start: int, stop: int) -> int:
         texts[run_id][position - start] = text
     references = _references(campaign, start, stop)
     metrics, _ = usable_metrics(params)
-    rows = []
+    rows: list[StatsChunk] = []
     outputs = [texts[run.pk] for run in runs]
-    for name, stats in extract_all(metrics, outputs, references).items():
+    # A segment without one of the references has None there, as sacreBLEU takes it.
+    for name, stats in extract_all(metrics, outputs, references).items():  # type: ignore[arg-type]
         rows.extend(
             StatsChunk(job=job, run=run, metric=name, start=start, stop=stop, data=_save(stats[k]))
             for k, run in enumerate(runs)

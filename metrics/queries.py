@@ -217,7 +217,8 @@ def _config_medians(campaign: Campaign) -> tuple[dict[int, float], float | None]
     values: dict[int, list[float]] = {}
     timed = _campaign_judgments(campaign).filter(seconds__isnull=False)
     for config_id, seconds in timed.values_list("assignment__task__config_id", "seconds"):
-        values.setdefault(config_id, []).append(seconds)
+        if seconds is not None:  # filtered out above; the column is nullable
+            values.setdefault(config_id, []).append(seconds)
     every = [s for v in values.values() for s in v]
     return (
         {k: float(statistics.median(v)) for k, v in values.items()},

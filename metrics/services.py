@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -57,10 +57,14 @@ def _send(job_id: Any) -> bool:
 
 
 def analysis_request(
-    *, campaign: Campaign, user: AbstractBaseUser | None = None, force: bool = False
+    *,
+    campaign: Campaign,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    force: bool = False,
 ) -> AnalysisRequest:
     """Ask for the analysis of the campaign's current data; reuse a job with the same inputs
-    unless ``force``. The job is sent to the workers after the transaction commits."""
+    unless ``force``. The job is sent to the workers after the transaction commits; ``user``
+    is kept as who asked for it when signed in."""
     params = analysis_params(campaign=campaign)
     fingerprint = campaign_fingerprint(campaign=campaign, params=params)
     with transaction.atomic():
@@ -81,7 +85,10 @@ def analysis_request(
         else:
             reused = False
             job = AnalysisJob.objects.create(
-                campaign=campaign, fingerprint=fingerprint, params=params, requested_by=user
+                campaign=campaign,
+                fingerprint=fingerprint,
+                params=params,
+                requested_by_id=user.pk if user is not None and user.is_authenticated else None,
             )
     queued = job.dispatched or job.status != AnalysisJob.Status.QUEUED
     if not queued:

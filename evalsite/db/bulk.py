@@ -11,6 +11,7 @@ from typing import Any
 from django.db import connection, models
 
 from evalsite.db import features
+from evalsite.db.rawsql import model_field
 
 
 def reserve_ids(model: type[models.Model], n: int) -> list[int]:
@@ -21,7 +22,7 @@ def reserve_ids(model: type[models.Model], n: int) -> list[int]:
     if n == 0:
         return []
     table = model._meta.db_table
-    column = model._meta.pk.column
+    column = _column(model._meta.pk)
     quoted = connection.ops.quote_name
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -51,13 +52,13 @@ def insert_rows(
     given here or has a database-side value; the values are converted for the database as
     the model's fields convert them (JSON, date-times, UUIDs)."""
     meta = model._meta
-    columns = [meta.get_field(name) for name in fields]
+    columns = [model_field(model, name) for name in fields]
     missing = [f.name for f in meta.concrete_fields if f not in columns and not f.primary_key]
     if missing:
         raise ValueError(f"{meta.label}: no value for {', '.join(missing)}")
     quoted = connection.ops.quote_name
     table = quoted(meta.db_table)
-    names = ", ".join(quoted(f.column) for f in columns)
+    names = ", ".join(quoted(_column(f)) for f in columns)
     postgresql = features.copies_binary()
     # psycopg adapts numbers, strings, date-times and UUIDs itself and COPY parses JSON from
     # its text; SQLite gets what the fields would give it.
@@ -78,7 +79,15 @@ def insert_rows(
                     copy.write_row(row)
             return
         placeholders = ", ".join(["%s"] * len(columns))
-        cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})", rows)
+        # Rows stream from the iterable (sqlite3 takes any; the stubs ask for a sequence).
+        cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})", rows)  # type: ignore[arg-type]
+
+
+def _column(field: models.Field[Any, Any] | None) -> str:
+    """The database column of a concrete field."""
+    if field is None or field.column is None:
+        raise ValueError(f"{field} has no column")
+    return field.column
 
 
 def _db_value(field: models.Field[Any, Any], value: Any) -> Any:

@@ -24,7 +24,7 @@ from weakref import WeakKeyDictionary
 
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
-from django.db.models import Field, Model
+from django.db.models import Field, ForeignObject, Model
 from django.db.models.base import ModelState
 from django.db.models.expressions import Col
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
@@ -68,7 +68,8 @@ class Columns:
             or (pre_init.receivers and pre_init.has_listeners(model))
             or (post_init.receivers and post_init.has_listeners(model))
         ):
-            return model.from_db(db.alias, None, values)
+            # None: every concrete field, in order (as Django's own rows are).
+            return model.from_db(db.alias, None, values)  # type: ignore[arg-type]
         new = model.__new__(model)
         state = new._state = ModelState()
         state.adding = False
@@ -146,6 +147,14 @@ def model_field(model: type[Model], name: str) -> Field[Any, Any]:
     return model._meta.get_field(name)  # type: ignore[return-value]
 
 
+def relation_field(model: type[Model], name: str) -> ForeignObject[Any, Any]:
+    """The relation ``name`` of ``model`` (a TypeError if it is a plain column)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, ForeignObject):
+        raise TypeError(f"{model.__name__}.{name} is not a relation")
+    return field
+
+
 def chain_rows(
     rows: Sequence[Sequence[Any]],
     columns: list[Columns],
@@ -161,7 +170,7 @@ def chain_rows(
     tail = head + sum(len(part) for part in columns[1:])
     result: list[tuple[Any, Sequence[Any]]] = []
     shared: tuple[Sequence[Any], Any] | None = None
-    link = model_field(columns[0].model, links[0]) if len(columns) > 1 else None
+    link = relation_field(columns[0].model, links[0]) if len(columns) > 1 else None
     for row in rows:
         if link is None or shared is None or row[head:tail] != shared[0]:
             first, rest = chain(row, columns, links, db)
@@ -187,7 +196,7 @@ def chain(
         instances.append(part.instance(row[start : start + len(part)], db))
         start += len(part)
     for parent, child, name in zip(instances[:-1], instances[1:], links, strict=True):
-        model_field(type(parent), name).set_cached_value(parent, child)
+        relation_field(type(parent), name).set_cached_value(parent, child)
     return instances[0], row[start:]
 
 
@@ -239,7 +248,7 @@ def _checked_connection(db: BaseDatabaseWrapper) -> Any:
 def _server_binding_cursor(connection: Any) -> Any:
     from django.db.backends.postgresql.base import ServerBindingCursor
 
-    return ServerBindingCursor(connection)
+    return ServerBindingCursor(connection)  # type: ignore[call-arg]
 
 
 def _numbering_cursor(connection: Any) -> Any:

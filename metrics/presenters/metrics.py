@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from evalsite.formatting import interval_text, number_text, p_text
@@ -24,6 +25,10 @@ def _oriented(value: float | None, higher_is_better: bool) -> float:
     if value is None:
         return -math.inf
     return value if higher_is_better else -value
+
+
+def _best_first(row: MetricRow, *, higher_is_better: bool) -> tuple[float, str]:
+    return (-_oriented(row.mean, higher_is_better), row.name)
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,7 @@ def metrics_panel(doc: MetricsDocument) -> MetricsPanel:
             )
             for s in metric.systems
         ]
-        rows.sort(key=lambda r, h=metric.higher_is_better: (-_oriented(r.mean, h), r.name))
+        rows.sort(key=partial(_best_first, higher_is_better=metric.higher_is_better))
         tables.append(
             MetricTable(
                 key=metric.key,
