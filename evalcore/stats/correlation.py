@@ -106,7 +106,7 @@ def pair_counts(x: ArrayLike, y: ArrayLike, *, chunk: int = 2048) -> PairCounts:
     return PairCounts(conc, disc, tx, ty, txy, n)
 
 
-def kendall_tau_rows(x: ArrayLike, y: ArrayLike, *, max_cells: int = 2**22) -> FloatArray:
+def kendall_tau_rows(x: ArrayLike, y: ArrayLike, *, max_cells: int = 2**16) -> FloatArray:
     """Kendall's τ-b along the last axis, vectorised over leading axes: each row is what
     :func:`kendall_tau` gives for it, bit for bit (the same pair counts, the same formula).
 
