@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from annotation.analysis.families.registry import family_of_result
 from annotation.analysis.results import CriterionAnalysis, HumanDocument
 from annotation.analysis.tables import (
     CriterionTable,
@@ -41,9 +42,6 @@ from annotation.analysis.tables import (
     values_array,
 )
 from annotation.models import ProtocolConfig, Segment, System
-from evalcore.human import ItemType, normalise, pairwise_comparisons, segment_scores
-from evalcore.human.rankings import expected_wins_from_counts
-from evalcore.human.systems import scored_rows
 from evalcore.numbers import finite_or_none
 from evalcore.stats.correlation import (
     DarrTau,
@@ -134,6 +132,8 @@ def _criterion_inputs(
       space, from the judgments of included annotators on REAL and REPEAT items (the default of
       :func:`evalcore.human.systems.system_scores`), normalised on the analysis' basis;
     * rankings: Expected Wins of the REAL pairwise comparisons of included annotators.
+
+    The criterion's analysis family computes them (:meth:`AnalysisFamily.human_side`).
     """
     table = criterion_table_load(config=config, criterion=crit.criterion)
     j = table.judgments
@@ -148,55 +148,17 @@ def _criterion_inputs(
     code_of = {int(pk): code for code, pk in enumerate(table.system_ids.tolist())}
     chosen_codes = np.array([code_of.get(s.pk, -1) for s in chosen], dtype=np.int64)
 
-    if table.is_pairwise:
-        comparisons = pairwise_comparisons(j)
-        c = comparisons.select(
-            (comparisons.item_type == ItemType.REAL)
-            & include[comparisons.annotator]
-            & (comparisons.outcome != 0)
-            & (seg_pos[comparisons.segment] >= 0)
-        )
-        y = j.n_systems
-        winner = np.where(c.outcome > 0, c.system_a, c.system_b)
-        loser = np.where(c.outcome > 0, c.system_b, c.system_a)
-        cell = seg_pos[c.segment] * (y * y) + winner * y + loser
-        wins = np.bincount(cell, minlength=n_segments * y * y).astype(np.float64)
-
-        def expected_wins_of_chosen(summed: FloatArray) -> FloatArray:
-            score, _ = expected_wins_from_counts(summed.reshape(*summed.shape[:-1], y, y))
-            picked: FloatArray = np.where(
-                chosen_codes >= 0, score[..., np.maximum(chosen_codes, 0)], np.nan
-            )
-            return picked
-
-        return _CriterionInputs(
-            table=table,
-            human=wins.reshape(n_segments, y * y),
-            human_fn=expected_wins_of_chosen,
-            rows=(j.item_type == ItemType.REAL) & include[j.annotator],
-            run=run,
-            position=position,
-            z=None,
-        )
-
-    normalised = normalise(j, basis=crit.basis)
-    rows = scored_rows(j, include=include, include_repeats=True)
-    scores = segment_scores(j, normalised.values(crit.space or "z"), rows)
-    human = np.zeros((len(chosen), n_segments, 2))
-    known = seg_pos >= 0
-    mean = scores.mean[np.maximum(chosen_codes, 0)][:, known]  # (chosen, table segments)
-    mean[chosen_codes < 0] = np.nan
-    present = np.isfinite(mean)
-    human[:, seg_pos[known], 0] = np.where(present, mean, 0.0)
-    human[:, seg_pos[known], 1] = present
+    side = family_of_result(crit).human_side(
+        table, crit, include, seg_pos, chosen_codes, n_segments
+    )
     return _CriterionInputs(
         table=table,
-        human=human,
-        human_fn=None,
-        rows=rows,
+        human=side.human,
+        human_fn=side.human_fn,
+        rows=side.rows,
         run=run,
         position=position,
-        z=normalised.z,
+        z=side.z,
     )
 
 
@@ -329,12 +291,8 @@ def _criterion_correlations(
 ) -> CriterionCorrelations | None:
     """One criterion's entry: every metric at system and segment level, and the Williams tests
     between them; None when the criterion has no judgments."""
-    is_ranking = crit.kind == "ranking"
-    point = {
-        s.system_id: (s.expected_wins if is_ranking else s.score)
-        for s in crit.systems
-        if s.position > 0
-    }
+    family = family_of_result(crit)
+    point = {s.system_id: family.point(s) for s in crit.systems if s.position > 0}
     chosen = [i for i, s in enumerate(systems) if finite_or_none(point.get(s.pk)) is not None]
     inputs = _criterion_inputs(config, crit, [systems[i] for i in chosen], segment_index)
     if inputs is None:
@@ -374,7 +332,7 @@ def _criterion_correlations(
         criterion=crit.criterion,
         label=crit.criterion_label,
         kind=crit.kind,
-        human_score="Expected Wins" if is_ranking else f"mean {crit.space or 'z'}",
+        human_score=family.human_score(crit),
         metrics=metrics_out,
         williams=_williams(human_point, oriented_points, len(chosen)),
     )

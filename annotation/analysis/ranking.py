@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from annotation.analysis.qc import criterion_qc
+from annotation.analysis.families.base import CriterionQC
 from annotation.analysis.results import (
     AnnotatorResult,
     CriterionAnalysis,
@@ -36,13 +36,12 @@ from evalcore.version import code_stamp
 
 
 def ranking_analysis(
-    table: CriterionTable, settings: AnalysisSettings, names: Names, seed: int
+    table: CriterionTable, settings: AnalysisSettings, names: Names, verdicts: CriterionQC
 ) -> CriterionAnalysis:
     judgments = table.judgments
     definition = table.definition
     # As for scores: the include mask (QC verdicts and decisions) goes to the whole analysis,
     # which runs the same QC again inside so that its result is self-contained.
-    verdicts = criterion_qc(table=table, settings=settings, decisions=names.decisions)
     include = verdicts.included
     result = analyse_rankings(
         judgments,
@@ -54,7 +53,7 @@ def ranking_analysis(
         alpha=settings.alpha,
         n_bootstrap=settings.trueskill_runs,
         confidence=settings.confidence,
-        rng=seed,
+        rng=settings.seed,
     )
     return CriterionAnalysis(
         config_id=table.config.pk,

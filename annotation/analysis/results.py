@@ -240,7 +240,9 @@ class CriterionAnalysis:
     protocol: str
     criterion: str
     criterion_label: str
-    kind: Literal["scores", "ranking"]
+    # The family that computed it, by its ``result_kind`` ("scores", "ranking"): readers ask
+    # annotation.analysis.families.registry.family_of_result for the family itself.
+    kind: str
     scale: tuple[int, int]
     n_rows: int
     n_annotators: int

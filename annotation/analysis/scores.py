@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotation.analysis.qc import criterion_qc
+from annotation.analysis.families.base import CriterionQC
 from annotation.analysis.results import (
     AnnotatorResult,
     CriterionAnalysis,
@@ -34,7 +34,7 @@ from evalcore.version import code_stamp
 
 
 def score_analysis(
-    table: CriterionTable, settings: AnalysisSettings, names: Names, seed: int
+    table: CriterionTable, settings: AnalysisSettings, names: Names, verdicts: CriterionQC
 ) -> CriterionAnalysis:
     judgments = table.judgments
     definition = table.definition
@@ -49,7 +49,6 @@ def score_analysis(
     }
     # The include mask (QC verdicts and decisions) goes to the whole analysis, which runs the
     # same QC again inside (vectorised, cheap) so that its result is self-contained.
-    verdicts = criterion_qc(table=table, settings=settings, decisions=names.decisions)
     statuses = verdicts.statuses
     result = analyse_scores(
         judgments,
@@ -60,7 +59,7 @@ def score_analysis(
         alpha=settings.alpha,
         confidence=settings.confidence,
         n_bootstrap=settings.resamples,
-        rng=seed,
+        rng=settings.seed,
     )
     return CriterionAnalysis(
         config_id=table.config.pk,

@@ -30,12 +30,12 @@ from django.db.models import (
     Max,
 )
 
-from annotation.analysis.ranking import ranking_analysis
+from annotation.analysis.families.registry import family_of_protocol
+from annotation.analysis.qc import criterion_qc
 from annotation.analysis.results import (
     CampaignAnalysis,
     CriterionAnalysis,
 )
-from annotation.analysis.scores import score_analysis
 from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.tables import (
     CriterionTable,
@@ -196,7 +196,7 @@ def campaign_analysis_compute(
 def criterion_analyse(
     *, table: CriterionTable, settings: AnalysisSettings, names: Names
 ) -> CriterionAnalysis:
-    """Run the core on one table and turn its arrays into result rows."""
-    if table.is_pairwise:
-        return ranking_analysis(table, settings, names, settings.seed)
-    return score_analysis(table, settings, names, settings.seed)
+    """Run the core on one table and turn its arrays into result rows (the family's)."""
+    family = family_of_protocol(table.config.protocol)
+    verdicts = criterion_qc(table=table, settings=settings, decisions=names.decisions)
+    return family.analyse(table, settings, names, verdicts)

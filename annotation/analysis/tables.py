@@ -29,7 +29,7 @@ from annotation.models import (
     System,
     pseudonym_code,
 )
-from annotation.protocols import PAIRWISE, PROTOCOLS, Criterion
+from annotation.protocols import PROTOCOLS, Criterion
 from evalcore.human import (
     TOLERANCE_0_TO_100,
     TOLERANCE_1_TO_5,
@@ -119,12 +119,6 @@ class CriterionTable:
     @property
     def definition(self) -> Criterion:
         return criterion_definition(self.config.protocol, self.criterion)
-
-    @property
-    def is_pairwise(self) -> bool:
-        """Whether the kind's judgments are analysed as comparisons between the outputs of a
-        screen (ranks) rather than as one score per output."""
-        return PROTOCOLS[self.config.protocol].analysis == PAIRWISE
 
 
 def campaign_criteria(*, campaign: Campaign) -> list[tuple[ProtocolConfig, str]]:

@@ -14,12 +14,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from annotation.analysis.families.registry import family_of_protocol
 from annotation.analysis.qc import criterion_qc
 from annotation.analysis.results import QC_FAILED, QC_PASSED, QC_UNTESTED
 from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.analysis.tables import criterion_table_load, criterion_values
 from annotation.models import CompletionRule, ProtocolConfig
-from annotation.protocols import PAIRWISE
 
 SCHEMA_VERSION = 1
 
@@ -111,10 +111,9 @@ def crowd_qc_compute(*, config: ProtocolConfig, annotator_id: int) -> CrowdQC:
                 p_value=p_value if math.isfinite(p_value) else None,
             )
         )
-    pairwise = config.definition.analysis == PAIRWISE
     return CrowdQC(
         test=settings.qc_test,
-        space=settings.ranking_qc_space if pairwise else settings.qc_space,
+        space=family_of_protocol(config.protocol).qc_space(settings),
         threshold=settings.threshold,
         criteria=tuple(outcomes),
     )

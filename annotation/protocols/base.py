@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from django.utils.translation import gettext_lazy as _
@@ -73,11 +73,11 @@ class NumberSetting:
 # severity, category); offsets are code points of the shown text.
 SpanRow = tuple[int, int, int, int, str, str]
 
-# How a kind's judgments become analysis tables: one score per shown output and criterion, or
-# comparisons between the outputs of one screen (from their ranks).
-AnalysisFamily = Literal["scores", "pairwise"]
-SCORES: AnalysisFamily = "scores"
-PAIRWISE: AnalysisFamily = "pairwise"
+# How a kind's judgments become analysis tables: the key of an analysis family
+# (annotation/analysis/families/registry.py), one score per shown output and criterion by
+# default, or comparisons between the outputs of one screen (from their ranks).
+SCORES = "scores"
+PAIRWISE = "pairwise"
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,13 @@ class Protocol:
     # A config may show document screens: one system's translation of consecutive segments of
     # a document, one answer per segment (a kind that judges one output at a time).
     document_screens_allowed: bool = False
-    analysis: AnalysisFamily = SCORES
+    analysis: str = SCORES
+    # The fewest texts a screen shows: a segment with fewer distinct texts gets no screen (at
+    # least what the kind's analysis family compares, which a test checks).
+    min_outputs: int = 1
+    # Whether an imported row must say which screen it was on: answers that compare the
+    # outputs of a screen mean nothing without it.
+    imports_need_screens: bool = False
     # The screen: the template part that renders the shown outputs and their questions, the
     # part that lists its keyboard shortcuts, the script (a static path) that registers the
     # widgets its questions use, and what the digits do on it. A template part may be a name
@@ -166,12 +172,6 @@ class Protocol:
     def import_criteria(self) -> tuple[Criterion, ...]:
         """The criteria an imported row may name, with the widest scale a screen gives."""
         return self.criteria_for(self.max_outputs or 1)
-
-    @property
-    def imports_need_screens(self) -> bool:
-        """Whether an imported row must say which screen it was on: answers that compare the
-        outputs of a screen mean nothing without it."""
-        return self.analysis == PAIRWISE
 
     def import_value_problem(
         self, criterion: Criterion, value: float, *, scale_hint: str = ""

@@ -87,6 +87,8 @@ PROTOCOL = RankingProtocol(
     (RANK,),
     (BILINGUAL, MONOLINGUAL),
     analysis=PAIRWISE,
+    min_outputs=2,
+    imports_need_screens=True,
     max_outputs=9,
     digit_hint=_("set the rank of the focused translation"),
     instructions=_(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from annotation.analysis.families.registry import family_of_result
 from annotation.analysis.results import CampaignAnalysis
 from annotation.reports.text import csv_text
 
@@ -51,8 +52,9 @@ def annotator_report_rows(
     """One row per protocol config × criterion × annotator."""
     for criterion in analysis.criteria:
         method = criterion.method
-        ranking = criterion.kind == "ranking"
+        family = family_of_result(criterion)
         for a in criterion.annotators:
+            uninformative, tolerance = family.annotator_report_cells(a, method)
             yield (
                 criterion.config_name,
                 criterion.protocol,
@@ -67,7 +69,7 @@ def annotator_report_rows(
                 a.qc_statistic,
                 a.qc_p,
                 a.qc_mean_difference,
-                a.qc_uninformative if ranking else None,
+                uninformative,
                 None if a.decision is None else ("include" if a.decision else "exclude"),
                 a.decision_reason or None,
                 a.included,
@@ -75,7 +77,7 @@ def annotator_report_rows(
                 a.repeats_share_within,
                 a.repeats_pearson,
                 a.repeats_kendall_tau,
-                None if ranking else method.tolerance,
+                tolerance,
                 a.references_n,
                 a.references_mean,
                 a.mean,

@@ -7,11 +7,13 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis, SystemResult
+# The LaTeX cells are the families'; the rounding stays importable here.
+from annotation.analysis.families.base import latex_fixed as latex_fixed
+from annotation.analysis.families.registry import family_of_result
+from annotation.analysis.results import CampaignAnalysis, CriterionAnalysis
 from annotation.analysis.shown import ShownAnalysis, provenance
 from annotation.reports.text import CSV_TYPE, ReportFormat, csv_text
 from evalcore.latex import latex_escape
-from evalsite.formatting import fixed_text
 
 SYSTEM_COLUMNS = (
     "protocol",
@@ -52,10 +54,6 @@ SYSTEM_COLUMNS = (
 )
 
 
-def _score_space(criterion: CriterionAnalysis) -> str:
-    return "expected_wins" if criterion.kind == "ranking" else str(criterion.method.space)
-
-
 def system_report_rows(analysis: CampaignAnalysis) -> Iterator[tuple[Any, ...]]:
     """One row per protocol config × criterion × system, ranked systems first."""
     for criterion in analysis.criteria:
@@ -75,7 +73,7 @@ def system_report_rows(analysis: CampaignAnalysis) -> Iterator[tuple[Any, ...]]:
                 system.n_judgments,
                 system.n_segments,
                 system.score,
-                _score_space(criterion),
+                family_of_result(criterion).score_space(criterion),
                 system.mean_raw,
                 system.mean_shifted,
                 system.mean_z,
@@ -114,11 +112,6 @@ def system_report_json(analysis: CampaignAnalysis) -> dict[str, Any]:
     return data
 
 
-def latex_fixed(value: float | None, digits: int = 3) -> str:
-    """A cell of the LaTeX table: rounded as the pages round (``fixed_text``), "--" if missing."""
-    return "--" if value is None else fixed_text(value, digits)
-
-
 def _shown_analysis(shown: ShownAnalysis) -> CampaignAnalysis:
     assert shown.analysis is not None
     return shown.analysis
@@ -153,18 +146,10 @@ def system_report_latex(analysis: CampaignAnalysis, provenance: str = "") -> str
 
 
 def _latex_table(criterion: CriterionAnalysis) -> list[str]:
-    """The lines of one criterion's table, its ranked systems in clusters."""
-    caption = _latex_caption(criterion)
-    ranking = criterion.kind == "ranking"
-    if ranking:
-        header = r"\# & Range & System & EW & No worse & TrueSkill $\mu$ & TS range & $n$ \\"
-        spec = "rrlrrrrr"
-    else:
-        header = (
-            rf"\# & Range & System & Score & {criterion.confidence_percent}\% CI & Raw & $n$ "
-            r"& Segs \\"
-        )
-        spec = "rrlrrrrr"
+    """The lines of one criterion's table, its ranked systems in clusters (the family's
+    columns)."""
+    family = family_of_result(criterion)
+    header, spec = family.latex_header(criterion)
     lines = [
         "",
         r"\begin{table}[t]",
@@ -179,12 +164,11 @@ def _latex_table(criterion: CriterionAnalysis) -> list[str]:
         if previous_cluster is not None and system.cluster != previous_cluster:
             lines.append(r"\midrule")
         previous_cluster = system.cluster
-        cells = _latex_ranking_cells(system) if ranking else _latex_score_cells(system)
-        lines.append(" & ".join(cells) + r" \\")
+        lines.append(" & ".join(family.latex_cells(system)) + r" \\")
     lines += [
         r"\bottomrule",
         r"\end{tabular}",
-        f"\\caption{{{caption}}}",
+        f"\\caption{{{_latex_caption(criterion)}}}",
         r"\end{table}",
     ]
     return lines
@@ -195,62 +179,9 @@ def _latex_caption(criterion: CriterionAnalysis) -> str:
     method = criterion.method
     return (
         f"{latex_escape(criterion.config_name)}: {latex_escape(criterion.criterion_label)}. "
-        + (
-            "Expected Wins; clusters from the one-sided sign test"
-            if criterion.kind == "ranking"
-            else f"mean {method.space} score over segments with "
-            f"{criterion.confidence_percent}\\% t interval; "
-            f"clusters from the one-sided {method.significance_test} test"
-        )
+        + family_of_result(criterion).latex_method(criterion)
         + f" at $p < {method.alpha}$; seed {method.seed}."
     )
-
-
-def _latex_rank_range(system: SystemResult) -> str:
-    return (
-        str(system.rank_low)
-        if system.rank_low == system.rank_high
-        else f"{system.rank_low}--{system.rank_high}"
-    )
-
-
-def _latex_ranking_cells(system: SystemResult) -> list[str]:
-    """A row of a ranking criterion: Expected Wins, no-worse share and TrueSkill."""
-    if system.trueskill_rank_low is None:
-        skill_range = "---"  # no bootstrap runs, no range
-    elif system.trueskill_rank_low != system.trueskill_rank_high:
-        skill_range = f"{system.trueskill_rank_low}--{system.trueskill_rank_high}"
-    else:
-        skill_range = str(system.trueskill_rank_low)
-    return [
-        str(system.position),
-        _latex_rank_range(system),
-        latex_escape(system.name),
-        latex_fixed(system.expected_wins),
-        latex_fixed(system.no_worse_share),
-        latex_fixed(system.trueskill_mu, 2),
-        skill_range,
-        str(system.n_judgments),
-    ]
-
-
-def _latex_score_cells(system: SystemResult) -> list[str]:
-    """A row of a scored criterion: score with its t interval, raw mean and counts."""
-    interval = (
-        "--"
-        if system.t_low is None or system.t_high is None
-        else f"[{latex_fixed(system.t_low)}, {latex_fixed(system.t_high)}]"
-    )
-    return [
-        str(system.position),
-        _latex_rank_range(system),
-        latex_escape(system.name),
-        latex_fixed(system.score),
-        interval,
-        latex_fixed(system.mean_raw, 1),
-        str(system.n_judgments),
-        str(system.n_segments),
-    ]
 
 
 # The system report's formats: each writes the body of a ShownAnalysis as text.

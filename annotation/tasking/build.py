@@ -22,7 +22,7 @@ from annotation.models import (
     Run,
     Task,
 )
-from annotation.protocols import PAIRWISE, Protocol
+from annotation.protocols import Protocol
 from annotation.tasking.merging import merged_screens, output_groups
 from annotation.tasking.plan import (
     BAD_REFERENCE,
@@ -205,9 +205,8 @@ def _segment_screens(
         )
         for position, segment in enumerate(source.segments)
     ]
-    # A ranking screen of one text compares nothing: such a segment gets no screen.
-    min_width = 2 if config.definition.analysis == PAIRWISE else 1
-    return merged_screens(groups, n_systems, k, rng, min_width=min_width)
+    # A segment with fewer texts than the kind compares on a screen gets no screen.
+    return merged_screens(groups, n_systems, k, rng, min_width=config.definition.min_outputs)
 
 
 def _unmerged_size(config: ProtocolConfig, source: CampaignSource) -> tuple[int, int]:

@@ -35,7 +35,6 @@ from annotation.models import (
     Run,
     Task,
 )
-from annotation.protocols import PAIRWISE
 from annotation.tasking.build import (
     BuildResult,
     Progress,
@@ -386,7 +385,7 @@ def _write_real(
     given = np.zeros(n)
     outputs = []
     credited: list[tuple[int, list[tuple[int, Run]]]] = []
-    min_width = 2 if task.config.definition.analysis == PAIRWISE else 1
+    min_width = task.config.definition.min_outputs
     for item in items:
         order = [int(i) for i in np.argsort(given - target, kind="stable")]
         runs = {i: _pick_run(source, i, rng) for i in order[:k]}

@@ -10,6 +10,8 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext_lazy as _
 
+from annotation.analysis.families.base import AnalysisFamily
+from annotation.analysis.families.registry import family_of_result
 from annotation.analysis.forms import (
     BASIS_CHOICES,
     QC_TEST_CHOICES,
@@ -77,3 +79,10 @@ def agreement_label(name: str) -> str:
 def agreement_count_label(key: str) -> str:
     """What an agreement coefficient counted (``units``, ``pairs``, …) in the page's language."""
     return str(AGREEMENT_COUNT_LABELS.get(key, key))
+
+
+@register.filter
+def analysis_family(criterion: Any) -> AnalysisFamily:
+    """The analysis family of a criterion's result (anything with its ``kind``): its template
+    parts render the family's columns (``{% with family=c|analysis_family %}``)."""
+    return family_of_result(criterion)

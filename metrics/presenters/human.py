@@ -8,6 +8,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from annotation.analysis.families.base import AnalysisFamily
+from annotation.analysis.families.registry import family_of_result
 from annotation.analysis.results import (
     AgreementResult,
     AnnotatorResult,
@@ -139,27 +141,6 @@ def criterion_slug(config_id: Any, criterion: str) -> str:
     return f"c{config_id}-{criterion}"
 
 
-def _bar_axis(systems: list[SystemResult], ranking: bool) -> tuple[float, float] | None:
-    if ranking:
-        return (0.0, 1.0)  # Expected Wins is a share
-    values = [
-        v
-        for s in systems
-        if s.position > 0
-        for v in (
-            finite_or_none(s.boot_low),
-            finite_or_none(s.boot_high),
-            finite_or_none(s.score),
-        )
-        if v is not None
-    ]
-    if not values:
-        return None
-    low, high = min(values), max(values)
-    pad = (high - low) * 0.05 or 0.5
-    return (low - pad, high + pad)
-
-
 def _position(value: float | None, axis: tuple[float, float] | None) -> float | None:
     if value is None or axis is None:
         return None
@@ -175,8 +156,8 @@ def human_panel(doc: HumanDocument | Mapping[str, Any]) -> list[HumanCriterion]:
 
 def _human_criterion(crit: CriterionAnalysis) -> HumanCriterion:
     """One criterion of the panel: its system rows on a shared bar axis and its QC rows."""
-    ranking = crit.kind == "ranking"
-    axis = _bar_axis(crit.ranked_systems, ranking)
+    family = family_of_result(crit)
+    axis = family.bar_axis(crit.ranked_systems)
     return HumanCriterion(
         slug=criterion_slug(crit.config_id, crit.criterion),
         title=f"{crit.config_name} · {_label(crit.protocol, crit.criterion, crit.criterion_label)}",
@@ -190,7 +171,7 @@ def _human_criterion(crit: CriterionAnalysis) -> HumanCriterion:
         n_segments=crit.n_segments,
         axis_low=axis[0] if axis else None,
         axis_high=axis[1] if axis else None,
-        systems=_system_rows(crit.systems, ranking, axis),
+        systems=_system_rows(crit.systems, family, axis),
         annotators=[_qc_row(a) for a in crit.annotators],
         agreement=crit.agreement,
         method=crit.method,
@@ -198,7 +179,7 @@ def _human_criterion(crit: CriterionAnalysis) -> HumanCriterion:
 
 
 def _system_rows(
-    systems: list[SystemResult], ranking: bool, axis: tuple[float, float] | None
+    systems: list[SystemResult], family: AnalysisFamily, axis: tuple[float, float] | None
 ) -> list[HumanSystemRow]:
     """The system rows in document order; a row starts a cluster when its cluster differs
     from the previous row's."""
@@ -209,7 +190,7 @@ def _system_rows(
         high = finite_or_none(s.boot_high)
         left = _position(low, axis)
         right = _position(high, axis)
-        score = finite_or_none(s.expected_wins if ranking else s.score)
+        score = finite_or_none(family.point(s))
         rows.append(
             HumanSystemRow(
                 position=s.position,
