@@ -16,7 +16,8 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as Account
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
@@ -29,7 +30,7 @@ from annotation.models import Assignment, Campaign, ProtocolConfig
 
 ORGANIZERS_GROUP = "Organizers"
 
-User = AbstractBaseUser | AnonymousUser
+User = Account | AnonymousUser
 View = Callable[..., HttpResponse]
 
 
@@ -37,7 +38,7 @@ def user_is_organizer(user: User) -> bool:
     return bool(user.is_authenticated and user.has_perm("annotation.add_campaign"))
 
 
-def user_has_organizer_rights(user: AbstractBaseUser) -> bool:
+def user_has_organizer_rights(user: Account) -> bool:
     """Whether the account holds any right beyond an annotator's: staff or superuser, the
     organizer permission, or a campaign it owns or co-organizes (a right that outlives the
     permission)."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -59,7 +59,7 @@ def _send(job_id: Any) -> bool:
 def analysis_request(
     *,
     campaign: Campaign,
-    user: AbstractBaseUser | AnonymousUser | None = None,
+    user: User | AnonymousUser | None = None,
     force: bool = False,
 ) -> AnalysisRequest:
     """Ask for the analysis of the campaign's current data; reuse a job with the same inputs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
@@ -29,10 +29,10 @@ def campaign_analysis_settings_save(*, campaign: Campaign, settings: AnalysisSet
 def annotator_decision_record(
     *,
     campaign: Campaign,
-    annotator: AbstractBaseUser,
+    annotator: User,
     included: bool,
     reason: str,
-    decided_by: AbstractBaseUser | None,
+    decided_by: User | None,
 ) -> AnnotatorDecision:
     """Include or exclude an annotator's judgments from the campaign's aggregates, overriding
     the QC verdict; a later decision replaces an earlier one. ``reason`` must not be empty."""
@@ -50,7 +50,7 @@ def annotator_decision_record(
     return decision
 
 
-def annotator_decision_clear(*, campaign: Campaign, annotator: AbstractBaseUser) -> None:
+def annotator_decision_clear(*, campaign: Campaign, annotator: User) -> None:
     """Remove the organizer's decision: the QC verdict applies again."""
     deleted, _ = AnnotatorDecision.objects.filter(campaign=campaign, annotator=annotator).delete()
     if deleted:

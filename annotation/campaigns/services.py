@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, Group, Permission
+from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 from django.db.models import ProtectedError
 
@@ -45,7 +45,7 @@ def organizers_group_ensure(*, using: str = "default") -> Group:
     return group
 
 
-def user_make_organizer(*, user: AbstractBaseUser) -> None:
+def user_make_organizer(*, user: User) -> None:
     """Let ``user`` create and manage campaigns."""
     user.groups.add(organizers_group_ensure())
     # Django caches permissions on the user object; drop the cache so the change shows at once.
@@ -53,7 +53,7 @@ def user_make_organizer(*, user: AbstractBaseUser) -> None:
         user.__dict__.pop(cache, None)
 
 
-def campaign_create(*, owner: AbstractBaseUser, **fields: Any) -> Campaign:
+def campaign_create(*, owner: User, **fields: Any) -> Campaign:
     """Create a campaign owned by ``owner``; ``organizers`` (co-organizers) may be given."""
     organizers = fields.pop("organizers", [])
     campaign = Campaign(owner=owner, **fields)
@@ -79,7 +79,7 @@ def campaign_data_import(
     *,
     campaign: Campaign,
     files: Sequence[UploadFile],
-    user: AbstractBaseUser | None,
+    user: User | None,
     replace_systems: bool = False,
 ) -> Upload:
     """Validate an upload against the campaign and store it, all or nothing.

@@ -4,7 +4,7 @@ page. ``AnnotationConfig.ready`` registers it."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
@@ -22,7 +22,7 @@ class CrowdEntrance(Entrance):
     def invite_page(self, request: HttpRequest, invite: Invite) -> HttpResponse | None:
         return crowd_invite(request, invite) if hasattr(invite, "crowd") else None
 
-    def take(self, *, annotator: AbstractBaseUser, config: ProtocolConfig) -> Take | None:
+    def take(self, *, annotator: User, config: ProtocolConfig) -> Take | None:
         crowd, assignment = crowd_take(user=annotator, config=config)
         if not crowd:
             return None
@@ -33,7 +33,7 @@ class CrowdEntrance(Entrance):
         page = reverse("crowd_completion" if done else "annotate", args=[assignment.pk])
         return Take(assignment, page=page)
 
-    def finished_page(self, *, annotator: AbstractBaseUser, assignment: Assignment) -> str | None:
+    def finished_page(self, *, annotator: User, assignment: Assignment) -> str | None:
         # A crowd worker's task ends on the page with their completion code.
         if not CrowdWorker.objects.filter(
             user=annotator, campaign_id=assignment.task.config.campaign_id

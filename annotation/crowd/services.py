@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, get_random_string
@@ -36,7 +36,7 @@ PROLIFIC_RETURN_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 def crowd_link_create(
     *,
     campaign: Campaign,
-    created_by: AbstractBaseUser,
+    created_by: User,
     config: ProtocolConfig,
     platform: str,
     id_parameter: str,
@@ -130,7 +130,7 @@ def crowd_task_start(*, worker: CrowdWorker) -> Assignment | None:
     return assignment
 
 
-def crowd_take(*, user: AbstractBaseUser, config: ProtocolConfig) -> tuple[bool, Assignment | None]:
+def crowd_take(*, user: User, config: ProtocolConfig) -> tuple[bool, Assignment | None]:
     """A take of ``config`` by a crowd worker of its campaign: (True, their one task — the
     one they finished, the one in progress or the next free one, as their study link gives
     it — or None when ``config`` is not their link's protocol or no task is left). (False,

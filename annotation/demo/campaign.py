@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -234,7 +234,7 @@ def _simulated_answer(
 
 def _document_score(
     assignment: Assignment,
-    rater: AbstractBaseUser,
+    rater: User,
     screen: Screen,
     rng: np.random.Generator,
     systems: dict[int, str],

@@ -10,7 +10,7 @@ import math
 import uuid
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
@@ -126,7 +126,7 @@ class SubmitSerializer(serializers.Serializer):
 
 
 def answer_checked(
-    attrs: dict[str, Any], *, assignment_id: uuid.UUID, annotator: AbstractBaseUser
+    attrs: dict[str, Any], *, assignment_id: uuid.UUID, annotator: User
 ) -> dict[str, Any]:
     """The protocol's checks on a submit's answer: every shown output answered on every
     criterion, whole numbers within each scale (``Protocol.validate``, which the service applies

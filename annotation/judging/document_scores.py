@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -144,7 +144,7 @@ def document_score_problem(score: Any) -> str | None:
 def document_score_record(
     *,
     assignment_id: uuid.UUID,
-    annotator: AbstractBaseUser,
+    annotator: User,
     item_id: int,
     revision_seen: int,
     submission_id: uuid.UUID,
@@ -208,7 +208,7 @@ def _check_open(assignment: Assignment, *, screen: int) -> None:
 
 def _score_new(
     assignment: Assignment,
-    annotator: AbstractBaseUser,
+    annotator: User,
     first: ItemOutput,
     submission_id: uuid.UUID,
     score: int,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from annotation.judging.document_scores import DocumentScoreState
 from annotation.judging.screens import Screen, ScreenSegment
@@ -24,7 +24,7 @@ from annotation.models import (
 )
 
 
-def document_screen(screen: Screen, *, annotator: AbstractBaseUser) -> Screen:
+def document_screen(screen: Screen, *, annotator: User) -> Screen:
     """``screen`` (of one item) widened to every item of its document screen, in document
     order; a screen of an item that is a screen of its own is returned as it is. At most five
     queries whatever the window's size (six with a document-level score). ``position``
@@ -89,7 +89,7 @@ def document_screen(screen: Screen, *, annotator: AbstractBaseUser) -> Screen:
 
 
 def _document_score(
-    config: ProtocolConfig, items: list[Item], annotator: AbstractBaseUser
+    config: ProtocolConfig, items: list[Item], annotator: User
 ) -> DocumentScoreState | None:
     """The screen's document score as the page shows it (one query), or None when the config
     asks for none."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 
 from annotation.models import Assignment, Invite, ProtocolConfig
@@ -39,12 +39,12 @@ class Entrance:
         """The page of an invite link that is this entrance's, or None."""
         return None
 
-    def take(self, *, annotator: AbstractBaseUser, config: ProtocolConfig) -> Take | None:
+    def take(self, *, annotator: User, config: ProtocolConfig) -> Take | None:
         """A take of ``config`` by one of this entrance's annotators, or None for anyone else:
         the usual take applies."""
         return None
 
-    def finished_page(self, *, annotator: AbstractBaseUser, assignment: Assignment) -> str | None:
+    def finished_page(self, *, annotator: User, assignment: Assignment) -> str | None:
         """The page a finished task of one of this entrance's annotators ends on, or None for
         anyone else: My tasks then says the task is finished."""
         return None
@@ -68,7 +68,7 @@ def entrance_invite_page(request: HttpRequest, invite: Invite) -> HttpResponse |
     return None
 
 
-def entrance_take(*, annotator: AbstractBaseUser, config: ProtocolConfig) -> Take | None:
+def entrance_take(*, annotator: User, config: ProtocolConfig) -> Take | None:
     """The take of the entrance the annotator came through, or None: the usual take."""
     for entrance in _entrances.values():
         take = entrance.take(annotator=annotator, config=config)
@@ -77,7 +77,7 @@ def entrance_take(*, annotator: AbstractBaseUser, config: ProtocolConfig) -> Tak
     return None
 
 
-def entrance_finished_page(*, annotator: AbstractBaseUser, assignment: Assignment) -> str | None:
+def entrance_finished_page(*, annotator: User, assignment: Assignment) -> str | None:
     """The page the annotator's finished ``assignment`` ends on, or None (My tasks)."""
     for entrance in _entrances.values():
         page = entrance.finished_page(annotator=annotator, assignment=assignment)

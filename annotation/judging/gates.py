@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from annotation.judging.screens import JudgmentError
 from annotation.models import Assignment, ItemOutput, ProtocolConfig
@@ -24,19 +24,17 @@ class Gate:
     # The gate's name in the registry: registering a gate of the same key replaces it.
     key = ""
 
-    def refusal(
-        self, *, config: ProtocolConfig, annotator: AbstractBaseUser
-    ) -> JudgmentError | None:
+    def refusal(self, *, config: ProtocolConfig, annotator: User) -> JudgmentError | None:
         """Why a real item of ``config`` is refused to the annotator (the API answers with it),
         or None."""
         return None
 
-    def page(self, *, assignment: Assignment, annotator: AbstractBaseUser) -> str | None:
+    def page(self, *, assignment: Assignment, annotator: User) -> str | None:
         """The page (a URL) that the annotation page of ``assignment`` sends the annotator to
         instead of its item, or None."""
         return None
 
-    def released_page(self, *, assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> str | None:
+    def released_page(self, *, assignment_id: uuid.UUID, annotator: User) -> str | None:
         """The page of a task whose hold the gate ended (it went back to the pool, so the
         annotation page cannot show it), or None: the annotation page then sends the annotator
         to My tasks."""
@@ -52,7 +50,7 @@ def gate_register(gate: Gate) -> None:
     _gates[gate.key] = gate
 
 
-def gate_check(*, config: ProtocolConfig, annotator: AbstractBaseUser) -> None:
+def gate_check(*, config: ProtocolConfig, annotator: User) -> None:
     """Raise the first gate's refusal of a real item of ``config`` to the annotator, if any."""
     for gate in _gates.values():
         refusal = gate.refusal(config=config, annotator=annotator)
@@ -60,14 +58,14 @@ def gate_check(*, config: ProtocolConfig, annotator: AbstractBaseUser) -> None:
             raise refusal
 
 
-def gate_check_submission(*, shown: Sequence[ItemOutput], annotator: AbstractBaseUser) -> None:
+def gate_check_submission(*, shown: Sequence[ItemOutput], annotator: User) -> None:
     """:func:`gate_check` for a submit's shown outputs (with their item, task and config; none
     when the item is not the annotator's, which the submit then answers)."""
     if shown:
         gate_check(config=shown[0].item.task.config, annotator=annotator)
 
 
-def gate_page(*, assignment: Assignment, annotator: AbstractBaseUser) -> str | None:
+def gate_page(*, assignment: Assignment, annotator: User) -> str | None:
     """The first gate's page for the annotation page of ``assignment``, or None."""
     for gate in _gates.values():
         page = gate.page(assignment=assignment, annotator=annotator)
@@ -76,7 +74,7 @@ def gate_page(*, assignment: Assignment, annotator: AbstractBaseUser) -> str | N
     return None
 
 
-def gate_released_page(*, assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> str | None:
+def gate_released_page(*, assignment_id: uuid.UUID, annotator: User) -> str | None:
     """The page of the gate that ended the hold on this task, or None."""
     for gate in _gates.values():
         page = gate.released_page(assignment_id=assignment_id, annotator=annotator)

@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone
@@ -90,7 +90,7 @@ def _assignment_query() -> tuple[str, list[Columns]]:
     return sql, columns
 
 
-def assignment_for(assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> Assignment:
+def assignment_for(assignment_id: uuid.UUID, annotator: User) -> Assignment:
     """The annotator's assignment with its task, config and campaign loaded (as
     ``select_related("task__config__campaign")``), or 404."""
     sql, columns = _assignment_query()
@@ -160,7 +160,7 @@ class ScreenRead:
 
 
 def screen_read(
-    *, config: ProtocolConfig, task_id: int, position: int, annotator: AbstractBaseUser
+    *, config: ProtocolConfig, task_id: int, position: int, annotator: User
 ) -> ScreenRead:
     """The read of the item at ``position`` of a task as the config shows it, with the first
     reference as context. On PostgreSQL the neighbouring segments come with the outputs when the
@@ -252,7 +252,7 @@ class Screen:
 def annotation_screen(
     *,
     assignment_id: uuid.UUID,
-    annotator: AbstractBaseUser,
+    annotator: User,
     position: int | None = None,
     now: datetime | None = None,
 ) -> Screen:
@@ -328,7 +328,7 @@ def _neighbours(*, segment: Segment, low: int, high: int, references: bool) -> l
 def screen_at(
     *,
     assignment: Assignment,
-    annotator: AbstractBaseUser,
+    annotator: User,
     position: int,
     now: datetime,
     mark_shown: bool,

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Field
 from django.utils import timezone
@@ -134,7 +134,7 @@ def _submission_query() -> tuple[str, list[Columns], list[str], list[Field[Any, 
 
 
 def submission_outputs(
-    *, assignment_id: uuid.UUID, annotator: AbstractBaseUser, item_id: int
+    *, assignment_id: uuid.UUID, annotator: User, item_id: int
 ) -> list[ItemOutput]:
     """The shown outputs of an item of the annotator's task, in screen order, each carrying the
     assignment's state (``a_*``), the annotator's judgment of the item (``j_*``) and the
@@ -156,7 +156,7 @@ def submission_outputs(
 def judgment_record(
     *,
     assignment_id: uuid.UUID,
-    annotator: AbstractBaseUser,
+    annotator: User,
     item_id: int,
     revision_seen: int,
     submission_id: uuid.UUID,
@@ -210,9 +210,7 @@ def judgment_record(
     return replace(recorded, next=screen)
 
 
-def _current_screen(
-    *, assignment_id: uuid.UUID, annotator: AbstractBaseUser, now: datetime
-) -> Screen | None:
+def _current_screen(*, assignment_id: uuid.UUID, annotator: User, now: datetime) -> Screen | None:
     """The current item's screen as a GET of it shows it, or None where that GET would answer
     an error or re-claim an ended hold."""
     try:
@@ -242,7 +240,7 @@ def _current_screen(
 def _judgment_store(
     *,
     assignment_id: uuid.UUID,
-    annotator: AbstractBaseUser,
+    annotator: User,
     item_id: int,
     revision_seen: int,
     submission_id: uuid.UUID,
@@ -303,7 +301,7 @@ class _Accepted:
     # The item's first shown output, with the state ``submission_outputs`` notes on it.
     first: ItemOutput
     assignment_id: uuid.UUID
-    annotator: AbstractBaseUser
+    annotator: User
     submission_id: uuid.UUID
     now: datetime
     # The answer as ``CheckedAnswer`` has it.

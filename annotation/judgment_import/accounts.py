@@ -7,7 +7,7 @@ import hashlib
 import re
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from annotation.campaigns.uploads import UploadError, UploadProblem
 from annotation.judgment_import.rows import ParsedJudgments
@@ -28,7 +28,7 @@ def _username(campaign: Campaign, annotator: str) -> str:
 
 def annotator_accounts(
     campaign: Campaign, parsed: ParsedJudgments, annotators: list[str]
-) -> dict[str, AbstractBaseUser]:
+) -> dict[str, User]:
     """One account per annotator id of the file; an earlier import's account is reused."""
     user_model = get_user_model()
     wanted = {a: _username(campaign, a) for a in annotators}

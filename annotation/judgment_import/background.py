@@ -26,7 +26,7 @@ import logging
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.functions import Length
@@ -64,7 +64,7 @@ def judgment_import_request(
     campaign: Campaign,
     upload: UploadFile,
     options: ImportOptions,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> JudgmentImportJob:
     """Record an import of ``upload`` onto ``campaign`` and send it to the workers. A queue
     that cannot be reached fails the job at once, saying so; nothing is stored then."""

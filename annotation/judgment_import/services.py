@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -156,7 +156,7 @@ def judgments_import(
     *,
     campaign: Campaign,
     upload: UploadFile,
-    user: AbstractBaseUser | None,
+    user: User | None,
     options: ImportOptions | None = None,
     report: ImportProgress | None = None,
 ) -> JudgmentImport:
@@ -286,7 +286,7 @@ def _store(
     parsed: ParsedJudgments,
     plan: ImportPlan,
     options: ImportOptions,
-    user: AbstractBaseUser | None,
+    user: User | None,
     report: ImportProgress | None = None,
     documents: list[PlannedDocument] | None = None,
 ) -> JudgmentImport:
@@ -497,7 +497,7 @@ def _insert_outputs(
 
 def _create_assignments(
     plan: ImportPlan,
-    users: dict[str, AbstractBaseUser],
+    users: dict[str, User],
     task_of: dict[str, Task],
     now: datetime,
 ) -> dict[tuple[str, str], int]:

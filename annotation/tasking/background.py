@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -63,9 +63,7 @@ def progress_key(build_id: Any) -> str:
     return f"evalsite:task-build:{build_id}"
 
 
-def task_build_request(
-    *, config: ProtocolConfig, user: AbstractBaseUser | None = None
-) -> BuildRequest:
+def task_build_request(*, config: ProtocolConfig, user: User | None = None) -> BuildRequest:
     """Queue a build of the config's tasks, or join the one under way. Raises ``TaskError``
     at once when annotators have started (a rebuild would be refused anyway)."""
     task_builds_abandon_stale(config_id=config.pk)

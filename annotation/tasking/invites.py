@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core import signing
 from django.db import transaction
 from django.utils import timezone
@@ -27,9 +27,7 @@ INVITE_SALT = "evalsite.invite"
 INVITE_TOKEN_MAX_AGE = timedelta(days=366)
 
 
-def invite_create(
-    *, campaign: Campaign, label: str, created_by: AbstractBaseUser, days: int = 30
-) -> Invite:
+def invite_create(*, campaign: Campaign, label: str, created_by: User, days: int = 30) -> Invite:
     return Invite.objects.create(
         campaign=campaign,
         label=label,
@@ -69,7 +67,7 @@ def invite_from_token(*, token: str) -> Invite:
     return invite
 
 
-def invite_login_allowed(*, user: AbstractBaseUser) -> bool:
+def invite_login_allowed(*, user: User) -> bool:
     """Whether an invite link may log someone in as ``user``: only an annotator account that a
     link created itself (no usable password, no staff rights, organizes nothing). Anything else
     would let whoever holds the link become that person."""
@@ -78,7 +76,7 @@ def invite_login_allowed(*, user: AbstractBaseUser) -> bool:
     return not user_has_organizer_rights(user)
 
 
-def invite_accept(*, invite: Invite, current_user: AbstractBaseUser | None) -> AbstractBaseUser:
+def invite_accept(*, invite: Invite, current_user: User | None) -> User:
     """Make someone an annotator of the invite's campaign and return the account to use.
 
     A logged-in user stays themselves: they join the campaign, the use is recorded, but the link

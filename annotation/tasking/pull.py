@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count
 from django.utils.translation import gettext as _
@@ -232,7 +232,7 @@ def allocation_stopped(config: ProtocolConfig) -> bool:
     return AllocationState.objects.filter(config=config).exclude(stopped="").exists()
 
 
-def allocation_stopped_for(config: ProtocolConfig, *, annotator: AbstractBaseUser) -> bool:
+def allocation_stopped_for(config: ProtocolConfig, *, annotator: User) -> bool:
     """Whether the stopping rule keeps the annotator from taking a task of a pull-mode config:
     it holds and they have no task of the config in progress to go back to."""
     return (
@@ -249,7 +249,7 @@ def stopped_message(config: ProtocolConfig) -> str:
     ) % {"name": config.name}
 
 
-def stopped_configs(*, annotator: AbstractBaseUser) -> set[int]:
+def stopped_configs(*, annotator: User) -> set[int]:
     """The pull-mode configs of the annotator's campaigns whose stopping rule holds."""
     return set(
         AllocationState.objects.filter(config__campaign__annotators=annotator)

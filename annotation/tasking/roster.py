@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, Q
 
@@ -62,7 +62,7 @@ def campaign_annotators_add(*, campaign: Campaign, usernames: list[str]) -> Rost
     )
 
 
-def campaign_annotator_remove(*, campaign: Campaign, annotator: AbstractBaseUser) -> int:
+def campaign_annotator_remove(*, campaign: Campaign, annotator: User) -> int:
     """Take ``annotator`` off the roster; the tasks they held return to the pool (their
     answers stay). The number of tasks returned."""
     with transaction.atomic():

@@ -18,7 +18,7 @@ from functools import cache
 from itertools import chain
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
 from django.utils import timezone
@@ -118,7 +118,7 @@ def _hold_until(config: ProtocolConfig, now: datetime) -> datetime:
 
 
 def task_assign_next(
-    *, config: ProtocolConfig, annotator: AbstractBaseUser, now: datetime | None = None
+    *, config: ProtocolConfig, annotator: User, now: datetime | None = None
 ) -> Assignment | None:
     """Pull: the annotator's task in progress, or the next task with a free slot (earlier tasks
     first, so tasks fill up and finish; a task another pull is claiming at this moment is passed
@@ -192,9 +192,7 @@ def _free_tasks(free: QuerySet[Task]) -> Iterator[tuple[int, Task | None]]:
         yield task_id, None
 
 
-def task_assign(
-    *, task: Task, annotator: AbstractBaseUser, now: datetime | None = None
-) -> Assignment:
+def task_assign(*, task: Task, annotator: User, now: datetime | None = None) -> Assignment:
     """Push: an organizer gives a task to an annotator (no expiry). Holds that have expired
     are returned to the pool first, so their slots can be given; an annotator whose own hold on
     the task expired (or who released it) gets that assignment back, with their answers."""
@@ -270,7 +268,7 @@ class OpenConfig:
     free_tasks: int
 
 
-def configs_for_annotator(*, annotator: AbstractBaseUser) -> list[OpenConfig]:
+def configs_for_annotator(*, annotator: User) -> list[OpenConfig]:
     """Protocol configs of the active campaigns the user annotates (but not as a crowd
     worker), with how many tasks they could still take: a free slot, and no assignment of
     theirs or only one whose hold expired (``task_assign_next`` resumes those). Call

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -56,7 +56,7 @@ def stop_message(rule: TutorialRule | None) -> str:
     )
 
 
-def tutorial_blocking(*, config: ProtocolConfig, annotator: AbstractBaseUser) -> TutorialRun | None:
+def tutorial_blocking(*, config: ProtocolConfig, annotator: User) -> TutorialRun | None:
     """The annotator's run when it keeps the real items of ``config`` closed (not finished, or
     stopped), with an unsaved run for one who has not started; None when they may go on. No
     query for a config without a tutorial."""
@@ -68,7 +68,7 @@ def tutorial_blocking(*, config: ProtocolConfig, annotator: AbstractBaseUser) ->
     return None if run.may_continue else run
 
 
-def tutorial_stopped(*, assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> bool:
+def tutorial_stopped(*, assignment_id: uuid.UUID, annotator: User) -> bool:
     """Whether the annotator was stopped by the tutorial of the protocol of this task."""
     return TutorialRun.objects.filter(
         config__tasks__assignments__id=assignment_id,
@@ -85,9 +85,7 @@ def _release_held(run: TutorialRun) -> None:
         assignment_release(assignment=held)
 
 
-def tutorial_refusal(
-    *, config: ProtocolConfig, annotator: AbstractBaseUser
-) -> TutorialError | None:
+def tutorial_refusal(*, config: ProtocolConfig, annotator: User) -> TutorialError | None:
     """Why a real item of ``config`` is refused to the annotator (409: the tutorial comes
     first, or they failed it and may not continue); None when nothing stands in the way."""
     run = tutorial_blocking(config=config, annotator=annotator)
@@ -109,17 +107,15 @@ class TutorialGate(Gate):
 
     key = "tutorial"
 
-    def refusal(
-        self, *, config: ProtocolConfig, annotator: AbstractBaseUser
-    ) -> TutorialError | None:
+    def refusal(self, *, config: ProtocolConfig, annotator: User) -> TutorialError | None:
         return tutorial_refusal(config=config, annotator=annotator)
 
-    def page(self, *, assignment: Assignment, annotator: AbstractBaseUser) -> str | None:
+    def page(self, *, assignment: Assignment, annotator: User) -> str | None:
         if tutorial_blocking(config=assignment.task.config, annotator=annotator) is None:
             return None
         return reverse("tutorial", args=[assignment.pk])
 
-    def released_page(self, *, assignment_id: uuid.UUID, annotator: AbstractBaseUser) -> str | None:
+    def released_page(self, *, assignment_id: uuid.UUID, annotator: User) -> str | None:
         # Stopped by the tutorial (the task went back to the pool): its page says why.
         if not tutorial_stopped(assignment_id=assignment_id, annotator=annotator):
             return None
@@ -164,7 +160,7 @@ class TutorialScreen:
     document_score: None = None
 
 
-def tutorial_screen(*, assignment: Assignment, annotator: AbstractBaseUser) -> TutorialScreen:
+def tutorial_screen(*, assignment: Assignment, annotator: User) -> TutorialScreen:
     """The tutorial item an annotator is at (``item`` None and ``message`` set when stopped);
     TutorialError when the tutorial does not stand in the way of the real items."""
     config = assignment.task.config
@@ -235,7 +231,7 @@ def _spans(protocol: Protocol, stored: Mapping[str, Mapping[str, Any]]) -> Spans
 def tutorial_answer_record(
     *,
     assignment: Assignment,
-    annotator: AbstractBaseUser,
+    annotator: User,
     item_id: int,
     submission_id: uuid.UUID,
     answer: Mapping[str, Any],
