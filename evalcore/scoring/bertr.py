@@ -63,6 +63,12 @@ INSTALL_HINT = (
 )
 RUNTIMES = ("onnx", "torch")
 
+# Intel MKL's strict reproducible mode: its matrix products then give every row the same bits
+# whatever the number of rows, so a sentence encodes the same alone and among others on torch
+# (without it, AVX-512 kernels gave 2e-6 differences with the batch). MKL reads it at its
+# first product; a value set outside the process wins.
+os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+
 CACHE_BYTES = 512 * 2**20
 """Bound of the per-process cache of encoder outputs (float32; about 80 kB for a sentence of 50
 word pieces, so some 6,000 sentences): ``EVALSITE_BERTR_CACHE_MB`` overrides it, 0 turns the
