@@ -24,13 +24,12 @@ from annotation.protocols.direct_assessment import DA_SCORE, DIRECT_ASSESSMENT
 from annotation.protocols.esa import ESA, ESA_SCORE
 from annotation.protocols.mqm import MQM, MQM_SCORE
 from annotation.protocols.ranking import RANKING
-from annotation.protocols.registry import PROTOCOLS, register
+from annotation.protocols.registry import PROTOCOLS, protocol_choices, register
 
 # The kinds, in the order forms and pages list them.
 KINDS = (adequacy_fluency, ranking, direct_assessment, esa, mqm)
 for _kind in KINDS:
     register(_kind.PROTOCOL)
-PROTOCOL_CHOICES = [(p.key, p.name) for p in PROTOCOLS.values()]
 MODE_CHOICES = [(m.key, m.label) for m in (BILINGUAL, MONOLINGUAL, SOURCE_BASED, REFERENCE_BASED)]
 
 __all__ = [
@@ -49,7 +48,6 @@ __all__ = [
     "MQM_SCORE",
     "PAIRWISE",
     "PROTOCOLS",
-    "PROTOCOL_CHOICES",
     "RANK",
     "RANKING",
     "REFERENCE_BASED",
@@ -58,5 +56,6 @@ __all__ = [
     "Criterion",
     "Mode",
     "Protocol",
+    "protocol_choices",
     "register",
 ]

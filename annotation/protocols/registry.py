@@ -3,9 +3,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from annotation.protocols.base import Protocol
 
 PROTOCOLS: dict[str, Protocol] = {}
+
+
+def protocol_choices() -> list[tuple[str, Any]]:
+    """The registered kinds as choices (key, name), read when a form or a check asks: the
+    choices of ``ProtocolConfig.protocol``, so that a migration names this function and a new
+    kind needs none."""
+    return [(p.key, p.name) for p in PROTOCOLS.values()]
 
 
 def register(protocol: Protocol) -> Protocol:
