@@ -16,6 +16,7 @@ from annotation.protocols.base import (
     REFERENCE_BASED,
     SCORES,
     SOURCE_BASED,
+    AnswerPart,
     Criterion,
     Mode,
     Protocol,
@@ -24,7 +25,7 @@ from annotation.protocols.direct_assessment import DA_SCORE, DIRECT_ASSESSMENT
 from annotation.protocols.esa import ESA, ESA_SCORE
 from annotation.protocols.mqm import MQM, MQM_SCORE
 from annotation.protocols.ranking import RANKING
-from annotation.protocols.registry import PROTOCOLS, protocol_choices, register
+from annotation.protocols.registry import PROTOCOLS, answer_parts, protocol_choices, register
 
 # The kinds, in the order forms and pages list them.
 KINDS = (adequacy_fluency, ranking, direct_assessment, esa, mqm)
@@ -53,9 +54,11 @@ __all__ = [
     "REFERENCE_BASED",
     "SCORES",
     "SOURCE_BASED",
+    "AnswerPart",
     "Criterion",
     "Mode",
     "Protocol",
+    "answer_parts",
     "protocol_choices",
     "register",
 ]
