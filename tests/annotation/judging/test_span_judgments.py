@@ -117,9 +117,7 @@ def test_a_bad_span_is_a_400_naming_it_and_nothing_is_written(owner, annotator) 
     assert malformed.status_code == 400
     # Not a list: refused as malformed, the field named.
     assert malformed.json()["errors"] == {
-        "answer": {
-            str(output.pk): {"spans": ["A list of error spans is required."]}
-        }
+        "answer": {str(output.pk): {"spans": ["A list of error spans is required."]}}
     }
 
 

@@ -159,8 +159,9 @@ def test_a_post_editing_kind_runs_from_submit_to_dashboard(post_editing: Protoco
     assert len(rows) == 72
     first_references = {
         (r.segment.document.external_id, r.segment.external_id): r.text
-        for r in Reference.objects.filter(segment__document__campaign=campaign, index=0)
-        .select_related("segment__document")
+        for r in Reference.objects.filter(
+            segment__document__campaign=campaign, index=0
+        ).select_related("segment__document")
     }
     for row in rows:
         # The post-edit the annotator gave is the segment's first reference here.
