@@ -22,7 +22,7 @@ from annotation.judgment_import.formats import (
     system_map_parse,
 )
 from annotation.judgment_import.plan import ImportOptions
-from annotation.protocols import PROTOCOL_CHOICES
+from annotation.protocols import protocol_choices
 
 DEFAULTS = AnalysisSettings()
 # The name of the settings form's submit button (in the query string of what it sends).
@@ -218,7 +218,7 @@ class JudgmentImportForm(forms.Form):
         label=_("Format"), choices=judgment_format_choices, initial=FORMAT_AUTO
     )
     protocol = forms.ChoiceField(
-        label=_("Protocol"), choices=PROTOCOL_CHOICES, initial="direct_assessment"
+        label=_("Protocol"), choices=protocol_choices, initial="direct_assessment"
     )
     criterion = forms.CharField(
         label=_("Criterion"),

@@ -212,6 +212,9 @@ class Method(_JsonRecord):
     repeat_agreement: str | None = None  # rankings
     order: str | None = None  # rankings: what orders the systems
     space: str | None = None  # scores: the space of system scores
+    # Scores: True when the criterion's lower scores are better (analysed negated, reported as
+    # given: annotation/analysis/scores.py); left out otherwise.
+    lower_is_better: bool | None = None
     significance_test: str
     alpha: float
     chance: str | None = None  # rankings: chance agreement of κ

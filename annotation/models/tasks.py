@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models.campaigns import Campaign, Reference, Run, Segment, System, Translation
 from annotation.models.jobs import Job
-from annotation.protocols import MODE_CHOICES, PROTOCOL_CHOICES, PROTOCOLS, Protocol
+from annotation.protocols import MODE_CHOICES, PROTOCOLS, Protocol, protocol_choices
 
 
 class ProtocolConfig(models.Model):
@@ -24,7 +24,7 @@ class ProtocolConfig(models.Model):
         Campaign, on_delete=models.CASCADE, related_name="protocols", db_index=False
     )
     name = models.CharField(_("name"), max_length=100)
-    protocol = models.CharField(_("protocol"), max_length=40, choices=PROTOCOL_CHOICES)
+    protocol = models.CharField(_("protocol"), max_length=40, choices=protocol_choices)
     mode = models.CharField(_("mode"), max_length=20, choices=MODE_CHOICES)
     fluency_first = models.BooleanField(
         _("fluency first"),

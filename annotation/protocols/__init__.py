@@ -16,6 +16,7 @@ from annotation.protocols.base import (
     REFERENCE_BASED,
     SCORES,
     SOURCE_BASED,
+    AnswerPart,
     Criterion,
     Mode,
     Protocol,
@@ -24,13 +25,12 @@ from annotation.protocols.direct_assessment import DA_SCORE, DIRECT_ASSESSMENT
 from annotation.protocols.esa import ESA, ESA_SCORE
 from annotation.protocols.mqm import MQM, MQM_SCORE
 from annotation.protocols.ranking import RANKING
-from annotation.protocols.registry import PROTOCOLS, register
+from annotation.protocols.registry import PROTOCOLS, answer_parts, protocol_choices, register
 
 # The kinds, in the order forms and pages list them.
 KINDS = (adequacy_fluency, ranking, direct_assessment, esa, mqm)
 for _kind in KINDS:
     register(_kind.PROTOCOL)
-PROTOCOL_CHOICES = [(p.key, p.name) for p in PROTOCOLS.values()]
 MODE_CHOICES = [(m.key, m.label) for m in (BILINGUAL, MONOLINGUAL, SOURCE_BASED, REFERENCE_BASED)]
 
 __all__ = [
@@ -49,14 +49,16 @@ __all__ = [
     "MQM_SCORE",
     "PAIRWISE",
     "PROTOCOLS",
-    "PROTOCOL_CHOICES",
     "RANK",
     "RANKING",
     "REFERENCE_BASED",
     "SCORES",
     "SOURCE_BASED",
+    "AnswerPart",
     "Criterion",
     "Mode",
     "Protocol",
+    "answer_parts",
+    "protocol_choices",
     "register",
 ]

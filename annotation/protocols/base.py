@@ -69,6 +69,33 @@ class NumberSetting:
     default: float
 
 
+# JSON types of a value as an answer part's schema names them.
+_JSON_TYPES: dict[str, type | tuple[type, ...]] = {
+    "array": list,
+    "object": dict,
+    "string": str,
+    "boolean": bool,
+}
+
+
+@dataclass(frozen=True)
+class AnswerPart:
+    """A part of an output's answer that is not a criterion's number (an error-span kind's
+    ``spans``, a post-editing kind's edited text): its key beside the criteria in the output's
+    answer, the JSON schema of its value (the API documents it), and the message for a value
+    of another JSON type. The submit takes such a value as sent; the kind checks it in
+    ``validate``. Kinds that share a key share its part (the registry checks it)."""
+
+    key: str
+    schema: Mapping[str, Any] = field(hash=False)
+    invalid: Any = ""
+
+    def accepts(self, value: Any) -> bool:
+        """Whether ``value`` has the JSON type of the part's schema."""
+        expected = _JSON_TYPES.get(self.schema.get("type", ""))
+        return expected is not None and type(value) is expected
+
+
 # One error span as a judgment stores it: (output id, start, end, length of the shown text,
 # severity, category); offsets are code points of the shown text.
 SpanRow = tuple[int, int, int, int, str, str]
@@ -216,6 +243,19 @@ class Protocol:
                 scores[c.key] = float(round(scaled))
             answer[str(output_id)] = scores
         return answer
+
+    # What an output's answer holds beside the criteria's numbers (see :class:`AnswerPart`).
+    answer_parts: tuple[AnswerPart, ...] = ()
+
+    def answer_cell(self, stored: Mapping[str, Any]) -> Any:
+        """An output's answer beyond its numbers and error spans as the judgment report's
+        ``answer`` column gives it (``stored``: the output's stored answer); None for a kind
+        whose answers hold nothing more (every row of such a kind leaves it empty). A text
+        for CSV and TSV, any JSON value for JSON lines."""
+        return None
+
+    # Whether :meth:`answer_cell` gives anything (the report reads stored answers only then).
+    has_answer_cell: bool = False
 
     # Error spans: a kind that has the annotators mark them (annotation/protocols/spans.py)
     # says so here and answers ``stored_answer`` and ``span_rows`` with them.

@@ -22,10 +22,27 @@ import numpy as np
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from annotation.protocols.base import Criterion, Protocol, SpanRow
+from annotation.protocols.base import AnswerPart, Criterion, Protocol, SpanRow
 
 SPANS = "spans"
 _SPAN_FIELDS = frozenset({"start", "end", "severity", "category"})
+
+SPAN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "start": {"type": "integer", "minimum": 0},
+        "end": {"type": "integer", "minimum": 1},
+        "severity": {"type": "string"},
+        "category": {"type": "string"},
+    },
+    "required": ["start", "end", "severity"],
+}
+# An output's error spans: a list, which the kind checks against the shown text.
+SPANS_PART = AnswerPart(
+    SPANS,
+    {"type": "array", "items": SPAN_SCHEMA},
+    gettext_lazy("A list of error spans is required."),
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +85,7 @@ class SpanProtocol(Protocol):
     # The categories a simulated (demo) rater gives minor errors.
     simulated_categories: tuple[str, ...] = ()
     marks_spans: bool = True
+    answer_parts: tuple[AnswerPart, ...] = (SPANS_PART,)
     screen_template: Any = "annotation/screens/spans.html"
     keys_template: Any = "annotation/screens/spans_keys.html"
     screen_script: str = "annotation/screens/spans.js"

@@ -84,6 +84,7 @@ def document_report_columns(
         "submitted": [_iso(v) for v in c[12]],
         "seconds": list(c[13]),
         "spans": [None] * n,
+        "answer": [None] * n,
         # A document score is given to the one system its screen showed: never merged.
         "merged": [None] * n,
     }

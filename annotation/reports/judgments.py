@@ -47,6 +47,7 @@ from annotation.models import (
     ProtocolConfig,
     pseudonym_code,
 )
+from annotation.reports.answer_cells import answer_cell_kinds, chunk_answer_cells
 from annotation.reports.documents import document_report_columns
 from annotation.reports.merged import campaign_credits, chunk_expansion
 from annotation.reports.span_cells import chunk_spans, row_spans, span_config_ids
@@ -79,6 +80,7 @@ JUDGMENT_COLUMNS = (
     "submitted",
     "seconds",
     "spans",
+    "answer",
 )
 
 # The stable order: protocol configs as created, then task, item, shown output, annotator,
@@ -322,7 +324,7 @@ def report_chunks(
     """The report column by column, one chunk of rows at a time (Python values; None where a
     value is missing, NaN for a normalised score that does not exist). ``spans`` holds a
     row's error spans (a list, with their marked text when ``span_texts``) for a span kind,
-    None for the others.
+    None for the others; ``answer`` the kind's answer cell (None for the built-in kinds).
 
     On PostgreSQL the whole report is read in one REPEATABLE READ transaction (when it opens
     the transaction itself), so the normalisation pass and the rows see the same judgments,
@@ -361,6 +363,7 @@ def _report_chunks_in_snapshot(
 ) -> Iterator[dict[str, list[Any]]]:
     configs = {c.pk: (c.name, c.protocol) for c in ProtocolConfig.objects.filter(campaign=campaign)}
     with_spans = span_config_ids(configs)
+    with_cells = answer_cell_kinds(configs)
     credits = campaign_credits(campaign=campaign)
     queryset = judgment_report_queryset(campaign=campaign, text_numbers=text_numbers)
     rows = queryset.iterator(chunk_size=chunk_size)
@@ -401,6 +404,7 @@ def _report_chunks_in_snapshot(
             "submitted": [_iso(v) for v in c[15]],
             "seconds": list(c[16]),
             "spans": row_spans(c[1], c[17], c[18], spans),
+            "answer": chunk_answer_cells(list(c[1]), list(c[17]), list(c[18]), with_cells),
         }
         if not credits:
             yield {**columns, "merged": [None] * n}

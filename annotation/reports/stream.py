@@ -7,7 +7,7 @@ import functools
 import itertools
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,8 @@ from annotation.models import (
     JudgmentValue,
     ProtocolConfig,
 )
+from annotation.protocols import Protocol
+from annotation.reports.answer_cells import answer_cell_kinds, chunk_answer_cells
 from annotation.reports.documents import document_report_columns
 from annotation.reports.judgments import (
     JUDGMENT_COLUMNS,
@@ -252,6 +254,7 @@ def _database_lines(
             for pk, (name, protocol) in configs.items()
         }
         with_spans = span_config_ids(configs)
+        with_cells = answer_cell_kinds(configs)
         credits = campaign_credits(campaign=campaign)
         rows = _line_parts(campaign=campaign, separator=separator).iterator(chunk_size=chunk_size)
         status_text = [text(v) for v in STATUS_CODES]
@@ -269,11 +272,12 @@ def _database_lines(
             status = np.where(known, statistics.status[at], 0).tolist()
             included = (known & statistics.included[at]).tolist()
             cells = _span_cells(chunk, with_spans, text)
+            answers = _answer_cells(chunk, with_cells, text)
             s = separator
             yield "".join(
                 f"{heads[r[1]]}{s}{r[3]}{s}{r[8]}{s}{r[9]}{s}{r[11]}{s}{labels.get(r[2]) or r[2]}"
                 f"{s}{r[4]}{s}{shifted[i]}{s}{z[i]}{s}{status_text[status[i]]}{s}"
-                f"{'1' if included[i] else '0'}{s}{r[5]}{s}{cells[i]}\n"
+                f"{'1' if included[i] else '0'}{s}{r[5]}{s}{cells[i]}{s}{answers[i]}\n"
                 for i, r in enumerate(chunk)
             )
         # The document-level rows, in the same snapshot, written as the Python writer does.
@@ -317,6 +321,18 @@ def _span_cells(
         text(span_cell(v)) if v else ""
         for v in row_spans(configs, judgments, [r[7] for r in chunk], spans)
     ]
+
+
+def _answer_cells(
+    chunk: list[tuple[Any, ...]], kinds: Mapping[int, Protocol], text: Callable[[str], str]
+) -> list[str]:
+    """The answer cells of a chunk of :func:`_line_parts` rows, as text ("" for none)."""
+    if not kinds:
+        return [""] * len(chunk)
+    cells = chunk_answer_cells(
+        [r[1] for r in chunk], [r[6] for r in chunk], [r[7] for r in chunk], kinds
+    )
+    return ["" if v is None else text(v) for v in cells]
 
 
 def judgment_report_stream(

@@ -15,7 +15,7 @@ without rows still has a slot (with ``n = 0`` and NaN statistics).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,8 @@ class Judgments:
         segment: segment code per row, ``0..n_segments-1``.
         system: system code per row, ``0..n_systems-1`` (a reference shown as an output gets a code
             of its own, e.g. a "human" system).
-        score: the answer. Scores: higher is better. Ranking protocols: the rank, 1 = best.
+        score: the answer. Scores: higher is better (a criterion whose lower scores are better,
+            such as an edit rate, enters :meth:`negated`). Ranking protocols: the rank, 1 = best.
         item_type: :class:`ItemType` code per row.
         original: for REPEAT and BAD_REF rows, the row index of the same annotator's judgment of the
             original output (the REAL row it repeats or degrades); ``-1`` for other rows and for QC
@@ -260,6 +261,12 @@ class Judgments:
             n_systems=self.n_systems,
             credit_of=credit_of,
         )
+
+    def negated(self) -> Judgments:
+        """The same rows with every score negated (``0.0 − x``, so a zero stays +0.0): the
+        judgments of a criterion whose lower scores are better, turned to "higher is better",
+        which the score QC, system scores and significance tests assume."""
+        return replace(self, score=0.0 - self.score)
 
     def rows_of(self, *types: ItemType) -> BoolArray:
         """Boolean mask of the rows whose item type is one of ``types``."""

@@ -189,9 +189,11 @@ class AnalysisFamily:
     def latex_method(self, criterion: CriterionAnalysis) -> str:
         """What the caption says the table shows and how its clusters were found."""
         method = criterion.method
+        # A lower-is-better criterion's systems are listed lowest mean first.
+        direction = "lower is better; " if method.lower_is_better else ""
         return (
             f"mean {method.space} score over segments with "
-            f"{criterion.confidence_percent}\\% t interval; "
+            f"{criterion.confidence_percent}\\% t interval; {direction}"
             f"clusters from the one-sided {method.significance_test} test"
         )
 

@@ -1,6 +1,8 @@
 """The scores family: one score per shown output and criterion (adequacy, fluency, DA, MQM's
 weighted errors), analysed by the core's ``analyse_scores`` (:mod:`annotation.analysis.scores`)
-and read through a system's ``score`` in the analysis' space."""
+and read through a system's ``score`` in the analysis' space. A criterion whose lower scores
+are better is tested and ranked on its negated scores and reported on its own scale
+(:mod:`annotation.analysis.scores` says which figure is which)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from annotation.analysis.families.base import AnalysisFamily, CriterionQC, HumanSide
-from annotation.analysis.scores import score_analysis
+from annotation.analysis.scores import oriented_judgments, score_analysis
 from annotation.analysis.tables import repeat_tolerance
 from evalcore.human import Normalised, annotator_qc, normalise, segment_scores
 from evalcore.human.systems import scored_rows
@@ -30,9 +32,12 @@ class ScoresFamily(AnalysisFamily):
     def annotator_qc(
         self, table: CriterionTable, settings: AnalysisSettings
     ) -> tuple[Any, Normalised | None]:
+        """The core's QC on the oriented scores (bad references expected to score higher than
+        their originals where lower is better); the normalised scores on the criterion's own
+        scale, as the judgment report shows them per row."""
         judgments = table.judgments
         qc = annotator_qc(
-            judgments,
+            oriented_judgments(table),
             tolerance=repeat_tolerance(table.definition),
             test=settings.qc_test,
             space=settings.qc_space,
@@ -61,7 +66,9 @@ class ScoresFamily(AnalysisFamily):
         n_segments: int,
     ) -> HumanSide:
         """Per chosen system and segment, ``[segment score, 1]`` in the analysis' space from
-        the REAL and REPEAT judgments of included annotators, normalised on its basis."""
+        the REAL and REPEAT judgments of included annotators, normalised on its basis. On the
+        criterion's own scale, as :meth:`point` is: a lower-is-better criterion (HTER)
+        correlates negatively with a metric that agrees with it."""
         j = table.judgments
         normalised = normalise(j, basis=criterion.basis)
         rows = scored_rows(j, include=include, include_repeats=True)

@@ -115,11 +115,9 @@ def test_a_bad_span_is_a_400_naming_it_and_nothing_is_written(owner, annotator) 
     assert not JudgmentSpan.objects.exists()
     malformed = submit(client, assignment, item, {str(output.pk): {"score": 50, "spans": "0-2"}})
     assert malformed.status_code == 400
-    # Neither a number nor a list: refused as malformed, the field named.
+    # Not a list: refused as malformed, the field named.
     assert malformed.json()["errors"] == {
-        "answer": {
-            str(output.pk): {"spans": ["A number (or, for error spans, a list) is required."]}
-        }
+        "answer": {str(output.pk): {"spans": ["A list of error spans is required."]}}
     }
 
 

@@ -48,6 +48,8 @@ BODIES: list[Any] = [
     VALID | {"answer": {"12": {"spans": [{"start": 0, "end": 3, "severity": "minor"}]}}},
     VALID | {"answer": {"12": {"score": 40, "spans": []}}},
     VALID | {"answer": {"12": {"spans": {"start": 0}}}},
+    VALID | {"answer": {"12": {"spans": "0-3:minor"}}},
+    VALID | {"answer": {"12": {"score": [{"start": 0, "end": 3, "severity": "minor"}]}}},
     VALID | {"answer": {"12": 73}},
     VALID | {"answer": [73]},
     VALID | {"answer": "73"},

@@ -13,12 +13,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
 from django.template import Template
 from django.test import Client
 from django.urls import reverse
 
 from annotation.analysis.selectors import campaign_analysis_compute
-from annotation.models import ItemKind, ItemOutput, Judgment, Task
+from annotation.models import ItemKind, ItemOutput, Judgment, ProtocolConfig, Task
 from annotation.protocols import PROTOCOLS, SOURCE_BASED, Criterion, Protocol, register
 from annotation.reports.stream import judgment_report_stream
 from annotation.reports.systems import system_report_csv
@@ -222,3 +224,27 @@ def test_the_annotation_page_shows_the_kinds_own_screen(
     # Whatever the screen, the page's own script follows the kind's script.
     for html in (scales, own):
         assert html.index("annotation/screens/scales.js") < html.index("annotation/annotate.js")
+
+
+@pytest.mark.django_db
+def test_a_new_kind_needs_no_migration(toy_kind: Protocol) -> None:
+    """The kinds are the choices of ``ProtocolConfig.protocol`` as the registry lists them
+    when asked: with one more registered, the models still match their migrations."""
+    out = io.StringIO()
+    call_command("makemigrations", "annotation", "--check", "--dry-run", stdout=out)
+    assert "No changes detected" in out.getvalue()
+    assert (toy_kind.key, toy_kind.name) in ProtocolConfig._meta.get_field("protocol").choices
+
+
+@pytest.mark.django_db
+def test_a_config_names_a_registered_kind(toy_kind: Protocol) -> None:
+    """A config of the registered kind passes the model's checks; one naming no registered
+    kind is refused with the name (the forms and the API offer only registered kinds)."""
+    campaign = make_rich_campaign(owner=make_user("kind-owner", organizer=True))
+    config = make_config(campaign, toy_kind.key, items_per_task=4, outputs_per_screen=1)
+    config.full_clean()
+    assert config.get_protocol_display() == toy_kind.name
+    config.protocol = "no_such_kind"
+    with pytest.raises(ValidationError) as refused:
+        config.full_clean()
+    assert "no_such_kind" in str(refused.value.message_dict["protocol"])

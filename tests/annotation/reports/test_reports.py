@@ -162,8 +162,9 @@ def expected_rows() -> list[dict[str, str]]:
                 "started": shown.isoformat(timespec="microseconds"),
                 "submitted": submitted.isoformat(timespec="microseconds"),
                 "seconds": str(seconds),
-                # Direct assessment marks no spans.
+                # Direct assessment marks no spans and has no other answer parts.
                 "spans": "",
+                "answer": "",
             }
         )
     return sorted(rows, key=lambda r: (int(r["task"]), int(r["item"])))

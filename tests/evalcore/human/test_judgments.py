@@ -97,6 +97,24 @@ def test_select_keeps_originals_that_are_selected_and_drops_the_others() -> None
     assert subset.score.tolist() == [4, 1, 4]
 
 
+def test_negated_judgments_differ_only_in_the_sign_of_their_scores() -> None:
+    judgments = Judgments.from_arrays(
+        annotator=[0, 0, 0],
+        segment=[0, 1, 0],
+        system=[0, 1, 0],
+        score=[20, 0, 60],
+        item_type=[ItemType.REAL, ItemType.REAL, ItemType.BAD_REF],
+        original=[-1, -1, 0],
+    )
+    negated = judgments.negated()
+    assert negated.score.tolist() == [-20, 0, -60]
+    # A zero stays +0.0, so nothing computed from it shows "-0".
+    assert not np.signbit(negated.score[1])
+    for column in ("annotator", "segment", "system", "item_type", "original", "screen"):
+        np.testing.assert_array_equal(getattr(negated, column), getattr(judgments, column))
+    assert judgments.score.tolist() == [20, 0, 60]
+
+
 def test_group_mean_and_sample_sd_equal_numpy_per_group() -> None:
     rng = np.random.default_rng(1)
     keys = rng.integers(0, 5, 200)
