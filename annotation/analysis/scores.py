@@ -3,6 +3,8 @@ annotator and system rows."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from annotation.analysis.families.base import CriterionQC
@@ -39,7 +41,7 @@ def score_analysis(
     judgments = table.judgments
     definition = table.definition
     tolerance = repeat_tolerance(definition)
-    common = {
+    common: dict[str, Any] = {
         "tolerance": tolerance,
         "qc_test": settings.qc_test,
         "qc_space": settings.qc_space,
@@ -92,7 +94,8 @@ def score_analysis(
             alpha=settings.alpha,
             confidence=settings.confidence,
             resamples=settings.resamples,
-            seed=result.seed,
+            # The seed given: an int is the seed the analysis reports (resolve_rng).
+            seed=settings.seed,
             version=code_stamp(),
         ),
     )
