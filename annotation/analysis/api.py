@@ -47,6 +47,7 @@ from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_preview
 from annotation.models import AnnotatorPseudonym, JudgmentImportJob, pseudonym_code
+from annotation.permissions import signed_in
 from annotation.protocols import PROTOCOLS
 
 
@@ -289,7 +290,7 @@ class JudgmentImportView(CampaignAPIView):
         except UploadError as exc:
             return problems_response(exc)
         job = judgment_import_request(
-            campaign=campaign, upload=upload, options=serializer.options(), user=request.user
+            campaign=campaign, upload=upload, options=serializer.options(), user=signed_in(request)
         )
         url = reverse("api-campaign-judgment-import-job", args=[campaign.pk, job.pk])
         return Response(
@@ -376,7 +377,7 @@ class DecisionView(CampaignAPIView):
                 annotator=annotator,
                 included=action == "include",
                 reason=serializer.validated_data["reason"],
-                decided_by=request.user,
+                decided_by=signed_in(request),
             )
             included, reason = decision.included, decision.reason
         code = AnnotatorPseudonym.objects.get(campaign=campaign, annotator=annotator).code

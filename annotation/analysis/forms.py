@@ -204,7 +204,8 @@ class DecisionForm(forms.Form):
         return value
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if cleaned.get("action") in ("include", "exclude") and not cleaned.get("reason"):
             self.add_error("reason", _("Give a reason for the decision."))
         return cleaned

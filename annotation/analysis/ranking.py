@@ -91,7 +91,8 @@ def ranking_analysis(
             confidence=settings.confidence,
             trueskill_runs=settings.trueskill_runs,
             trueskill_environment=list(result.trueskill.environment),
-            seed=result.seed,
+            # The seed given: an int is the seed the analysis reports (resolve_rng).
+            seed=settings.seed,
             version=code_stamp(),
         ),
     )

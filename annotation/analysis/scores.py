@@ -17,6 +17,7 @@ direction too), its t and bootstrap bounds (low and high swap), an annotator's `
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +77,7 @@ def score_analysis(
     definition = table.definition
     higher_is_better = definition.higher_is_better
     tolerance = repeat_tolerance(definition)
-    common = {
+    common: dict[str, Any] = {
         "tolerance": tolerance,
         "qc_test": settings.qc_test,
         "qc_space": settings.qc_space,
@@ -131,7 +132,8 @@ def score_analysis(
             alpha=settings.alpha,
             confidence=settings.confidence,
             resamples=settings.resamples,
-            seed=result.seed,
+            # The seed given: an int is the seed the analysis reports (resolve_rng).
+            seed=settings.seed,
             version=code_stamp(),
         ),
     )

@@ -91,5 +91,7 @@ class SettingsSerializer(NamesSerializer, SettingsFieldsSerializer):
 
 SETTINGS_PARAMETERS = [
     OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.QUERY, required=False)
-    for name in SettingsSerializer().fields
+    # get_fields(): the same names as ``fields``, typed as names (the stubs' ``fields`` iterates
+    # fields)
+    for name in SettingsSerializer().get_fields()
 ]

@@ -27,7 +27,7 @@ from annotation.models import (
     ProtocolConfig,
 )
 from annotation.protocols import PROTOCOLS
-from annotation.protocols.spans import Category
+from annotation.protocols.spans import Category, SpanProtocol
 from annotation.tasking.plan import is_character_based
 from evalcore.human.spans import Marking, SpanAgreement, degraded_range, finds, span_agreement
 
@@ -85,7 +85,7 @@ class SpanSummary:
     @property
     def severity_columns(self) -> list[tuple[str, Any]]:
         """(key, label in the page's language) of the kind's severities, in order."""
-        labels = {s.key: s.label for s in PROTOCOLS[self.protocol].severities}
+        labels = {s.key: s.label for s in _span_kind(self.protocol).severities}
         return [(key, labels.get(key, key)) for key in self.severities]
 
     @property
@@ -248,6 +248,14 @@ def _outputs(configs: dict[int, ProtocolConfig]) -> dict[int, dict[int, _Shown]]
     return found
 
 
+def _span_kind(key: str) -> SpanProtocol:
+    """The registered kind ``key``, one that marks spans (the only kinds summarised here)."""
+    protocol = PROTOCOLS[key]
+    if not isinstance(protocol, SpanProtocol):
+        raise TypeError(f"protocol kind {key!r} marks no spans")
+    return protocol
+
+
 def _summary(
     config: ProtocolConfig,
     judgments: list[tuple[int, int, int, str, int]],
@@ -255,7 +263,7 @@ def _summary(
     markings: dict[int, dict[int, list[tuple[int, int, str, str]]]],
     target_language: str,
 ) -> SpanSummary:
-    protocol = PROTOCOLS[config.protocol]
+    protocol = _span_kind(config.protocol)
     severities = tuple(s.key for s in protocol.severities)
     categories = tuple(getattr(protocol, "categories", ()))
     judged: Counter[str] = Counter()

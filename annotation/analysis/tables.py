@@ -50,7 +50,8 @@ class _Code(Case):
 
     @property
     def convert_value(self) -> Any:
-        return self._convert_value_noop
+        # Django's own no-op, which get_db_converters recognises by identity; not in the stubs.
+        return self._convert_value_noop  # type: ignore[attr-defined]
 
 
 # ItemOutput.kind → ItemType code, computed by the database so that no Python loop maps rows.

@@ -34,7 +34,7 @@ from annotation.judgment_import.background import (
 )
 from annotation.judgment_import.services import judgments_preview
 from annotation.models import JudgmentImport, JudgmentImportJob
-from annotation.permissions import campaign_for_organizer, organizer_required
+from annotation.permissions import campaign_for_organizer, organizer_required, signed_in
 
 # The imports listed on the import page, newest first.
 RECENT_IMPORTS = 10
@@ -119,7 +119,7 @@ def campaign_analysis_decision(request: HttpRequest, campaign_id: uuid.UUID) -> 
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
-                messages.error(request, error)
+                messages.error(request, str(error))
         return redirect(target)
     annotator = get_user_model().objects.get(pk=form.cleaned_data["annotator"])
     action = form.cleaned_data["action"]
@@ -132,7 +132,7 @@ def campaign_analysis_decision(request: HttpRequest, campaign_id: uuid.UUID) -> 
             annotator=annotator,
             included=action == "include",
             reason=form.cleaned_data["reason"],
-            decided_by=request.user,
+            decided_by=signed_in(request),
         )
         messages.success(
             request,
@@ -159,7 +159,10 @@ def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
             )
             if "preview" not in request.POST:
                 job = judgment_import_request(
-                    campaign=campaign, upload=upload, options=form.options(), user=request.user
+                    campaign=campaign,
+                    upload=upload,
+                    options=form.options(),
+                    user=signed_in(request),
                 )
                 return redirect(
                     "campaign_judgment_import_job", campaign_id=campaign.pk, job_id=job.pk

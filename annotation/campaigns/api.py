@@ -18,7 +18,12 @@ from annotation.campaigns import selectors, services
 from annotation.campaigns.forms import upload_files_from
 from annotation.campaigns.uploads import UploadError
 from annotation.models import Campaign, Segment, Upload
-from annotation.permissions import IsOrganizer, campaigns_managed_by, user_is_organizer
+from annotation.permissions import (
+    IsOrganizer,
+    campaigns_managed_by,
+    signed_in,
+    user_is_organizer,
+)
 
 
 class Pagination(LimitOffsetPagination):
@@ -66,12 +71,14 @@ class CampaignSerializer(serializers.ModelSerializer):
         """Closing a campaign whose tasks annotators hold needs ``confirm_close``: the refusal
         lists them."""
         confirmed = attrs.pop("confirm_close", False)
-        closing = (
-            self.instance is not None
+        campaign = self.instance
+        holds = (
+            selectors.campaign_open_holds(campaign=campaign)
+            if campaign is not None
             and attrs.get("status") == Campaign.Status.CLOSED
-            and self.instance.status != Campaign.Status.CLOSED
+            and campaign.status != Campaign.Status.CLOSED
+            else []
         )
-        holds = selectors.campaign_open_holds(campaign=self.instance) if closing else []
         if holds and not confirmed:
             raise serializers.ValidationError(
                 {
@@ -112,7 +119,11 @@ class NamedFileField(serializers.FileField):
 
 
 class UploadRequestSerializer(serializers.Serializer):
-    source = NamedFileField(required=False, help_text="Source text, one segment per line.")
+    # Fields named like Field.source and Serializer.data: DRF's metaclass takes declared fields
+    # off the class, the stubs see a clash (typeddjango/djangorestframework-stubs#78, #158).
+    source = NamedFileField(  # type: ignore[assignment]
+        required=False, help_text="Source text, one segment per line."
+    )
     references = serializers.ListField(
         child=NamedFileField(), required=False, help_text="Reference files."
     )
@@ -122,7 +133,7 @@ class UploadRequestSerializer(serializers.Serializer):
         help_text="System outputs named <system>.txt or <system>.<run>.txt.",
     )
     doc_ids = NamedFileField(required=False, help_text="One document id per line.")
-    data = serializers.ListField(
+    data = serializers.ListField(  # type: ignore[assignment]
         child=NamedFileField(),
         required=False,
         help_text="One .tsv/.jsonl file or WMT .xml files, instead of plain text.",
@@ -179,13 +190,15 @@ class CampaignViewSet(
             .order_by("-created")
         )
 
-    def perform_create(self, serializer: CampaignSerializer) -> None:
+    def perform_create(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
         data = dict(serializer.validated_data)
-        serializer.instance = services.campaign_create(owner=self.request.user, **data)
+        serializer.instance = services.campaign_create(owner=signed_in(self.request), **data)
 
-    def perform_update(self, serializer: CampaignSerializer) -> None:
+    def perform_update(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
+        campaign = serializer.instance
+        assert campaign is not None  # UpdateModelMixin.update serializes the campaign it updates
         serializer.instance = services.campaign_update(
-            campaign=serializer.instance, **serializer.validated_data
+            campaign=campaign, **serializer.validated_data
         )
 
     @extend_schema(
@@ -205,7 +218,7 @@ class CampaignViewSet(
             upload = services.campaign_data_import(
                 campaign=campaign,
                 files=upload_files_from(serializer.validated_data),
-                user=request.user,
+                user=signed_in(request),
                 replace_systems=serializer.validated_data["replace"],
             )
         except UploadError as exc:
@@ -249,7 +262,12 @@ class CampaignViewSet(
                     {
                         "name": s.name,
                         "runs": [
-                            {"name": r.name, "translations": r.n_translations} for r in s.runs.all()
+                            {
+                                "name": r.name,
+                                # Counted by campaign_systems' Prefetch, which mypy cannot see.
+                                "translations": r.n_translations,  # type: ignore[attr-defined]
+                            }
+                            for r in s.runs.all()
                         ],
                     }
                     for s in selectors.campaign_systems(campaign=campaign)

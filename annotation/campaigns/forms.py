@@ -87,7 +87,8 @@ class CampaignForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         """Closing a campaign whose tasks annotators hold is confirmed first: the form lists
         them (``open_holds``) and asks again."""
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         self.open_holds: list[OpenHold] = []
         closing = cleaned.get("status") == Campaign.Status.CLOSED and (
             self.instance.pk and self.initial.get("status") != Campaign.Status.CLOSED
@@ -147,7 +148,9 @@ class UploadForm(forms.Form):
     doc_ids = NamedFileField(
         label=_("Document ids"), required=False, help_text=_("Optional: one document id per line.")
     )
-    data = MultipleFileField(
+    # A field named like BaseForm.data: Django's metaclass takes declared fields off the class,
+    # the stubs see a clash.
+    data = MultipleFileField(  # type: ignore[assignment]
         label=_("TSV, JSONL or WMT XML"),
         required=False,
         help_text=_("Instead of plain text: one .tsv/.jsonl file, or WMT .xml files."),
@@ -157,7 +160,8 @@ class UploadForm(forms.Form):
     )
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         files = ("source", "references", "systems", "doc_ids", "data")
         # A file refused by its own field (an empty one) was chosen: its error says why.
         if not any(cleaned.get(f) or f in self.errors for f in files):
@@ -290,7 +294,8 @@ class ProtocolConfigForm(forms.ModelForm):
         return 0.05 if level is None else level
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         protocol = PROTOCOLS.get(cleaned.get("protocol", ""))
         mode = cleaned.get("mode")
         if protocol and mode and mode not in {m.key for m in protocol.modes}:
@@ -351,7 +356,7 @@ class ProtocolConfigForm(forms.ModelForm):
             if protocol is None or key != protocol.key:
                 # Another kind's numbers (hidden on the page) are not this protocol's.
                 for setting in kind.number_settings:
-                    self._errors.pop(setting_field_name(key, setting.key), None)
+                    self.errors.pop(setting_field_name(key, setting.key), None)
         if protocol:
             self.instance.settings = protocol.settings_json(self._numbers(protocol.key))
         return cleaned

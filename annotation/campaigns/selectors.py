@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Count, Max, Prefetch, QuerySet, Sum
 
@@ -22,6 +22,9 @@ from annotation.models import (
     Translation,
     Upload,
 )
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,13 @@ def campaign_systems(*, campaign: Campaign) -> QuerySet[System]:
     )
 
 
-def campaign_documents(*, campaign: Campaign) -> QuerySet[Document]:
+class DocumentCounts(TypedDict):
+    n_segments: int
+
+
+def campaign_documents(
+    *, campaign: Campaign
+) -> QuerySet[WithAnnotations[Document, DocumentCounts]]:
     return (
         Document.objects.filter(campaign=campaign)
         .annotate(n_segments=Count("segments"))

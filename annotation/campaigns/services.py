@@ -200,12 +200,12 @@ def _check_same_segments(
             ]
         )
     refs: dict[int, list[str]] = {}
-    for seg_id, text in (
+    for segment_pk, text in (
         Reference.objects.filter(segment__campaign=campaign)
         .order_by("segment_id", "index")
         .values_list("segment_id", "text")
     ):
-        refs.setdefault(seg_id, []).append(text)
+        refs.setdefault(segment_pk, []).append(text)
     for seg, (pk, doc, seg_id, source) in zip(parsed.segments, existing, strict=True):
         if parsed.ids_from_places and seg.source == source:
             same_place = True  # plain text carries no ids unless a doc-id file was given

@@ -203,7 +203,8 @@ def split_lines(text: str) -> list[str]:
 def max_length_of(model: type[models.Model], field_name: str) -> int:
     """The size of a model's CharField column: a longer value is reported as an upload problem
     instead of failing the INSERT."""
-    length = model._meta.get_field(field_name).max_length
+    field = model._meta.get_field(field_name)
+    length = field.max_length if isinstance(field, models.Field) else None
     assert length is not None, f"{model.__name__}.{field_name} has no max_length"
     return length
 

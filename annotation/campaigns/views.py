@@ -20,6 +20,7 @@ from annotation.permissions import (
     campaign_for_organizer,
     campaigns_managed_by,
     organizer_required,
+    signed_in,
     user_is_organizer,
 )
 from evalsite.formatting import count_text
@@ -59,7 +60,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
             if k not in ("co_organizers", "confirm_close")
         }
         campaign = services.campaign_create(
-            owner=request.user, organizers=form.cleaned_data["co_organizers"], **data
+            owner=signed_in(request), organizers=form.cleaned_data["co_organizers"], **data
         )
         messages.success(request, _("Campaign created. Upload its data next."))
         return redirect("campaign_upload", campaign_id=campaign.id)
@@ -119,7 +120,7 @@ def campaign_upload(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespons
             upload = services.campaign_data_import(
                 campaign=campaign,
                 files=form.upload_files(),
-                user=request.user,
+                user=signed_in(request),
                 replace_systems=form.cleaned_data["replace"],
             )
         except UploadError as exc:

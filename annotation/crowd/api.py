@@ -17,7 +17,7 @@ from annotation.crowd.forms import CrowdLinkForm
 from annotation.crowd.selectors import crowd_links, crowd_study_url, crowd_verify, crowd_workers
 from annotation.crowd.services import crowd_link_create
 from annotation.models import CompletionRule, CrowdPlatform
-from annotation.permissions import IsOrganizer, campaign_for_organizer
+from annotation.permissions import IsOrganizer, campaign_for_organizer, signed_in
 
 # The most workers one page of completions lists.
 COMPLETIONS_PAGE = 1000
@@ -110,7 +110,11 @@ class CrowdLinkSerializer(serializers.Serializer):
         allow_blank=True,
         help_text="https only; {code} in it becomes the worker's code.",
     )
-    label = serializers.CharField(max_length=150, required=False, allow_blank=True)
+    # A field named like Field.label: DRF's metaclass takes declared fields off the class, the
+    # stubs see a clash (typeddjango/djangorestframework-stubs#78, #158).
+    label = serializers.CharField(  # type: ignore[assignment]
+        max_length=150, required=False, allow_blank=True
+    )
     days = serializers.IntegerField(min_value=1, max_value=365, default=30)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +168,7 @@ class CrowdLinksView(APIView):
         serializer = CrowdLinkSerializer(data=request.data, context={"campaign": campaign})
         serializer.is_valid(raise_exception=True)
         link = crowd_link_create(
-            campaign=campaign, created_by=request.user, **serializer.validated_data
+            campaign=campaign, created_by=signed_in(request), **serializer.validated_data
         )
         row = {"link": link, "url": crowd_study_url(request=request, link=link), "usable": True}
         return Response(_link_json(row), status=status.HTTP_201_CREATED)

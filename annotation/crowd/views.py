@@ -30,6 +30,7 @@ from annotation.permissions import (
     assignment_for_annotator,
     campaign_for_organizer,
     organizer_required,
+    signed_in,
 )
 from annotation.tasking.invites import InviteError
 
@@ -88,7 +89,9 @@ def crowd_completion(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResp
     if assignment.status != Assignment.Status.DONE:
         return redirect("annotate", assignment_id=assignment.pk)
     worker = (
-        CrowdWorker.objects.filter(user=request.user, campaign=assignment.task.config.campaign)
+        CrowdWorker.objects.filter(
+            user=signed_in(request), campaign=assignment.task.config.campaign
+        )
         .select_related("link")
         .first()
     )
@@ -114,7 +117,7 @@ def crowd_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
         data = form.cleaned_data
         crowd_link_create(
             campaign=campaign,
-            created_by=request.user,
+            created_by=signed_in(request),
             config=data["config"],
             platform=data["platform"],
             id_parameter=data["id_parameter"],

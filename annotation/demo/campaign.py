@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -202,7 +203,7 @@ def _quality(output: ItemOutput, systems: dict[int, str]) -> float:
 
 
 def _simulated_answer(
-    outputs: list[ItemOutput],
+    outputs: Sequence[ItemOutput],
     protocol: Protocol,
     rng: np.random.Generator,
     systems: dict[int, str],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -35,7 +35,7 @@ from annotation.judging.services import (
     submission_outputs,
 )
 from annotation.models import Assignment, Campaign
-from annotation.permissions import assignments_of, config_for_annotator
+from annotation.permissions import assignments_of, config_for_annotator, signed_in
 from annotation.protocols import answer_parts
 from annotation.tasking.services import assignments_expire, task_assign_next
 
@@ -113,7 +113,7 @@ class OutputAnswerField(serializers.Field):
             try:
                 read[str(key)] = self.number.to_internal_value(value)
             except serializers.ValidationError:
-                errors[str(key)] = [self.error_messages["number"]]
+                errors[str(key)] = [str(self.error_messages["number"])]
         if errors:
             raise serializers.ValidationError(errors)
         return read
@@ -223,7 +223,7 @@ class AnnotationItemSerializer(serializers.Serializer):
     total = serializers.IntegerField()
     done = serializers.IntegerField()
     revision = serializers.IntegerField()
-    source = serializers.CharField(allow_null=True)
+    source = serializers.CharField(allow_null=True)  # type: ignore[assignment]  # stubs: Field.source
     reference = serializers.CharField(allow_null=True)
     outputs = serializers.ListField(child=serializers.DictField())
     criteria = serializers.ListField(child=serializers.DictField())
@@ -322,13 +322,15 @@ def config_take(request: Request, config_id: int) -> Response:
             {"code": "closed", "detail": closed_message()}, status=status.HTTP_409_CONFLICT
         )
     # A crowd worker gets the one task of their study (annotation.crowd.entrance).
-    take = entrance_take(annotator=request.user, config=config)
+    take = entrance_take(annotator=signed_in(request), config=config)
     if take is not None and take.assignment is None:
         return Response(
             {"code": take.code, "detail": take.message}, status=status.HTTP_409_CONFLICT
         )
     assignment = (
-        task_assign_next(config=config, annotator=request.user) if take is None else take.assignment
+        task_assign_next(config=config, annotator=signed_in(request))
+        if take is None
+        else take.assignment
     )
     if assignment is None:
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -351,9 +353,9 @@ def config_take(request: Request, config_id: int) -> Response:
 def assignment_current(request: Request, assignment_id: uuid.UUID) -> Response:
     """The current item of a task (it counts as shown now, for the time per item)."""
     try:
-        screen = annotation_screen(assignment_id=assignment_id, annotator=request.user)
+        screen = annotation_screen(assignment_id=assignment_id, annotator=signed_in(request))
         # No real item before the protocol's tutorial lets the annotator through.
-        gate_check(config=screen.assignment.task.config, annotator=request.user)
+        gate_check(config=screen.assignment.task.config, annotator=signed_in(request))
     except JudgmentError as exc:
         return _error(exc)
     return Response(_screen_body(screen))
@@ -407,14 +409,15 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
         serializer = SubmitSerializer(
             data=request.data, context={"assignment_id": assignment_id, "annotator": request.user}
         )
-        errors = None if serializer.is_valid() else serializer.errors
+        errors: dict[str, Any] | None = None if serializer.is_valid() else serializer.errors
         data = serializer.validated_data
     else:
         errors = None
         try:
-            data = answer_checked(data, assignment_id=assignment_id, annotator=request.user)
+            data = answer_checked(data, assignment_id=assignment_id, annotator=signed_in(request))
         except serializers.ValidationError as exc:
-            errors = exc.detail
+            # answer_checked refuses with {"answer": [...]}: a dict, never a list.
+            errors = cast(dict[str, Any], exc.detail)
     if errors:
         problems = errors.get("answer")
         if isinstance(problems, list) and len(errors) == 1:
@@ -428,10 +431,10 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
             status=status.HTTP_400_BAD_REQUEST,
         )
     try:
-        gate_check_submission(shown=data["shown"], annotator=request.user)
+        gate_check_submission(shown=data["shown"], annotator=signed_in(request))
         result = judgment_record(
             assignment_id=assignment_id,
-            annotator=request.user,
+            annotator=signed_in(request),
             item_id=data["item"],
             revision_seen=data["revision"],
             submission_id=data["submission_id"],

@@ -20,6 +20,7 @@ from rest_framework.response import Response
 
 from annotation.judging.document_scores import document_score_problem, document_score_record
 from annotation.judging.screens import JudgmentError
+from annotation.permissions import signed_in
 
 
 @extend_schema_field({"type": "integer", "minimum": 0, "maximum": 100})
@@ -103,7 +104,7 @@ def assignment_document_score(request: Request, assignment_id: uuid.UUID) -> Res
     try:
         result = document_score_record(
             assignment_id=assignment_id,
-            annotator=request.user,
+            annotator=signed_in(request),
             item_id=data["item"],
             revision_seen=data["revision"],
             submission_id=data["submission_id"],

@@ -65,7 +65,7 @@ def document_screen(screen: Screen, *, annotator: User) -> Screen:
         for output in outputs[item.pk]:
             output.item = item
             # What the kind's screen template shows beside the output.
-            output.shown_segment = text
+            output.shown_segment = text  # type: ignore[attr-defined]  # for the template only
         segments.append(ScreenSegment(item, outputs[item.pk], text, answer, revision))
     config = screen.assignment.task.config
     before, after = _window_context(items, config, references=screen.shows_reference)

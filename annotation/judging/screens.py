@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -33,6 +33,9 @@ from annotation.tasking.services import assignment_resume
 from annotation.tasking.source import TaskError
 from evalsite.db import features
 from evalsite.db.rawsql import Columns, chain, chain_rows, converted, hot_rows, model_field
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 
 class JudgmentError(Exception):
@@ -175,9 +178,25 @@ def screen_read(
     return ScreenRead(sql, [*params, task_id, position], near)
 
 
+class ContextColumns(TypedDict):
+    """What a ``_context_query`` row carries beside its output: the annotator's answer and its
+    revision (None before the first answer), the reference shown as context and, with ``near``
+    only, the neighbouring segments' positions and texts."""
+
+    answer: dict[str, Any] | None
+    answer_revision: int | None
+    context_reference: str | None
+    near_at: list[int]
+    near_text: list[str]
+
+
+# An output as ``context_rows`` gives it, its ``ContextColumns`` set as attributes.
+ContextOutput: TypeAlias = "WithAnnotations[ItemOutput, ContextColumns]"
+
+
 def context_rows(
     rows: Sequence[Sequence[Any]], near: str | None, db: BaseDatabaseWrapper
-) -> list[ItemOutput]:
+) -> list[ContextOutput]:
     """The outputs of ``_context_query`` rows (see ``_outputs_with_context``)."""
     _sql, columns = _context_query(near)
     extra = [
@@ -196,7 +215,7 @@ def context_rows(
     return result
 
 
-def _outputs_with_context(read: ScreenRead) -> list[ItemOutput]:
+def _outputs_with_context(read: ScreenRead) -> list[ContextOutput]:
     """The shown outputs of one item in screen order, each row carrying the item, segment,
     document, the annotator's current answer and the reference used as context — one query with
     LEFT JOINs. With ``read.near``, each output also carries the neighbouring segments:
@@ -226,7 +245,7 @@ class Screen:
     assignment: Assignment
     protocol: Protocol
     item: Item
-    outputs: list[ItemOutput]
+    outputs: Sequence[ItemOutput]
     position: int
     total: int
     done: int
@@ -332,7 +351,7 @@ def screen_at(
     position: int,
     now: datetime,
     mark_shown: bool,
-    outputs: list[ItemOutput] | None = None,
+    outputs: list[ContextOutput] | None = None,
 ) -> Screen:
     """The screen of the item at ``position`` of an assignment already checked by the caller
     (with ``task__config`` loaded). ``mark_shown`` notes the current item as shown now unless

@@ -19,10 +19,11 @@ Rules for a submit:
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -35,6 +36,7 @@ from annotation.judging.document_scores import (
     document_score_missing_error,
 )
 from annotation.judging.screens import (
+    ContextOutput,
     JudgmentError,
     Screen,
     assignment_for,
@@ -60,6 +62,9 @@ from annotation.protocols.base import SpanRow
 from annotation.signals import campaign_data_changed
 from annotation.tasking.pull import pull_mode, task_grow
 from evalsite.db.rawsql import Columns, chain_rows, converted, hot_rows, model_field
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 # The hot reads are written in SQL (evalsite/db/rawsql.py says why); rows become model instances as
 # select_related makes them.
@@ -94,6 +99,28 @@ _MINE = {
     "j_submitted_at": "submitted_at",
     "j_seconds": "seconds",
 }
+
+
+class SubmissionColumns(TypedDict):
+    """What ``submission_outputs`` sets on each output. The judgment's columns are all None
+    when the annotator has not judged the item (``j_id`` says which), hence Any."""
+
+    a_status: str
+    a_done: int
+    a_origin: str
+    a_shown_item: int | None
+    a_shown_at: datetime | None
+    j_id: Any
+    j_revision: Any
+    j_submission: Any
+    j_answer: Any
+    j_shown_at: Any
+    j_submitted_at: Any
+    j_seconds: Any
+    campaign_status: str
+
+
+SubmissionOutput: TypeAlias = "WithAnnotations[ItemOutput, SubmissionColumns]"
 
 
 @cache
@@ -135,7 +162,7 @@ def _submission_query() -> tuple[str, list[Columns], list[str], list[Field[Any, 
 
 def submission_outputs(
     *, assignment_id: uuid.UUID, annotator: User, item_id: int
-) -> list[ItemOutput]:
+) -> list[SubmissionOutput]:
     """The shown outputs of an item of the annotator's task, in screen order, each carrying the
     assignment's state (``a_*``), the annotator's judgment of the item (``j_*``) and the
     campaign's status (``campaign_status``) — one query,
@@ -162,7 +189,7 @@ def judgment_record(
     submission_id: uuid.UUID,
     answer: dict[str, Any],
     now: datetime | None = None,
-    outputs: list[ItemOutput] | None = None,
+    outputs: list[SubmissionOutput] | None = None,
     with_next: bool = False,
     checked: CheckedAnswer | None = None,
 ) -> Recorded:
@@ -197,7 +224,7 @@ def judgment_record(
         return recorded
     if advanced is not None:
         # A new answer: the UPDATE that advanced the task already noted the next item as shown.
-        screen = screen_at(
+        screen: Screen | None = screen_at(
             assignment=advanced,
             annotator=annotator,
             position=advanced.items_done,
@@ -246,10 +273,10 @@ def _judgment_store(
     submission_id: uuid.UUID,
     answer: dict[str, Any],
     now: datetime,
-    outputs: list[ItemOutput] | None,
+    outputs: list[SubmissionOutput] | None,
     with_next: bool,
     checked: CheckedAnswer | None = None,
-) -> tuple[Recorded, Assignment | None, list[ItemOutput] | None]:
+) -> tuple[Recorded, Assignment | None, list[ContextOutput] | None]:
     """``judgment_record`` without the next screen; with a new answer and ``with_next``, also
     the advanced assignment as stored (its task and config loaded, the next item noted) and
     the next item's outputs when the write read them too (else None)."""
@@ -299,7 +326,7 @@ class _Accepted:
     """A submit that passed the checks, its answer valid."""
 
     # The item's first shown output, with the state ``submission_outputs`` notes on it.
-    first: ItemOutput
+    first: SubmissionOutput
     assignment_id: uuid.UUID
     annotator: User
     submission_id: uuid.UUID
@@ -310,7 +337,7 @@ class _Accepted:
     spans: list[SpanRow]
 
 
-def _is_resent(first: ItemOutput, *, revision_seen: int, submission_id: uuid.UUID) -> bool:
+def _is_resent(first: SubmissionOutput, *, revision_seen: int, submission_id: uuid.UUID) -> bool:
     """Whether this submit is stored already: as the judgment's latest revision, or as an
     earlier one (asked only when the submit is not based on the latest)."""
     return first.j_id is not None and (
@@ -324,7 +351,7 @@ def _is_resent(first: ItemOutput, *, revision_seen: int, submission_id: uuid.UUI
     )
 
 
-def _check_accepted(first: ItemOutput, *, revision_seen: int) -> None:
+def _check_accepted(first: SubmissionOutput, *, revision_seen: int) -> None:
     """A JudgmentError unless the campaign is open, the hold on the task has not ended, and
     the answer is new for the current item or a revision based on the latest one."""
     if first.campaign_status == Campaign.Status.CLOSED:
@@ -351,7 +378,7 @@ class CheckedAnswer:
 
 
 def answer_check(
-    config: ProtocolConfig, answer: dict[str, Any], outputs: list[ItemOutput]
+    config: ProtocolConfig, answer: dict[str, Any], outputs: Sequence[ItemOutput]
 ) -> CheckedAnswer:
     """``answer`` checked against the shown ``outputs`` as the protocol asks; a JudgmentError
     (``invalid``, every problem in its ``errors``) otherwise. The submit API runs it once and
@@ -373,7 +400,7 @@ def answer_check(
 
 def _answer_new(
     accepted: _Accepted, *, with_next: bool
-) -> tuple[Recorded, Assignment | None, list[ItemOutput] | None]:
+) -> tuple[Recorded, Assignment | None, list[ContextOutput] | None]:
     """Store a new answer and advance the assignment past its item (``answer_insert``); with
     ``with_next``, also the assignment as stored and the next item's outputs, as
     ``_judgment_store`` returns them."""

@@ -17,11 +17,11 @@ from django.db import connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field
 
-from annotation.judging.screens import ScreenRead, context_rows
+from annotation.judging.screens import ContextOutput, ScreenRead, context_rows
 from annotation.models import Assignment, Item, ItemOutput, Judgment, JudgmentSpan, JudgmentValue
 from annotation.protocols.base import SpanRow
 from evalsite.db import features
-from evalsite.db.rawsql import hot_rows, model_field
+from evalsite.db.rawsql import hot_rows, model_column, model_field
 
 
 def answer_insert(
@@ -33,7 +33,7 @@ def answer_insert(
     next_position: int | None,
     show: ScreenRead | None = None,
     spans: Sequence[SpanRow] = (),
-) -> tuple[bool, list[ItemOutput] | None]:
+) -> tuple[bool, list[ContextOutput] | None]:
     """Store a new answer if its assignment still is at ``items_done`` and active or done:
     ``UPDATE`` the assignment with ``update`` (its shown item becomes the task's item at
     ``next_position`` when given), insert ``judgment`` (its pk set here), its values
@@ -140,7 +140,7 @@ def _answer_sql(
     Every parameter is cast to its column's type (server-side binding sends NULLs untyped)."""
     db = connections[alias]
     fields = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
-    pk = model_field(Judgment, "id").column
+    pk = model_column(Judgment, "id")
     value_columns = [
         model_field(JudgmentValue, n) for n in ("judgment", "output", "criterion", "value")
     ]
@@ -149,12 +149,12 @@ def _answer_sql(
     sql = f"""
         WITH advanced AS ({advance} RETURNING 1),
         stored AS (
-            INSERT INTO "{Judgment._meta.db_table}" ({_quoted(f.column for f in fields)})
+            INSERT INTO "{Judgment._meta.db_table}" ({_quoted(fields)})
             SELECT {", ".join(f"%s::{f.db_type(db)}" for f in fields)} FROM advanced
             RETURNING "{pk}"
         ),
         answered AS (
-            INSERT INTO "{values_table}" ({_quoted(f.column for f in value_columns)})
+            INSERT INTO "{values_table}" ({_quoted(value_columns)})
             SELECT stored."{pk}", v.o, v.c, v.x
             FROM stored CROSS JOIN (VALUES {", ".join(row for _r in range(n_values))})
                 AS v (o, c, x)
@@ -173,15 +173,15 @@ def _spans_sql(db: BaseDatabaseWrapper, pk: str, n_spans: int) -> str:
     row = "(" + ", ".join(f"%s::{f.db_type(db)}" for f in columns[1:]) + ")"
     return f""",
         marked AS (
-            INSERT INTO "{JudgmentSpan._meta.db_table}" ({_quoted(f.column for f in columns)})
+            INSERT INTO "{JudgmentSpan._meta.db_table}" ({_quoted(columns)})
             SELECT stored."{pk}", sp.o, sp.s, sp.e, sp.l, sp.sev, sp.cat
             FROM stored CROSS JOIN (VALUES {", ".join(row for _r in range(n_spans))})
                 AS sp (o, s, e, l, sev, cat)
         )"""
 
 
-def _quoted(columns: Iterable[str]) -> str:
-    return ", ".join(f'"{column}"' for column in columns)
+def _quoted(fields: Iterable[Field[Any, Any]]) -> str:
+    return ", ".join(f'"{f.column}"' for f in fields)
 
 
 def _advance_sql(

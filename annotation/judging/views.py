@@ -25,7 +25,12 @@ from annotation.judging.page import criteria_widgets, document_score_widget, scr
 from annotation.judging.screens import JudgmentError, annotation_screen
 from annotation.judging.services import closed_message
 from annotation.models import Assignment, Campaign
-from annotation.permissions import assignments_of, campaigns_annotated_by, config_for_annotator
+from annotation.permissions import (
+    assignments_of,
+    campaigns_annotated_by,
+    config_for_annotator,
+    signed_in,
+)
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
 from annotation.tasking.pull import (
     allocation_stopped,
@@ -54,7 +59,7 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
     end = (
         None
         if finished is None
-        else entrance_finished_page(annotator=request.user, assignment=finished)
+        else entrance_finished_page(annotator=signed_in(request), assignment=finished)
     )
     if end is not None:
         # A crowd worker's task ends on the page with their completion code.
@@ -70,8 +75,8 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
         ],
         "finished": finished,
         "finished_stopped": finished is not None and allocation_stopped(finished.task.config),
-        "open_configs": configs_for_annotator(annotator=request.user),
-        "stopped_configs": stopped_configs(annotator=request.user),
+        "open_configs": configs_for_annotator(annotator=signed_in(request)),
+        "stopped_configs": stopped_configs(annotator=signed_in(request)),
         "campaigns": campaigns_annotated_by(request.user).order_by("name"),
     }
     return render(request, "annotation/my_tasks.html", context)
@@ -99,18 +104,18 @@ def task_take(request: HttpRequest, config_id: int) -> HttpResponse:
     if config.campaign.status == Campaign.Status.CLOSED:
         messages.info(request, closed_message())
         return redirect("my_tasks")
-    take = entrance_take(annotator=request.user, config=config)
+    take = entrance_take(annotator=signed_in(request), config=config)
     if take is not None:
         # A crowd worker's one task: back to it, or to its completion code once done.
         if take.assignment is None:
             messages.info(request, take.message)
             return redirect("my_tasks")
         return redirect(take.page)
-    if allocation_stopped_for(config, annotator=request.user):
+    if allocation_stopped_for(config, annotator=signed_in(request)):
         # The stopping rule of a pull mode holds: no new task is handed out.
         messages.info(request, stopped_message(config))
         return redirect("my_tasks")
-    assignment = task_assign_next(config=config, annotator=request.user)
+    assignment = task_assign_next(config=config, annotator=signed_in(request))
     if assignment is None:
         messages.info(
             request, _("There are no free tasks left in %(name)s.") % {"name": config.name}
@@ -129,14 +134,14 @@ def annotate(
     try:
         screen = annotation_screen(
             assignment_id=assignment_id,
-            annotator=request.user,
+            annotator=signed_in(request),
             position=None if position is None else position - 1,
         )
     except JudgmentError as exc:
         if exc.status == 404:
             raise Http404(exc.message) from None
         released = (
-            gate_released_page(assignment_id=assignment_id, annotator=request.user)
+            gate_released_page(assignment_id=assignment_id, annotator=signed_in(request))
             if exc.code == "not_active"
             else None
         )
@@ -146,11 +151,11 @@ def annotate(
         messages.info(request, exc.message)
         return redirect("my_tasks")
     # The protocol's tutorial first (no query for a protocol without one).
-    gated = gate_page(assignment=screen.assignment, annotator=request.user)
+    gated = gate_page(assignment=screen.assignment, annotator=signed_in(request))
     if gated is not None:
         return redirect(gated)
     # A document screen shows all its segments' items (the API serves them one by one).
-    screen = document_screen(screen, annotator=request.user)
+    screen = document_screen(screen, annotator=signed_in(request))
     config = screen.assignment.task.config
     criteria = screen.protocol.criteria_for(len(screen.outputs))
     context = {

@@ -240,7 +240,7 @@ def documents_insert(
     planned: list[PlannedDocument],
     item_id: dict[tuple[str, Any], int],
     user_id: dict[str, Any],
-    assignment_id: dict[tuple[str, str], int],
+    assignment_id: dict[tuple[str, str], uuid.UUID],
     now: datetime,
 ) -> int:
     """Store the document judgments (revision 1: an import has no earlier scores)."""

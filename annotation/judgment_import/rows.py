@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import islice
@@ -155,7 +155,7 @@ def _number(text: str) -> float | None:
 
 
 def _row(
-    problems: Problems, number: int, get: Any, type_name: str, known: Sequence[str]
+    problems: Problems, number: int, get: Any, type_name: str, known: Collection[str]
 ) -> dict[str, Any] | None:
     """The fields every layout has, checked; None (with a problem added) when one is bad."""
     annotator, system, segment, score_text = (

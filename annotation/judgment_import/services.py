@@ -500,7 +500,7 @@ def _create_assignments(
     users: dict[str, User],
     task_of: dict[str, Task],
     now: datetime,
-) -> dict[tuple[str, str], int]:
+) -> dict[tuple[str, str], uuid.UUID]:
     """One finished assignment per annotator and task, spanning the times of its judgments
     (the import's time when the file has none); returns the id of each (annotator, task)."""
     times: dict[tuple[str, str], list[datetime]] = {}
@@ -529,7 +529,7 @@ def _insert_judgments(
     item_id: dict[tuple[str, Any], int],
     output_id: dict[tuple[str, Any, int], int],
     user_id: dict[str, Any],
-    assignment_id: dict[tuple[str, str], int],
+    assignment_id: dict[tuple[str, str], uuid.UUID],
     now: datetime,
 ) -> tuple[int, int]:
     """Insert the judgments and their values in one pass over the plan; returns how many of

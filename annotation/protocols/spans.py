@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 from django.utils.translation import gettext as _
@@ -195,7 +195,7 @@ class SpanProtocol(Protocol):
         if unknown:
             return {}, _("unknown field %(name)s.") % {"name": sorted(unknown)[0]}
         start, end = span.get("start"), span.get("end")
-        if not all(_whole(v) for v in (start, end)):
+        if not (_whole(start) and _whole(end)):
             return {}, _("start and end must be whole numbers.")
         start, end = int(start), int(end)
         inside = 0 <= start < end <= length
@@ -311,7 +311,7 @@ class SpanProtocol(Protocol):
         return spans
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[float]:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     return math.isfinite(value) and value == int(value)

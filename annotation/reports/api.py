@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from django.http import HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import NotFound
@@ -75,7 +76,7 @@ class JudgmentReportView(CampaignAPIView):
         responses=_file_responses("judgments"),
         description="The normalised judgment report, streamed: fmt is csv, tsv or jsonl.",
     )
-    def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
+    def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponseBase:
         campaign = self.campaign(request, campaign_id)
         chosen = _chosen("judgments", fmt)
         settings, serializer = self.chosen_settings(request, campaign)

@@ -207,7 +207,8 @@ def judgment_row_statistics(*, campaign: Campaign, settings: AnalysisSettings) -
         )
     columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
     order = np.argsort(columns[0], kind="stable")
-    return RowStatistics(*(c[order] for c in columns), annotators=frozenset(annotators))
+    ids, shifted_all, z_all, status, included = (c[order] for c in columns)
+    return RowStatistics(ids, shifted_all, z_all, status, included, frozenset(annotators))
 
 
 class IsoUtc(Func):

@@ -206,7 +206,7 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
         .values_list("output_id", "system__name")
     ):
         credited[output].append(name)
-    outputs: dict[int, list[tuple[int, str, str, str, str, str, str]]] = defaultdict(list)
+    outputs: dict[int, list[tuple[int, str, str, int, int, str, str]]] = defaultdict(list)
     for item, pk, system, document, in_document, segment, source, text in (
         ItemOutput.objects.filter(item__task__config__in=configs, kind="real")
         .order_by("item_id", "position")

@@ -427,8 +427,8 @@ def _separated_stream(
         span_texts=False,
     )
     for columns in chunks:
-        lines = _text_columns(columns, tsv=separator == "\t")
-        yield "".join(separator.join(line) + "\n" for line in lines).encode()
+        rows = _text_columns(columns, tsv=separator == "\t")
+        yield "".join(separator.join(line) + "\n" for line in rows).encode()
 
 
 # The judgment report's formats: each streams the report as UTF-8 byte chunks.

@@ -4,8 +4,10 @@ settings."""
 from __future__ import annotations
 
 import uuid
+from typing import TypeVar
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -19,8 +21,10 @@ from annotation.reports import annotators, judgments, stream
 from annotation.reports import text as report_text
 from annotation.reports.registry import REPORT_FORMATS
 
+_Response = TypeVar("_Response", bound=HttpResponseBase)
 
-def _download(response: HttpResponse, disposition: str) -> HttpResponse:
+
+def _download(response: _Response, disposition: str) -> _Response:
     response["Content-Disposition"] = disposition
     return response
 
@@ -29,7 +33,7 @@ def _download(response: HttpResponse, disposition: str) -> HttpResponse:
 @require_safe
 def campaign_report_judgments(
     request: HttpRequest, campaign_id: uuid.UUID, fmt: str
-) -> HttpResponse:
+) -> HttpResponseBase:
     """The normalised judgment report (CSV, TSV or JSONL), streamed."""
     campaign = campaign_for_organizer(request.user, campaign_id)
     chosen = report_text.report_format(REPORT_FORMATS["judgments"], fmt)

@@ -37,7 +37,13 @@ from annotation.tasking.plan import (
     plan_tasks,
     windows_per_task,
 )
-from annotation.tasking.source import CampaignSource, TaskError, campaign_source, qc_copy_outputs
+from annotation.tasking.source import (
+    CampaignSource,
+    TaskError,
+    campaign_source,
+    qc_copy_outputs,
+    qc_original_id,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -417,7 +423,7 @@ def _write_copy_outputs(
     for copy in copies:
         copy_outputs.extend(
             qc_copy_outputs(
-                copy, real_outputs[copy.original_id], source, protocol=protocol, rng=rng
+                copy, real_outputs[qc_original_id(copy)], source, protocol=protocol, rng=rng
             )
         )
     writer.write(ItemOutput, copy_outputs)

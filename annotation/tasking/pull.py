@@ -15,6 +15,7 @@ once the budget of judgments is allocated. An annotator's task then ends at its 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +43,13 @@ from annotation.tasking.build import (
     tasks_build_locked,
 )
 from annotation.tasking.merging import distinct_pick
-from annotation.tasking.source import CampaignSource, TaskError, campaign_source, qc_copy_outputs
+from annotation.tasking.source import (
+    CampaignSource,
+    TaskError,
+    campaign_source,
+    qc_copy_outputs,
+    qc_original_id,
+)
 from evalcore.human.allocation import adjacent_pairs, allocate_next
 
 # Judgments stored between two recomputations of the allocation.
@@ -109,9 +116,14 @@ def allocation_refresh(config: ProtocolConfig, *, force: bool = False) -> Alloca
     allocated = _allocated(config)
     state = AllocationState.objects.filter(config=config).first()
     over = bool(config.allocation_budget) and allocated >= config.allocation_budget
-    # Recomputed when the budget runs out too: the state the campaign stopped in is shown.
-    stale = state is None or judged >= state.judgments + REFRESH_EVERY
-    if force or stale or (over and state.stopped != AllocationState.Stop.BUDGET):
+    # Recomputed when stale, and when the budget runs out too: the state the campaign stopped in
+    # is shown.
+    if (
+        state is None
+        or force
+        or judged >= state.judgments + REFRESH_EVERY
+        or (over and state.stopped != AllocationState.Stop.BUDGET)
+    ):
         state = _recompute(config, judged)
     state.allocated = allocated
     if over:
@@ -297,7 +309,7 @@ def _append(
         output
         for item in qc_items
         for output in qc_copy_outputs(
-            item, shown[item.original_id], source, protocol=config.definition, rng=rng
+            item, shown[qc_original_id(item)], source, protocol=config.definition, rng=rng
         )
     ]
     ItemOutput.objects.bulk_create(qc_outputs)
@@ -311,7 +323,7 @@ def _append(
 def _qc_originals(
     config: ProtocolConfig,
     task: Task,
-    existing: list[tuple[int, str, int | None]],
+    existing: Sequence[tuple[int, str, int | None]],
     positions: int,
     source: CampaignSource,
     rng: np.random.Generator,
@@ -383,7 +395,7 @@ def _write_real(
     # counts as given), and the slot goes to the next system with a text not shown yet.
     target = weights / weights.sum() * len(items) * k
     given = np.zeros(n)
-    outputs = []
+    outputs: list[ItemOutput] = []
     credited: list[tuple[int, list[tuple[int, Run]]]] = []
     min_width = task.config.definition.min_outputs
     for item in items:

@@ -114,6 +114,13 @@ def _check_shown_references(
         )
 
 
+def qc_original_id(copy: Item) -> int:
+    """The real item a QC item copies (every QC item has its original)."""
+    if copy.original_id is None:
+        raise ValueError(f"item at position {copy.position} is no QC copy")
+    return copy.original_id
+
+
 def qc_copy_outputs(
     copy: Item,
     originals: list[ItemOutput],

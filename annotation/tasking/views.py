@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
@@ -23,7 +24,12 @@ from annotation.campaigns.forms import (
     RosterAddForm,
 )
 from annotation.models import Assignment, Campaign, Invite, Judgment, ProtocolConfig, Task
-from annotation.permissions import campaign_for_organizer, config_for_organizer, organizer_required
+from annotation.permissions import (
+    campaign_for_organizer,
+    config_for_organizer,
+    organizer_required,
+    signed_in,
+)
 from annotation.tasking.background import task_build_request
 from annotation.tasking.invites import invite_create, invite_token
 from annotation.tasking.pull_state import allocation_summaries
@@ -103,7 +109,7 @@ def _config_rows(
         .annotate(n_tasks=Count("tasks"), n_items=Sum("tasks__size"))
         .order_by("created")
     )
-    progress = {
+    progress: dict[int, Mapping[str, Any]] = {
         row["task__config"]: row
         for row in Assignment.objects.filter(task__config__campaign=campaign)
         .values("task__config")
@@ -172,7 +178,7 @@ def config_build(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) -
     gets on), or say that one is already under way."""
     config = config_for_organizer(request.user, campaign_id, config_id)
     try:
-        outcome = task_build_request(config=config, user=request.user)
+        outcome = task_build_request(config=config, user=signed_in(request))
     except TaskError as exc:
         messages.error(request, str(exc))
     else:
@@ -251,7 +257,7 @@ def config_assign(request: HttpRequest, campaign_id: uuid.UUID, config_id: int) 
     else:
         for errors in form.errors.values():
             for error in errors:
-                messages.error(request, error)
+                messages.error(request, str(error))
     return redirect("config_tasks", campaign_id=config.campaign.pk, config_id=config.pk)
 
 
@@ -268,14 +274,14 @@ def invites_create(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse
             invite_create(
                 campaign=campaign,
                 label=label,
-                created_by=request.user,
+                created_by=signed_in(request),
                 days=form.cleaned_data["days"],
             )
         messages.success(request, _("Invite links created."))
     else:
         for errors in form.errors.values():
             for error in errors:
-                messages.error(request, error)
+                messages.error(request, str(error))
     return redirect(f"{_setup_url(campaign)}#invites")
 
 
@@ -298,7 +304,7 @@ def roster_add(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
-                messages.error(request, error)
+                messages.error(request, str(error))
         return redirect(f"{_setup_url(campaign)}#roster")
     change = campaign_annotators_add(
         campaign=campaign, usernames=usernames_parse(form.cleaned_data["usernames"])

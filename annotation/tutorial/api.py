@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from annotation.judging.screens import JudgmentError, assignment_for
 from annotation.models import ProtocolConfig, TutorialRule
-from annotation.permissions import IsOrganizer, config_for_organizer
+from annotation.permissions import IsOrganizer, config_for_organizer, signed_in
 from annotation.tutorial.items import TutorialItemError, tutorial_items_add, tutorial_rule_save
 from annotation.tutorial.runs import (
     TutorialOutcome,
@@ -139,8 +139,8 @@ def tutorial_current(request: Request, assignment_id: uuid.UUID) -> Response:
     tutorial no longer stands in the way; ``stopped`` with the organizer's message when they
     failed and may not continue)."""
     try:
-        assignment = assignment_for(assignment_id, request.user)
-        screen = tutorial_screen(assignment=assignment, annotator=request.user)
+        assignment = assignment_for(assignment_id, signed_in(request))
+        screen = tutorial_screen(assignment=assignment, annotator=signed_in(request))
     except JudgmentError as exc:  # a TutorialError too
         return _error(exc)
     return Response(screen_json(screen))
@@ -195,10 +195,10 @@ def tutorial_submit(request: Request, assignment_id: uuid.UUID) -> Response:
         )
     data = serializer.validated_data
     try:
-        assignment = assignment_for(assignment_id, request.user)
+        assignment = assignment_for(assignment_id, signed_in(request))
         outcome = tutorial_answer_record(
             assignment=assignment,
-            annotator=request.user,
+            annotator=signed_in(request),
             item_id=data["item"],
             submission_id=data["submission_id"],
             answer=data["answer"],

@@ -75,9 +75,9 @@ class TutorialItemForm(forms.Form):
         protocol = config.definition
         shown = max(1, config.outputs_per_screen if not protocol.single_output else 1)
         criteria = range_criteria(protocol, shown)
-        self.fields["criterion"].choices = [("", "—")] + [
-            (c.key, c.label) for c in criteria.values()
-        ]
+        criterion = self.fields["criterion"]
+        assert isinstance(criterion, forms.ChoiceField)  # declared one above
+        criterion.choices = [("", "—")] + [(c.key, c.label) for c in criteria.values()]
         mode = protocol.mode(config.mode)
         if not mode.shows_source:
             del self.fields["source"]
@@ -90,7 +90,8 @@ class TutorialItemForm(forms.Form):
             del self.fields["order"]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         outputs = [line.strip() for line in data.get("outputs", "").splitlines() if line.strip()]
         expectation: dict[str, Any] = {}
         if data.get("criterion"):

@@ -181,7 +181,7 @@ def tutorial_screen(*, assignment: Assignment, annotator: User) -> TutorialScree
             run.save()
         if run.may_continue:
             raise TutorialError("done", _("You have finished the tutorial."), 410)
-    common = {
+    common: dict[str, Any] = {
         "assignment": assignment,
         "run": run,
         "protocol": protocol,

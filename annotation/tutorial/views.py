@@ -20,7 +20,12 @@ from annotation.crowd.services import crowd_return_url, crowd_stopped_record
 from annotation.judging.page import criteria_widgets, screen_script_data
 from annotation.judging.screens import JudgmentError, assignment_for
 from annotation.models import CrowdWorker, ProtocolConfig, TutorialItem
-from annotation.permissions import campaign_for_organizer, config_for_organizer, organizer_required
+from annotation.permissions import (
+    campaign_for_organizer,
+    config_for_organizer,
+    organizer_required,
+    signed_in,
+)
 from annotation.tutorial.expectations import expectation_lines
 from annotation.tutorial.files import tutorial_file_parse
 from annotation.tutorial.forms import TutorialItemForm, TutorialRuleForm, TutorialUploadForm
@@ -56,9 +61,9 @@ def config_tutorial(request: HttpRequest, campaign_id: uuid.UUID, config_id: int
     if action == "upload" and upload_form.is_valid():
         upload = upload_form.cleaned_data["file"]
         try:
-            items = tutorial_file_parse(name=upload.name, content=upload.read())
+            parsed = tutorial_file_parse(name=upload.name, content=upload.read())
             added = tutorial_items_add(
-                config=config, items=items, replace=upload_form.cleaned_data["replace"]
+                config=config, items=parsed, replace=upload_form.cleaned_data["replace"]
             )
         except TutorialItemError as exc:
             problems = exc.problems
@@ -73,7 +78,10 @@ def config_tutorial(request: HttpRequest, campaign_id: uuid.UUID, config_id: int
     items = tutorial_items(config=config)
     protocol = config.definition
     for item in items:
-        item.described = expectation_lines(protocol, item.expectation, item.outputs)
+        # For the template only, not a field.
+        item.described = expectation_lines(  # type: ignore[attr-defined]
+            protocol, item.expectation, item.outputs
+        )
     context = {
         "config": config,
         "campaign": config.campaign,
@@ -117,11 +125,11 @@ def tutorial(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResponse:
     """The tutorial item the annotator is at, shown with the protocol's own screen (the answer
     goes to the tutorial's submit, whose feedback the page shows), or why they are stopped."""
     try:
-        assignment = assignment_for(assignment_id, request.user)
+        assignment = assignment_for(assignment_id, signed_in(request))
     except JudgmentError as exc:
         raise Http404(exc.message) from None
     try:
-        screen = tutorial_screen(assignment=assignment, annotator=request.user)
+        screen = tutorial_screen(assignment=assignment, annotator=signed_in(request))
     except TutorialError:
         return redirect("annotate", assignment_id=assignment.pk)
     config = assignment.task.config
@@ -147,7 +155,7 @@ def tutorial(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResponse:
 def _stopped(request: HttpRequest, screen: TutorialScreen, config: ProtocolConfig) -> HttpResponse:
     """The stop message; a crowd worker also gets the fail code to take back to the platform."""
     context: dict[str, Any] = {"screen": screen, "config": config, "campaign": config.campaign}
-    worker = CrowdWorker.objects.filter(user=request.user, campaign=config.campaign).first()
+    worker = CrowdWorker.objects.filter(user=signed_in(request), campaign=config.campaign).first()
     if worker is not None:
         worker = crowd_stopped_record(worker=worker)
         context.update({"worker": worker, "return_url": crowd_return_url(worker=worker)})

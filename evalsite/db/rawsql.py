@@ -147,6 +147,14 @@ def model_field(model: type[Model], name: str) -> Field[Any, Any]:
     return model._meta.get_field(name)  # type: ignore[return-value]
 
 
+def model_column(model: type[Model], name: str) -> str:
+    """The column of the concrete field ``name`` of ``model`` (a TypeError if it has none)."""
+    column = model_field(model, name).column
+    if column is None:
+        raise TypeError(f"{model.__name__}.{name} has no column")
+    return column
+
+
 def relation_field(model: type[Model], name: str) -> ForeignObject[Any, Any]:
     """The relation ``name`` of ``model`` (a TypeError if it is a plain column)."""
     field = model._meta.get_field(name)

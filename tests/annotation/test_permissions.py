@@ -4,7 +4,12 @@ page and API endpoint that exists."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.exceptions import PermissionDenied
+from django.test import RequestFactory
 from django.urls import reverse
+
+from annotation.permissions import signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -249,3 +254,15 @@ def test_logout_ends_the_session_and_only_by_post(as_role, role) -> None:  # typ
     after = client.get(reverse("campaign_list"))
     assert after.status_code == 302
     assert after["Location"].startswith(reverse("login"))
+
+
+def test_signed_in_gives_the_account_and_refuses_an_anonymous_request() -> None:
+    """The narrowing the views use behind their login checks: the account itself, and 403 were
+    an anonymous request ever to reach it."""
+    request = RequestFactory().get("/")
+    request.user = AnonymousUser()
+    with pytest.raises(PermissionDenied):
+        signed_in(request)
+    account = User(username="ann")
+    request.user = account
+    assert signed_in(request) is account
