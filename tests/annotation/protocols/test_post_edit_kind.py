@@ -70,15 +70,16 @@ def _post_edit_tasks(client: Client, config_id: int, tasks: int) -> None:
             assert sent.status_code == 201, sent.content
 
 
-@pytest.mark.django_db
-def test_a_post_editing_kind_runs_from_submit_to_dashboard(post_editing: Protocol) -> None:
+def _post_editing_campaign(kind: Protocol) -> tuple[Any, Any, list[Any]]:
+    """A campaign with a config of the kind (degraded copies among its items, no repeats or
+    references shown), its owner and three annotators."""
     owner = make_user("pe-owner", organizer=True)
     campaign = make_rich_campaign(owner=owner)
     annotators = [make_user(f"pe-rater{n}") for n in range(3)]
     campaign.annotators.add(*annotators)
     config = make_config(
         campaign,
-        post_editing.key,
+        kind.key,
         items_per_task=12,
         outputs_per_screen=1,
         annotations_per_task=3,
@@ -86,32 +87,34 @@ def test_a_post_editing_kind_runs_from_submit_to_dashboard(post_editing: Protoco
         qc_repeat=0,
         qc_reference=0,
     )
+    return config, owner, annotators
 
-    # Submit: a post-edit that is not a text, or empty, is refused, naming what is wrong.
-    first = Client()
-    assert first.login(username=annotators[0].username, password=PASSWORD)
-    taken = first.post(reverse("api-config-take", args=[config.pk])).json()["id"]
-    body = first.get(reverse("api-assignment-current", args=[taken])).json()
+
+@pytest.mark.django_db
+def test_a_post_edit_that_is_no_text_is_refused(post_editing: Protocol) -> None:
+    """A post-edit that is not a text (the API's part check), or is empty (the kind's own
+    check), is refused, naming what is wrong; nothing is stored."""
+    config, _owner, annotators = _post_editing_campaign(post_editing)
+    client = Client()
+    assert client.login(username=annotators[0].username, password=PASSWORD)
+    taken = client.post(reverse("api-config-take", args=[config.pk])).json()["id"]
+    body = client.get(reverse("api-assignment-current", args=[taken])).json()
     output = str(body["outputs"][0]["id"])
-    wrong = _submit(first, taken, body["item"], {output: {"post_edit": 3}})
+    wrong = _submit(client, taken, body["item"], {output: {"post_edit": 3}})
     assert wrong.status_code == 400
     assert wrong.json()["errors"] == {
         "answer": {output: {"post_edit": ["A post-edited text is required."]}}
     }
-    empty = _submit(first, taken, body["item"], {output: {"post_edit": " "}})
+    empty = _submit(client, taken, body["item"], {output: {"post_edit": " "}})
     assert empty.status_code == 400
     assert empty.json()["detail"] == "Output 1: give the post-edited translation."
     assert not Judgment.objects.exists()
 
-    for annotator in annotators:
-        client = Client()
-        assert client.login(username=annotator.username, password=PASSWORD)
-        _post_edit_tasks(client, config.pk, tasks=2)
-    judgments = Judgment.objects.filter(item__task__config=config)
-    assert judgments.count() == 72
 
-    # Stored: the post-edit in the answer, HTER as sacreBLEU's TER of the shown output
-    # against it, per output.
+def _stored_hter(judgments: Any) -> dict[str, list[float]]:
+    """Checks each stored judgment against sacreBLEU's TER of its shown output against the
+    post-edit, and that every degraded copy needed more edits than its original; the HTER
+    of the real outputs by system."""
     ter = TER()
     hter_by_system: dict[str, list[float]] = defaultdict(list)
     bad_above_original = []
@@ -133,6 +136,23 @@ def test_a_post_editing_kind_runs_from_submit_to_dashboard(post_editing: Protoco
             bad_above_original.append(expected > original)
     assert bad_above_original
     assert all(bad_above_original)
+    return hter_by_system
+
+
+@pytest.mark.django_db
+def test_a_post_editing_kind_runs_from_submit_to_dashboard(post_editing: Protocol) -> None:
+    config, owner, annotators = _post_editing_campaign(post_editing)
+    campaign = config.campaign
+    for annotator in annotators:
+        client = Client()
+        assert client.login(username=annotator.username, password=PASSWORD)
+        _post_edit_tasks(client, config.pk, tasks=2)
+    judgments = Judgment.objects.filter(item__task__config=config)
+    assert judgments.count() == 72
+
+    # Stored: the post-edit in the answer, HTER as sacreBLEU's TER of the shown output
+    # against it, per output.
+    hter_by_system = _stored_hter(judgments)
 
     # Analysis: QC passes (degraded copies need more edits), systems ranked by HTER, lowest
     # first, each system's mean the plain mean of its outputs' HTER.
