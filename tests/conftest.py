@@ -65,7 +65,9 @@ SERVICE_FIXTURES = frozenset(
     }
 )
 # Real processes take seconds to start (a Celery worker, a server of the test's own).
-SLOW_FIXTURES = frozenset({"celery_worker_process", "own_redis", "private_postgres"})
+SLOW_FIXTURES = frozenset(
+    {"celery_worker_process", "module_celery_workers", "own_redis", "private_postgres"}
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -81,6 +83,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.services)
         if used & SLOW_FIXTURES:
             item.add_marker(pytest.mark.slow)
+    # Modules marked shared_setup build an expensive module fixture (a job on a worker, `make
+    # run`'s steps) that their tests share: they run first, so that pytest-xdist's work stealing,
+    # which takes the tests queued last, never splits one between two processes (each would
+    # build it again). A stable sort: every other test keeps its place.
+    items.sort(key=lambda item: item.get_closest_marker("shared_setup") is None)
 
 
 @pytest.fixture(autouse=True)
@@ -156,6 +163,10 @@ def output_dir() -> Path:
 @pytest.fixture
 def test_database_url(transactional_db: None) -> str:
     """A URL for the test database, for processes we start (worker, gunicorn)."""
+    return _test_database_url()
+
+
+def _test_database_url() -> str:
     from django.db import connection
 
     settings = connection.settings_dict
@@ -325,25 +336,28 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 20) -> None:
         process.wait()
 
 
-@pytest.fixture
-def celery_worker_process(test_database_url: str, redis_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
-    """Start the compose file's worker command as a real process on Redis and the test
-    database; returns a function that starts one (tests may start several or kill them)."""
-    from evalsite.celery import app
+class CeleryWorkers:
+    """The compose file's worker command started as real processes on Redis and the test
+    database, each logging to ``folder/worker-<name>.log``; :meth:`stop_all` stops them."""
 
-    started: list[subprocess.Popen[bytes]] = []
+    def __init__(self, database_url: str, redis_url: str, folder: Path) -> None:
+        self.database_url = database_url
+        self.redis_url = redis_url
+        self.folder = folder
+        self.started: list[subprocess.Popen[bytes]] = []
 
     def start(
-        *extra: str, name: str = "w1", env: dict[str, str] | None = None
+        self, *extra: str, name: str = "w1", env: dict[str, str] | None = None, wait: bool = True
     ) -> subprocess.Popen[bytes]:
+        """Start one (``wait=False``: do not wait for its answer, see :meth:`wait_ready`)."""
         env = {
             "PATH": os.environ["PATH"],
-            "DATABASE_URL": test_database_url,
-            "CELERY_BROKER_URL": redis_url,
-            "EVALSITE_VAR_DIR": str(tmp_path / "var"),
+            "DATABASE_URL": self.database_url,
+            "CELERY_BROKER_URL": self.redis_url,
+            "EVALSITE_VAR_DIR": str(self.folder / "var"),
             **(env or {}),
         }
-        log = open(tmp_path / f"worker-{name}.log", "wb")  # noqa: SIM115 - closed with the process
+        log = open(self.folder / f"worker-{name}.log", "wb")  # noqa: SIM115 - closed with the process
         process = subprocess.Popen(
             [*compose_command("worker"), f"--hostname={name}@%h", *extra],
             cwd=ROOT,
@@ -352,15 +366,43 @@ def celery_worker_process(test_database_url: str, redis_url: str, tmp_path: Path
             stderr=subprocess.STDOUT,
             start_new_session=True,  # so a test can kill the worker with all its children
         )
-        started.append(process)
+        self.started.append(process)
+        if wait:
+            self.wait_ready(process, name=name)
+        return process
+
+    def wait_ready(self, process: subprocess.Popen[bytes], *, name: str) -> None:
+        """Wait until the worker ``name`` answers a ping."""
+        from evalsite.celery import app
+
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            assert process.poll() is None, (tmp_path / f"worker-{name}.log").read_text()
+            assert process.poll() is None, (self.folder / f"worker-{name}.log").read_text()
             replies = app.control.ping(timeout=1)
             if any(name in host for reply in replies for host in reply):
-                return process
+                return
         raise AssertionError("the worker did not answer a ping within 60 s")
 
-    yield start
-    for process in started:
-        stop(process)
+    def stop_all(self) -> None:
+        for process in self.started:
+            stop(process)
+
+
+@pytest.fixture
+def celery_worker_process(test_database_url: str, redis_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Start the compose file's worker command as a real process on Redis and the test
+    database; returns a function that starts one (tests may start several or kill them)."""
+    workers = CeleryWorkers(test_database_url, redis_url, tmp_path)
+    yield workers.start
+    workers.stop_all()
+
+
+@pytest.fixture(scope="module")
+def module_celery_workers(  # type: ignore[no-untyped-def]
+    django_db_setup, redis_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CeleryWorkers]:
+    """Workers kept for all the tests of a module (started by a module fixture that commits
+    the data they work on, and empties the database after the module's tests)."""
+    workers = CeleryWorkers(_test_database_url(), redis_url, tmp_path_factory.mktemp("workers"))
+    yield workers
+    workers.stop_all()
