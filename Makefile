@@ -34,7 +34,7 @@ test: $(TEST_STAMP)
 	$(MAKE) lint
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 	CELERY_BROKER_URL="$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)}" \
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --create-db $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --create-db --durations=10 $(PYTEST_ARGS)
 
 # The quick slice while you work: every test that needs no PostgreSQL, Redis or browser and is
 # not slow (markers set in tests/conftest.py), with the services pointed at closed ports.
