@@ -155,12 +155,12 @@ class Command(BaseCommand):
         if options["verbosity"] >= 1:
             self.stdout.write(f"[{'#' * 20}] done")
         summary = record.summary
+        # The numbering a WMT import applied, on the same last line.
+        numbering = segment_numbering_text(summary)
         self.stdout.write(
             f"imported {summary['judgments']} judgments ({summary['values']} values) of "
             f"{len(summary['annotators'])} annotators in {summary['tasks']} tasks"
             f" and {summary.get('document_judgments', 0)} document scores as "
             f"protocol {record.config.name!r} (id {record.config_id})"
+            + (f". {numbering}" if numbering else "")
         )
-        numbering = segment_numbering_text(summary)
-        if numbering:
-            self.stdout.write(numbering)
