@@ -104,17 +104,22 @@ def wmt_segments_apply(
         UploadError: a sid outside the test set under the chosen convention, a convention the
             file's documents refute, or ``auto`` without a convention singled out.
     """
+    chosen = options.segment_numbering
+    if chosen not in SEGMENT_NUMBERINGS:
+        known = ", ".join(SEGMENT_NUMBERINGS)
+        raise UploadError(
+            [UploadProblem(parsed.file, None, f"unknown segment numbering {chosen!r}; use {known}")]
+        )
     documents = _documents(campaign)
     readings = {
         key: _read(key, parsed.rows, documents[key], options.line_base) for key in CONVENTIONS
     }
     checks = [readings[key].describe() for key in CONVENTIONS]
     agree = readings[NUMBERING_UPLOAD].positions == readings[NUMBERING_SORTED].positions
-    chosen = options.segment_numbering
     warnings: list[str] = []
     if agree:
         applied = NUMBERING_UPLOAD if chosen == NUMBERING_AUTO else chosen
-        checks.append("the test set's documents are in id order: both conventions agree")
+        checks.append("both conventions name the same segment for every row")
     elif chosen == NUMBERING_AUTO:
         applied = _singled_out(parsed, readings)
     else:

@@ -133,6 +133,11 @@ def test_a_line_beyond_the_test_set_is_refused_under_any_numbering(campaign: Any
         assert "sid 111 is outside the campaign's test set" in problem.message
 
 
+def test_an_unknown_numbering_is_refused(campaign: Any) -> None:
+    with pytest.raises(UploadError, match="unknown segment numbering 'line'; use auto, upload"):
+        imported(campaign, wmt(WHOLE), "line")
+
+
 def test_a_structured_sid_beyond_its_document_is_refused(campaign: Any) -> None:
     sids = [f"de-en-0-3-{1000000 + n}.{n}_{n}" for n in range(1, 12)]  # eleven of doc11's ten
     with pytest.raises(UploadError) as refused:
@@ -153,7 +158,7 @@ def test_a_test_set_in_id_order_reads_the_same_under_both(owner: AbstractBaseUse
     record = imported(made, wmt([3, 14]), "auto")
     report = record.summary["segment_numbering"]
     assert report["applied"] == "upload"
-    assert "the test set's documents are in id order: both conventions agree" in report["checks"]
+    assert "both conventions name the same segment for every row" in report["checks"]
     assert report["warnings"] == []
 
 
