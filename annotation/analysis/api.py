@@ -46,6 +46,7 @@ from annotation.judgment_import.background import (
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_preview
+from annotation.judgment_import.wmt_segments import NUMBERING_AUTO, SEGMENT_NUMBERINGS
 from annotation.models import AnnotatorPseudonym, JudgmentImportJob, pseudonym_code
 from annotation.permissions import signed_in
 from annotation.protocols import PROTOCOLS
@@ -154,6 +155,13 @@ class ImportRequestSerializer(serializers.Serializer):
     protocol = serializers.ChoiceField(choices=list(PROTOCOLS), default="direct_assessment")
     criterion = serializers.CharField(max_length=20, required=False, default="", allow_blank=True)
     line_base = serializers.ChoiceField(choices=[0, 1], default=1)
+    segment_numbering = serializers.ChoiceField(
+        choices=list(SEGMENT_NUMBERINGS),
+        default=NUMBERING_AUTO,
+        help_text="What a WMT DA sid counts: upload (line in the test set as uploaded), sorted "
+        "(position after sorting the documents by id, as WMT21's DA), auto (the one the "
+        "file's documents single out; refused otherwise).",
+    )
     language_pair = serializers.CharField(
         max_length=50, required=False, default="", allow_blank=True
     )
@@ -196,6 +204,7 @@ class ImportRequestSerializer(serializers.Serializer):
             name=data["name"].strip(),
             system_map=data["system_map"],
             document_score=data["document_score"],
+            segment_numbering=data["segment_numbering"],
         )
 
 

@@ -22,6 +22,7 @@ from annotation.judgment_import.formats import (
     system_map_parse,
 )
 from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.wmt_segments import NUMBERING_AUTO, segment_numbering_choices
 from annotation.protocols import protocol_choices
 
 DEFAULTS = AnalysisSettings()
@@ -233,6 +234,16 @@ class JudgmentImportForm(forms.Form):
         coerce=int,
         initial=1,
     )
+    segment_numbering = forms.ChoiceField(
+        label=_("WMT segment ids count"),
+        choices=segment_numbering_choices,
+        initial=NUMBERING_AUTO,
+        required=False,
+        help_text=_(
+            "WMT DA files carry no text: the import checks the numbering against the test "
+            "set's documents and refuses one that does not fit."
+        ),
+    )
     language_pair = forms.CharField(
         label=_("Language pair"),
         max_length=50,
@@ -282,4 +293,5 @@ class JudgmentImportForm(forms.Form):
             system_map=data["system_map"],
             name=data["name"].strip(),
             document_score=data["document_score"],
+            segment_numbering=data["segment_numbering"] or NUMBERING_AUTO,
         )

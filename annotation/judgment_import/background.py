@@ -37,6 +37,7 @@ from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.progress import STAGES
 from annotation.judgment_import.services import judgments_import
+from annotation.judgment_import.wmt_segments import segment_numbering_text
 from annotation.models import Campaign, JudgmentImportJob
 from evalsite.formatting import count_text
 from evalsite.jobs import (
@@ -213,11 +214,12 @@ def judgment_import_state(job: JudgmentImportJob) -> dict[str, Any]:
 
 def _job_message(job: JudgmentImportJob, stage: str, step: int, steps: int) -> str:
     if job.status == JudgmentImportJob.Status.DONE and job.result is not None:
-        return _("Imported %(judgments)s judgments of %(annotators)s annotators as “%(name)s”.") % {
+        done = _("Imported %(judgments)s judgments of %(annotators)s annotators as “%(name)s”.") % {
             "judgments": count_text(job.result.summary["judgments"]),
             "annotators": count_text(len(job.result.summary["annotators"])),
             "name": job.result.config.name,
         }
+        return " ".join(filter(None, [done, segment_numbering_text(job.result.summary)]))
     if job.status == JudgmentImportJob.Status.FAILED:
         return job.error
     if job.status == JudgmentImportJob.Status.QUEUED:

@@ -30,6 +30,7 @@ from annotation.judgment_import.rows import (
     Problems,
     _first_filled_line,
 )
+from annotation.models import Campaign
 
 # Every layout, in the order the page lists them and detection asks them.
 JUDGMENT_FORMATS: tuple[JudgmentFormat, ...] = (
@@ -116,6 +117,17 @@ def options_for(
     that holds any kind's judgments)."""
     layout = judgment_format(parsed.file_format)
     return layout.options(parsed, options) if layout is not None else (options, parsed)
+
+
+def segments_placed(
+    campaign: Campaign, parsed: ParsedJudgments, options: ImportOptions
+) -> tuple[ParsedJudgments, dict[str, Any] | None]:
+    """The rows with their segment ids read as the layout numbers them against the campaign's
+    documents, and the checks' report (None for a layout whose ids need no reading)."""
+    layout = judgment_format(parsed.file_format)
+    if layout is None or layout.segments is None:
+        return parsed, None
+    return layout.segments(campaign=campaign, parsed=parsed, options=options)
 
 
 def _one_language_pair(parsed: ParsedJudgments, language_pair: str) -> ParsedJudgments:

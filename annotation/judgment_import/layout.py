@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.utils.functional import Promise
 
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.rows import ParsedJudgments
+
+if TYPE_CHECKING:
+    pass
 
 # (file name, the file's lines, index of its first filled line) → does the file look like it.
 # It may raise UploadError for a file that resembles the layout but cannot be imported.
@@ -23,6 +27,10 @@ Parser = Callable[[str, list[str], int], ParsedJudgments]
 
 # (parsed file, options) → (the options, the parsed file) as the import uses them.
 OptionHook = Callable[[ParsedJudgments, ImportOptions], tuple[ImportOptions, ParsedJudgments]]
+
+# (campaign, parsed file, options) → the rows with their segments as the campaign numbers them,
+# and a report for the import's summary; raises UploadError when the file's numbering does not fit.
+SegmentHook = Callable[..., tuple[ParsedJudgments, dict[str, Any] | None]]
 
 
 def options_as_given(
@@ -43,3 +51,5 @@ class JudgmentFormat:
     # A layout that holds one kind's judgments sets the protocol here, and may work out the
     # values that depend on it.
     options: OptionHook = options_as_given
+    # A layout whose segment ids are read against the campaign's documents (WMT's numbering).
+    segments: SegmentHook | None = None

@@ -60,6 +60,7 @@ class ImportOptions:
         system_map: the file's system names → the campaign's, for names that differ (WMT's
             ``HuaweiTSC.5`` for an uploaded ``HuaweiTSC``); names not in it are used as they are.
         document_score: document screens with a document-level score (whole-document rows).
+        segment_numbering: what a WMT sid counts (judgment_import/wmt_segments.py).
     """
 
     file_format: str = FORMAT_AUTO
@@ -70,6 +71,7 @@ class ImportOptions:
     name: str = ""
     system_map: dict[str, str] = field(default_factory=dict)
     document_score: bool = False
+    segment_numbering: str = "auto"
 
 
 @dataclass

@@ -48,11 +48,12 @@ from annotation.judgment_import.documents import (
     documents_insert,
     documents_plan,
 )
-from annotation.judgment_import.formats import judgments_parse, options_for
+from annotation.judgment_import.formats import judgments_parse, options_for, segments_placed
 from annotation.judgment_import.plan import ImportContext, ImportOptions, ImportPlan, import_plan
 from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.judgment_import.rows import ParsedJudgments
 from annotation.judgment_import.spans import planned_spans, spans_insert
+from annotation.judgment_import.wmt_segments import segment_numbering_record
 from annotation.models import (
     Assignment,
     Campaign,
@@ -134,6 +135,7 @@ def judgments_preview(
     with _no_cyclic_gc():
         parsed = _read(upload, options)
         options, parsed = options_for(parsed, options)
+        parsed, _ = segments_placed(campaign, parsed, options)
         context = _campaign_context(campaign, parsed)
         plan = import_plan(parsed, context, options)
         documents = documents_plan(campaign, parsed, context, options, plan)
@@ -185,10 +187,12 @@ def judgments_import(
         with transaction.atomic():
             progress_step(report, "check")
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+            parsed, numbering = segments_placed(locked, parsed, options)
             context = _campaign_context(locked, parsed)
             plan = import_plan(parsed, context, options)
             documents = documents_plan(locked, parsed, context, options, plan)
             record = _store(locked, parsed, plan, options, user, report, documents)
+            segment_numbering_record(record, options, numbering)
             # As every judgment and upload does: the metrics app schedules a recomputation once
             # the import has committed (never if it rolls back).
             campaign_data_changed.send(sender=JudgmentImport, campaign_id=locked.pk)

@@ -1,5 +1,8 @@
 """WMT's direct-assessment judgments (ad-good-raw.csv, ad-latest.csv): a header with HITId,
-WorkerId, sys_id, type, sid and score, tab- or space-separated."""
+WorkerId, sys_id, type, sid and score, tab- or space-separated (WMT21's rows mix the two). A sid
+is a line number or WMT21's ``<pair>-<batch>-<document>-<id>.<segment>_<segment>``; which
+segment it names is the import's segment numbering (annotation/judgment_import/wmt_segments.py).
+"""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from annotation.judgment_import.rows import (
     _row,
     is_line_number,
 )
+from annotation.judgment_import.wmt_segments import STRUCTURED_SID, wmt_segments_apply
 
 FORMAT_WMT = "wmt"
 
@@ -103,6 +107,9 @@ def _parse_wmt(name: str, lines: list[str], first: int) -> ParsedJudgments:
     for number, values in table:
         if not any(v.strip() for v in values):
             continue
+        if len(values) != len(header) and len(" ".join(values).split()) == len(header):
+            # WMT21's rows: tabs between some fields, spaces between others.
+            values = " ".join(values).split()
         if len(values) < len(header):
             problems.add(number, f"{len(values)} fields, the header has {len(header)}")
             continue
@@ -113,7 +120,7 @@ def _parse_wmt(name: str, lines: list[str], first: int) -> ParsedJudgments:
         row = _row(problems, number, get, get("type").upper(), TYPES)
         if row is None:
             continue
-        if not is_line_number(get("segment")):
+        if not is_line_number(get("segment")) and not STRUCTURED_SID.match(get("segment")):
             problems.add(number, f"sid {get('segment')!r} is not a line number")
             continue
         hit = get("hit")
@@ -146,4 +153,5 @@ FORMAT = JudgmentFormat(
     label=_("WMT direct assessment (ad-good-raw.csv, ad-latest.csv)"),
     looks_like=looks_like_wmt,
     parse=_parse_wmt,
+    segments=wmt_segments_apply,
 )

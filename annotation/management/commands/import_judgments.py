@@ -25,6 +25,11 @@ from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_import, judgments_preview
+from annotation.judgment_import.wmt_segments import (
+    NUMBERING_AUTO,
+    SEGMENT_NUMBERINGS,
+    segment_numbering_text,
+)
 from annotation.models import Campaign
 from annotation.protocols import PROTOCOLS
 
@@ -39,6 +44,14 @@ class Command(BaseCommand):
         parser.add_argument("--protocol", choices=list(PROTOCOLS), default="direct_assessment")
         parser.add_argument("--criterion", default="", help="For rows without a criterion.")
         parser.add_argument("--line-base", type=int, choices=[0, 1], default=1)
+        parser.add_argument(
+            "--segment-numbering",
+            choices=list(SEGMENT_NUMBERINGS),
+            default=NUMBERING_AUTO,
+            help="What a WMT DA sid counts: upload (line in the test set as uploaded), sorted "
+            "(position after sorting the documents by id, as WMT21's DA), auto (the one the "
+            "file's documents single out; refused otherwise).",
+        )
         parser.add_argument("--language-pair", default="", help="Keep one pair, e.g. de-en.")
         parser.add_argument("--name", default="", help="Name of the imported protocol.")
         parser.add_argument("--user", default="", help="Username recorded as the importer.")
@@ -123,6 +136,7 @@ class Command(BaseCommand):
                 name=options["name"],
                 system_map=self._system_map(options["system_map"]),
                 document_score=options["document_score"],
+                segment_numbering=options["segment_numbering"],
             )
             if options["dry_run"]:
                 self._preview(campaign, upload, import_options)
@@ -141,9 +155,12 @@ class Command(BaseCommand):
         if options["verbosity"] >= 1:
             self.stdout.write(f"[{'#' * 20}] done")
         summary = record.summary
+        # The numbering a WMT import applied, on the same last line.
+        numbering = segment_numbering_text(summary)
         self.stdout.write(
             f"imported {summary['judgments']} judgments ({summary['values']} values) of "
             f"{len(summary['annotators'])} annotators in {summary['tasks']} tasks"
             f" and {summary.get('document_judgments', 0)} document scores as "
             f"protocol {record.config.name!r} (id {record.config_id})"
+            + (f". {numbering}" if numbering else "")
         )
