@@ -28,7 +28,7 @@ from annotation.judgment_import.rows import (
     Problems,
     is_line_number,
 )
-from annotation.judgment_import.text_spans import spans_on_text
+from annotation.judgment_import.text_spans import spans_on_text, texts_unneutralised
 from annotation.models import (
     ItemKind,
 )
@@ -249,6 +249,7 @@ def _resolved_rows(
         if shown is None:
             continue
         source, system_id, run_id, text = shown
+        row = texts_unneutralised(row, context.sources.get(segment_id, ""), text)
         # A file without texts gives spans in its own offsets: they are placed on the text here.
         placed = spans_on_text(problems, row, text)
         if placed is None or not _texts_match(problems, placed, segment_id, text, context):
