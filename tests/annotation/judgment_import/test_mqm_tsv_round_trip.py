@@ -8,6 +8,7 @@ category and score, and every system's MQM, comes back, and the file's own MQM i
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -22,7 +23,9 @@ from annotation.judgment_import.mqm_tsv import (
     google_cell_read,
     mqm_category,
 )
+from annotation.judgment_import.rows import SYSTEM, ImportRow
 from annotation.judgment_import.services import judgments_import
+from annotation.judgment_import.text_spans import texts_unneutralised
 from annotation.models import Campaign, JudgmentSpan, JudgmentValue
 from annotation.reports.spans import mqm_tsv
 from evalsite.formatting import FORMULA_STARTS
@@ -199,3 +202,24 @@ def test_a_name_cell_reads_back_to_the_name(name: str) -> None:
     cell = google_cell(name)
     assert not cell.startswith(FORMULA_STARTS)
     assert google_cell_read(cell) == name
+
+
+def test_an_apostrophe_is_dropped_only_where_the_campaigns_text_confirms_it() -> None:
+    row = ImportRow(
+        line=2,
+        annotator="r",
+        system="s",
+        segment="1",
+        type=SYSTEM,
+        score=-1.0,
+        source_text="'-1 Grad",
+        output_text="'=x y",
+        spans=((3, 4, "minor", "style"), (5, 6, "major", "other")),
+    )
+    read = texts_unneutralised(row, "-1 Grad", "=x y")
+    assert (read.source_text, read.output_text) == ("-1 Grad", "=x y")
+    assert read.spans == ((2, 3, "minor", "style"), (4, 5, "major", "other"))
+    # The campaign's own text begins with the apostrophe, or with no formula character.
+    assert texts_unneutralised(row, "'-1 Grad", "'=x y") == row
+    plain = replace(row, source_text="'s Haus", output_text="'s house")
+    assert texts_unneutralised(plain, "s Haus", "s house") == plain
