@@ -7,8 +7,12 @@ category and score, and every system's MQM, comes back, and the file's own MQM i
 
 from __future__ import annotations
 
+import itertools
+import uuid
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +21,8 @@ from hypothesis import strategies as st
 
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
+from annotation.judging.screens import JudgmentError, annotation_screen
+from annotation.judging.services import judgment_record
 from annotation.judgment_import.mqm_tsv import (
     GOOGLE_CATEGORIES,
     google_cell,
@@ -27,9 +33,11 @@ from annotation.judgment_import.rows import SYSTEM, ImportRow
 from annotation.judgment_import.services import judgments_import
 from annotation.judgment_import.text_spans import texts_unneutralised
 from annotation.models import Campaign, JudgmentSpan, JudgmentValue
+from annotation.protocols.mqm import CATEGORIES
 from annotation.reports.spans import mqm_tsv
+from annotation.tasking.services import task_assign_next
 from evalsite.formatting import FORMULA_STARTS
-from tests.factories import lines, make_campaign, make_user
+from tests.factories import lines, make_campaign, make_config, make_user
 
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
 WORDS = ["Haus", "klein", "über", "Straße", "中文", "😀", "a", "bc", "x.", "—", "'s", "=1", "-"]
@@ -131,7 +139,12 @@ def _weight(category: str, severity: str) -> float:
     return GOOGLE_WEIGHTS[severity]
 
 
-def stored(campaign: Campaign) -> Judgments:
+def _imported(username: str) -> str:
+    """The rater an imported judgment's account stands for (``imp-<campaign>-<rater>``)."""
+    return username.split("-", 2)[2]
+
+
+def stored(campaign: Campaign, rater: Callable[[str], str] = _imported) -> Judgments:
     """Per (rater, system, seg_id): the stored MQM and the spans, in order."""
     spans: dict[int, list[tuple[int, int, str, str]]] = defaultdict(list)
     for judgment, start, end, severity, category in JudgmentSpan.objects.filter(
@@ -148,7 +161,7 @@ def stored(campaign: Campaign) -> Judgments:
         "judgment__item__segment__position",
         "value",
     ):
-        key = (user.split("-", 2)[2], system, position + 1)
+        key = (rater(user), system, position + 1)
         found[key] = (value, sorted(spans[judgment]))
     return found
 
@@ -223,3 +236,62 @@ def test_an_apostrophe_is_dropped_only_where_the_campaigns_text_confirms_it() ->
     assert texts_unneutralised(row, "'-1 Grad", "'=x y") == row
     plain = replace(row, source_text="'s Haus", output_text="'s house")
     assert texts_unneutralised(plain, "s Haus", "s house") == plain
+
+
+def _marks(rng: np.random.Generator, text: str) -> list[dict[str, Any]]:
+    """Up to five spans that do not overlap (as an annotator's), the marker among them."""
+    cuts = sorted({int(c) for c in rng.integers(0, len(text) + 1, size=8)})
+    pairs = [(a, b) for a, b in itertools.pairwise(cuts) if a < b][::2]
+    pairs += [(len(text), len(text) + 1)] if rng.random() < 0.3 else []
+    chosen = [pairs[i] for i in sorted(rng.permutation(len(pairs))[: rng.integers(0, 6)])]
+    return [
+        {
+            "start": start,
+            "end": end,
+            "severity": str(rng.choice(["major", "minor", "neutral"])),
+            "category": CATEGORIES[int(rng.integers(0, len(CATEGORIES)))].key,
+        }
+        for start, end in chosen
+    ]
+
+
+@pytest.mark.django_db
+def test_annotators_judgments_read_back_from_the_export() -> None:
+    rng = np.random.default_rng(7)
+    campaign = campaign_with(5, "judged")
+    raters = [make_user(f"mqm-judge{n}") for n in range(2)]
+    campaign.annotators.add(*raters)
+    config = make_config(
+        campaign,
+        "mqm",
+        outputs_per_screen=1,
+        items_per_task=10,
+        annotations_per_task=2,
+        qc_bad_reference=0,
+        qc_repeat=0,
+        qc_reference=0,
+    )
+    for rater in raters:
+        assignment = task_assign_next(config=config, annotator=rater)
+        assert assignment is not None
+        while True:
+            try:
+                screen = annotation_screen(assignment_id=assignment.pk, annotator=rater)
+            except JudgmentError:
+                break
+            judgment_record(
+                assignment_id=assignment.pk,
+                annotator=rater,
+                item_id=screen.item.pk,
+                revision_seen=0,
+                submission_id=uuid.uuid4(),
+                answer={str(o.pk): {"spans": _marks(rng, o.text)} for o in screen.outputs},
+            )
+    judged = stored(campaign, lambda user: user)
+    assert sum(len(spans) for _score, spans in judged.values()) > 20
+    labels = dict(campaign.annotators.values_list("pk", "username"))
+    written = "".join(mqm_tsv(campaign=campaign, labels=labels))
+    again = campaign_with(5, "judged again")
+    judgments_import(campaign=again, upload=UploadFile("back.tsv", written.encode(), ""), user=None)
+    assert _same(stored(again), judged)
+    assert system_mqm(stored(again)) == pytest.approx(system_mqm(judged))
