@@ -28,6 +28,7 @@ from annotation.models import (
     ProtocolConfig,
 )
 from annotation.protocols import PROTOCOLS, Protocol
+from annotation.protocols.mqm import MQM
 from annotation.reports.span_cells import MISSING
 from annotation.reports.text import CSV_TYPE, JSONL_TYPE, TSV_TYPE, ReportFormat, cell_text
 from evalsite.formatting import FORMULA_STARTS, formula_safe
@@ -198,9 +199,11 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
     """Google's MQM TSV of the campaign's MQM protocols' judgments of system outputs (QC copies
     and references left out): per judged output, its errors (severity and category as Google
     writes them) with the span marked in the target, or one "No-error" row."""
-    configs = [
-        pk for pk, protocol in campaign.protocols.values_list("pk", "protocol") if protocol == "mqm"
-    ]
+    # The layout has one judgment per rater, system and segment: the raters of every MQM config
+    # after the first are named apart, so that each judgment reads back as its own.
+    names = campaign.protocols.filter(protocol=MQM).order_by("pk").values_list("pk", "name")
+    apart = {pk: f"@{name}" if n else "" for n, (pk, name) in enumerate(names)}
+    configs = list(apart)
     spans: dict[tuple[int, int], list[tuple[int, int, str, str]]] = defaultdict(list)
     for judgment, output, start, end, severity, category in JudgmentSpan.objects.filter(
         judgment__item__task__config__in=configs
@@ -236,16 +239,17 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
     judged = (
         Judgment.objects.filter(item__task__config__in=configs)
         .order_by("item__segment__position", "item_id", "annotator_id")
-        .values_list("pk", "item_id", "annotator_id")
+        .values_list("pk", "item_id", "annotator_id", "item__task__config_id")
     )
-    for judgment, item, annotator in judged:
+    for judgment, item, annotator, config in judged:
+        rater = labels.get(annotator, str(annotator)) + apart[config]
         for pk, system, document, in_document, segment, source, text in outputs.get(item, ()):
             base = [
                 google_cell(_tsv(system)),
                 google_cell(_tsv(document)),
                 str(in_document + 1),
                 str(segment + 1),
-                google_cell(_tsv(labels.get(annotator, str(annotator)))),
+                google_cell(_tsv(rater)),
                 formula_safe(_tsv(source)),
             ]
             errors = sorted(spans.get((judgment, pk), ()))

@@ -144,16 +144,19 @@ def _imported(username: str) -> str:
     return username.split("-", 2)[2]
 
 
-def stored(campaign: Campaign, rater: Callable[[str], str] = _imported) -> Judgments:
-    """Per (rater, system, seg_id): the stored MQM and the spans, in order."""
+def stored(
+    campaign: Campaign, rater: Callable[[str], str] = _imported, config: Any = None
+) -> Judgments:
+    """Per (rater, system, seg_id): the stored MQM and the spans, in order (of one config)."""
+    where = {"judgment__item__task__config": config} if config else {}
     spans: dict[int, list[tuple[int, int, str, str]]] = defaultdict(list)
     for judgment, start, end, severity, category in JudgmentSpan.objects.filter(
-        judgment__item__task__config__campaign=campaign
+        judgment__item__task__config__campaign=campaign, **where
     ).values_list("judgment_id", "start", "end", "severity", "category"):
         spans[judgment].append((start, end, severity, category))
     found: Judgments = {}
     for judgment, user, system, position, value in JudgmentValue.objects.filter(
-        judgment__item__task__config__campaign=campaign, criterion="mqm"
+        judgment__item__task__config__campaign=campaign, criterion="mqm", **where
     ).values_list(
         "judgment_id",
         "judgment__annotator__username",
@@ -255,15 +258,12 @@ def _marks(rng: np.random.Generator, text: str) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.django_db
-def test_annotators_judgments_read_back_from_the_export() -> None:
-    rng = np.random.default_rng(7)
-    campaign = campaign_with(5, "judged")
-    raters = [make_user(f"mqm-judge{n}") for n in range(2)]
-    campaign.annotators.add(*raters)
+def judge_all(campaign: Campaign, raters: list[Any], rng: np.random.Generator, name: str) -> None:
+    """Every task of a new MQM config of ``campaign`` judged by ``raters`` with random spans."""
     config = make_config(
         campaign,
         "mqm",
+        name=name,
         outputs_per_screen=1,
         items_per_task=10,
         annotations_per_task=2,
@@ -287,11 +287,40 @@ def test_annotators_judgments_read_back_from_the_export() -> None:
                 submission_id=uuid.uuid4(),
                 answer={str(o.pk): {"spans": _marks(rng, o.text)} for o in screen.outputs},
             )
-    judged = stored(campaign, lambda user: user)
-    assert sum(len(spans) for _score, spans in judged.values()) > 20
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("configs", [1, 2])
+def test_annotators_judgments_read_back_from_the_export(configs: int) -> None:
+    """One MQM config, or two judged by the same annotators (the second's raters are written
+    ``<rater>@<config>``, so that each judgment reads back as its own)."""
+    rng = np.random.default_rng(7)
+    campaign = campaign_with(5, "judged")
+    raters = [make_user(f"mqm-judge{n}") for n in range(2)]
+    campaign.annotators.add(*raters)
+    for n in range(configs):
+        judge_all(campaign, raters, rng, f"mqm-{n + 1}")
     labels = dict(campaign.annotators.values_list("pk", "username"))
     written = "".join(mqm_tsv(campaign=campaign, labels=labels))
     again = campaign_with(5, "judged again")
     judgments_import(campaign=again, upload=UploadFile("back.tsv", written.encode(), ""), user=None)
+    judged = stored_by_config(campaign)
+    assert sum(len(spans) for _score, spans in judged.values()) > 20 * configs
     assert _same(stored(again), judged)
     assert system_mqm(stored(again)) == pytest.approx(system_mqm(judged))
+
+
+def stored_by_config(campaign: Campaign) -> Judgments:
+    """``stored``, the raters of the second config named as the export names them."""
+    found: Judgments = {}
+    for n, config in enumerate(campaign.protocols.order_by("pk")):
+        suffix = f"@{config.name}" if n else ""
+        found.update(
+            {
+                (rater + suffix, system, seg): judged
+                for (rater, system, seg), judged in stored(
+                    campaign, lambda user: user, config=config
+                ).items()
+            }
+        )
+    return found
