@@ -62,7 +62,7 @@ MQM_COLUMNS = (
 NO_ERROR = "no-error"
 
 # EvalSite's MQM categories as Google's files name them: the export writes these names and the
-# import reads them back to the same key (a bijection; tests/annotation/reports pin it).
+# import reads them back to the same key (a bijection, pinned by test_mqm_tsv_import.py).
 GOOGLE_CATEGORIES = {
     "accuracy/mistranslation": "Accuracy/Mistranslation",
     "accuracy/omission": "Accuracy/Omission",
