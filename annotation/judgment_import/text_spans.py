@@ -73,3 +73,25 @@ def texts_unneutralised(row: ImportRow, source: str, text: str) -> ImportRow:
 
 def _neutralised(given: str, campaign: str) -> bool:
     return given[:1] == "'" and campaign[:1] in FORMULA_STARTS and given[1:2] == campaign[:1]
+
+
+def spans_fit_text(problems: Problems, row: ImportRow, text: str) -> bool:
+    """Whether ``row``'s spans, counted in the output text the row carries, count the same
+    characters of ``text``, the campaign's: the texts are the same but for whitespace of one
+    kind for another (a TSV download writes tabs and line breaks as spaces). The text check
+    forgives runs of whitespace and Unicode normalisation, which move every later offset: such
+    a row is refused, naming its line, rather than its spans put on other characters."""
+    given = row.output_text
+    if not row.spans or not given or given == text:
+        return True
+    if len(given) == len(text) and all(
+        a == b or (a.isspace() and b.isspace()) for a, b in zip(given, text, strict=True)
+    ):
+        return True
+    problems.add(
+        row.line,
+        "the output's error spans are counted in a text that differs from the campaign's in "
+        f"whitespace or Unicode normalisation ({given[:60]!r} in the file, {text[:60]!r} in "
+        "the campaign): they would mark other characters",
+    )
+    return False

@@ -212,3 +212,20 @@ def test_an_unknown_punctuation_category_is_refused_naming_the_line(campaign: An
     [problem] = refused.value.problems
     assert problem.line == 4
     assert "'Linguistic conventions/Punctuation' is not one of Google's" in problem.message
+
+
+def test_spans_on_a_target_spaced_otherwise_than_the_campaigns_are_refused(campaign: Any) -> None:
+    """The text check forgives runs of whitespace, but a span after an extra space would mark
+    the next character: the row is refused, naming its line."""
+    spaced = row(
+        "good", 2, "rater2", "Der Hund bellt laut.", "The dog  barks <v>loud</v>.", "Style", "Minor"
+    )
+    with pytest.raises(UploadError) as refused:
+        judgments_import(campaign=campaign, upload=mqm_file([*ROWS[:3], spaced]), user=None)
+    [problem] = refused.value.problems
+    assert problem.line == 5
+    assert "they would mark other characters" in problem.message
+    # Without spans the spacing does not matter.
+    unmarked = (*spaced[:6], "The dog  barks loud.", "No-error", "No-error")
+    judgments_import(campaign=campaign, upload=mqm_file([*ROWS[:3], unmarked]), user=None)
+    assert JudgmentValue.objects.count() == 4
