@@ -5,17 +5,20 @@ one row per error with the error marked ``<v>…</v>`` in the target (or in the 
 
 The rows of one (rater, system, segment) are one judgment of the MQM protocol: its score the
 negated sum of the errors' weights (Google's: major 5, minor 1, neutral 0, a minor punctuation
-error 0.1, a non-translation 25), its spans the marked parts of the target in code points of the
-target without the markers. An error marked only in the source (or not at all) is stored as the
-missing-content marker after the text, once per output (its weight counts every time).
-Categories are Google's, mapped onto MQM's typology (``Fluency/Punctuation`` →
-``fluency/punctuation``, ``Non-translation!`` → ``non-translation``); a finer one is read as
-its parent where MQM has it (``Style/Awkward`` → ``style``), otherwise as ``other``.
+error 0.1, a non-translation 25), and every error one of its spans, so that the spans give the
+score again: the marked part of the target in code points of the target without the markers,
+or, for an error marked only in the source (or not at all), the missing-content marker after
+the text. Errors may share words or a start (Google's raters mark several errors on the same
+words). A row whose markers do not pair up, nest or mark two parts is refused, naming its line.
+Categories are Google's, mapped onto MQM's typology by ``GOOGLE_CATEGORIES`` both ways; a finer
+one is read as its parent where MQM has it (``Style/Awkward`` → ``style``), otherwise as
+``other``, except a punctuation or non-translation one, whose weight would be a guess (refused).
 ``seg_id`` is the segment's line number in the test set.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -32,7 +35,15 @@ from annotation.judgment_import.rows import (
     _csv_rows,
     is_line_number,
 )
-from annotation.protocols.mqm import CATEGORIES, MQM, MQM_SCORE, Weights
+from annotation.protocols.mqm import (
+    CATEGORIES,
+    MQM,
+    MQM_SCORE,
+    NON_TRANSLATION,
+    PUNCTUATION,
+    Weights,
+)
+from evalsite.formatting import FORMULA_STARTS
 
 FORMAT_MQM = "mqm"
 
@@ -50,25 +61,77 @@ MQM_COLUMNS = (
 
 NO_ERROR = "no-error"
 
-_KNOWN = {c.key for c in CATEGORIES}
-
-# Google's names of categories MQM's typology names otherwise.
-_GOOGLE = {
-    "non-translation!": "non-translation",
+# EvalSite's MQM categories as Google's files name them: the export writes these names and the
+# import reads them back to the same key (a bijection, pinned by test_mqm_tsv_import.py).
+GOOGLE_CATEGORIES = {
+    "accuracy/mistranslation": "Accuracy/Mistranslation",
+    "accuracy/omission": "Accuracy/Omission",
+    "accuracy/addition": "Accuracy/Addition",
+    "accuracy/untranslated": "Accuracy/Untranslated text",
+    "fluency/grammar": "Fluency/Grammar",
+    "fluency/spelling": "Fluency/Spelling",
+    PUNCTUATION: "Fluency/Punctuation",
+    "fluency/register": "Fluency/Register",
+    "fluency/inconsistency": "Fluency/Inconsistency",
+    "fluency/character-encoding": "Fluency/Character encoding",
+    "terminology": "Terminology",
+    "style": "Style",
+    "locale-convention": "Locale convention",
+    NON_TRANSLATION: "Non-translation!",
+    "source-error": "Source error",
+    "other": "Other",
+}
+_KEYS = {c.key for c in CATEGORIES}
+# Google's names read as a key: the export's, the keys themselves, and the other names of
+# Google's releases (WMT 2022 on name an untranslated part a source language fragment).
+_FROM_GOOGLE = {
+    **{key: key for key in _KEYS},
+    **{name.lower(): key for key, name in GOOGLE_CATEGORIES.items()},
+    "non-translation": NON_TRANSLATION,
     "accuracy/source language fragment": "accuracy/untranslated",
 }
 
 
-def mqm_category(google: str) -> str:
-    """A category as Google's files write it, in MQM's typology (see the module)."""
-    name = google.strip().lower()
-    if name in _GOOGLE:
-        return _GOOGLE[name]
+def mqm_category(google: str) -> str | None:
+    """A category as Google's files write it, in MQM's typology (see the module): one finer
+    than the typology (``Style/Awkward``) is read as its parent, one the typology lacks as
+    ``other``; but a punctuation or non-translation category the typology does not know is
+    None (refused), as its weight would be a guess."""
+    name = " ".join(google.lower().split())
+    known = _FROM_GOOGLE.get(name)
+    if known is not None:
+        return known
     key = "/".join(part.strip().replace(" ", "-") for part in name.split("/"))
-    if key in _KNOWN:
+    if key in _KEYS:
         return key
+    if "punctuation" in key or "non-translation" in key:
+        return None
     parent = key.split("/", 1)[0]
-    return parent if parent in _KNOWN else "other"
+    return parent if parent in _KEYS else "other"
+
+
+def google_category(key: str) -> str:
+    """Our category key as Google's files write it (``GOOGLE_CATEGORIES``); a key of no MQM
+    category (none is stored) in Google's spelling."""
+    if key in GOOGLE_CATEGORIES:
+        return GOOGLE_CATEGORIES[key]
+    return "/".join(part[:1].upper() + part[1:].replace("-", " ") for part in key.split("/"))
+
+
+# A cell the export wrote with a leading apostrophe so that spreadsheets show it as text
+# (evalsite.formatting.formula_safe): one that began with a formula character, or with
+# apostrophes before one, which makes the rule reversible (see google_cell).
+def google_cell(text: str) -> str:
+    """A text cell of Google's TSV as the export writes it: safe from spreadsheets' formulas,
+    and read back to ``text`` by :func:`google_cell_read`."""
+    return "'" + text if text.lstrip("'").startswith(FORMULA_STARTS) else text
+
+
+def google_cell_read(cell: str) -> str:
+    """A text cell as :func:`google_cell` wrote it, without the apostrophe it added."""
+    if cell.startswith("'") and cell.lstrip("'").startswith(FORMULA_STARTS):
+        return cell[1:]
+    return cell
 
 
 def looks_like_mqm_tsv(first_line: str) -> bool:
@@ -76,14 +139,37 @@ def looks_like_mqm_tsv(first_line: str) -> bool:
     return fields[: len(MQM_COLUMNS)] == list(MQM_COLUMNS)
 
 
-def _unmarked(text: str) -> tuple[str, tuple[int, int] | None]:
-    """The text without its ``<v>``/``</v>`` markers, and the first marked span in it."""
-    start = text.find("<v>")
-    end = text.find("</v>")
-    clean = text.replace("<v>", "").replace("</v>", "")
-    if start < 0 or end < start:
-        return clean, None
-    return clean, (start, end - 3)
+_MARKER = re.compile(r"(</?v>)")
+
+
+def _unmarked(text: str) -> tuple[str, tuple[int, int] | None, str]:
+    """The text without its ``<v>``/``</v>`` markers, the part they mark (None when nothing
+    or nothing but an empty part is marked) and what is wrong with the markers ("" when
+    nothing is): a row marks one error, so one part, with markers that pair up and do not
+    nest."""
+    if "<v>" not in text and "</v>" not in text:
+        return text, None, ""
+    pieces: list[str] = []
+    position = 0
+    opened: int | None = None
+    span: tuple[int, int] | None = None
+    for piece in _MARKER.split(text):
+        if piece == "<v>":
+            if opened is not None:
+                return text, None, "has a <v> inside a part already marked (markers do not nest)"
+            if span is not None:
+                return text, None, "marks a second part (a row is one error, marked once)"
+            opened = position
+        elif piece == "</v>":
+            if opened is None:
+                return text, None, "has a </v> without a <v> before it"
+            span, opened = (opened, position), None
+        else:
+            pieces.append(piece)
+            position += len(piece)
+    if opened is not None:
+        return text, None, "has a <v> without its </v>"
+    return "".join(pieces), span if span and span[0] < span[1] else None, ""
 
 
 def parse_mqm_tsv(name: str, lines: list[str], first: int) -> ParsedJudgments:
@@ -103,47 +189,77 @@ def parse_mqm_tsv(name: str, lines: list[str], first: int) -> ParsedJudgments:
         if len(values) < len(MQM_COLUMNS):
             problems.add(number, f"{len(values)} fields, the header has {len(MQM_COLUMNS)}")
             continue
-        system, _doc, _doc_id, seg_id, rater, source, target, category, severity = (
-            v.strip() for v in values[: len(MQM_COLUMNS)]
-        )
-        if not is_line_number(seg_id):
-            problems.add(number, f"seg_id {seg_id!r} is not a line number")
-            continue
-        text, span = _unmarked(target)
-        group = groups.setdefault(
-            (rater, system, seg_id),
-            {"line": number, "text": text, "source": _unmarked(source)[0], "errors": []},
-        )
-        if group["text"] != text:
-            problems.add(number, "the target differs from this output's earlier rows")
-            continue
-        if category.lower() == NO_ERROR or severity.lower() == NO_ERROR:
-            continue
-        level = severity.lower()
-        if level not in ("major", "minor", "neutral"):
-            problems.add(number, f"severity {severity!r} is not Major, Minor, Neutral or No-error")
-            continue
-        group["errors"].append((span, level, mqm_category(category)))
+        _read_row(problems, groups, number, [v.strip() for v in values[: len(MQM_COLUMNS)]])
     problems.raise_if_any()
     rows = [_judgment_row(problems, key, group, weights) for key, group in groups.items()]
     problems.raise_if_any()
     return ParsedJudgments(name, FORMAT_MQM, [r for r in rows if r is not None], has_items=False)
 
 
+def _read_row(
+    problems: Problems,
+    groups: dict[tuple[str, str, str], dict[str, Any]],
+    number: int,
+    values: list[str],
+) -> None:
+    """One row into the group of its (rater, system, segment): its error, if it has one and
+    nothing is wrong with it (else a problem naming the line)."""
+    system, _doc, _doc_id, seg_id, rater, source, target, category, severity = values
+    if not is_line_number(seg_id):
+        problems.add(number, f"seg_id {seg_id!r} is not a line number")
+        return
+    # Texts keep a leading apostrophe: the campaign's text tells whether the export put it
+    # there (annotation/judgment_import/text_spans.py); names are read by google_cell_read.
+    source, _in_source, source_problem = _unmarked(source)
+    text, span, target_problem = _unmarked(target)
+    for column, problem, cell in (
+        ("source", source_problem, source),
+        ("target", target_problem, text),
+    ):
+        if problem:
+            problems.add(number, f"the {column} {problem}: {_clip(cell)!r}")
+            return
+    group = groups.setdefault(
+        (google_cell_read(rater), google_cell_read(system), seg_id),
+        {"line": number, "text": text, "source": source, "errors": []},
+    )
+    if group["text"] != text:
+        problems.add(number, "the target differs from this output's earlier rows")
+        return
+    if category.lower() == NO_ERROR or severity.lower() == NO_ERROR:
+        return
+    level = severity.lower()
+    if level not in ("major", "minor", "neutral"):
+        problems.add(number, f"severity {severity!r} is not Major, Minor, Neutral or No-error")
+        return
+    key = mqm_category(category)
+    if key is None:
+        problems.add(
+            number,
+            f"category {category!r} is not one of Google's (its weight depends on it): "
+            f"{', '.join(GOOGLE_CATEGORIES.values())}",
+        )
+        return
+    group["errors"].append((span, level, key))
+
+
+def _clip(text: str, length: int = 80) -> str:
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
 def _judgment_row(
     problems: Problems, key: tuple[str, str, str], group: dict[str, Any], weights: Weights
 ) -> ImportRow | None:
+    """The judgment of one (rater, system, segment): every error a span (one marked nowhere
+    in the target on the missing-content marker), its score the negated sum of their weights."""
     rater, system, seg_id = key
     text: str = group["text"]
-    spans: list[tuple[int, int, str, str]] = []
-    starts: set[int] = set()
-    score = 0.0
-    for span, severity, category in group["errors"]:
-        score += weights.of(severity, category)
-        start, end = span if span is not None else (len(text), len(text) + 1)
-        if start not in starts and start < end:
-            starts.add(start)
-            spans.append((start, end, severity, category))
+    missing = (len(text), len(text) + 1)
+    spans = sorted(
+        (*(span if span is not None else missing), severity, category)
+        for span, severity, category in group["errors"]
+    )
+    score = sum(weights.of(severity, category) for _s, _e, severity, category in spans)
     if -score < MQM_SCORE.minimum:
         problems.add(group["line"], f"an MQM score of {-score:g} is below {MQM_SCORE.minimum}")
         return None
@@ -157,7 +273,7 @@ def _judgment_row(
         criterion=MQM_SCORE.key,
         source_text=group["source"],
         output_text=text,
-        spans=tuple(sorted(spans)),
+        spans=tuple(spans),
     )
 
 

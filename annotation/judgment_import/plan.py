@@ -28,7 +28,11 @@ from annotation.judgment_import.rows import (
     Problems,
     is_line_number,
 )
-from annotation.judgment_import.text_spans import spans_on_text
+from annotation.judgment_import.text_spans import (
+    spans_fit_text,
+    spans_on_text,
+    texts_unneutralised,
+)
 from annotation.models import (
     ItemKind,
 )
@@ -251,9 +255,12 @@ def _resolved_rows(
         if shown is None:
             continue
         source, system_id, run_id, text = shown
+        row = texts_unneutralised(row, context.sources.get(segment_id, ""), text)
         # A file without texts gives spans in its own offsets: they are placed on the text here.
         placed = spans_on_text(problems, row, text)
         if placed is None or not _texts_match(problems, placed, segment_id, text, context):
+            continue
+        if not spans_fit_text(problems, placed, text):
             continue
         task = row.hit or f"annotator {row.annotator}"
         resolved.append((placed, segment_id, source, system_id, run_id, text, task))

@@ -2,7 +2,9 @@
 campaign's text of their output when the rows are matched with the campaign: Appraise counts
 UTF-16 units of the trimmed text with the end inclusive and marks an omission ``"missing"``
 (see :mod:`annotation.judgment_import.appraise_spans`); EvalSite counts code points of the
-whole text with the end exclusive, the missing-content marker ``[len, len + 1)``."""
+whole text with the end exclusive, the missing-content marker ``[len, len + 1)``. Texts that a
+spreadsheet-safe download wrote with a leading apostrophe get it removed where the campaign's
+text confirms it (:func:`texts_unneutralised`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import itertools
 from dataclasses import replace
 
 from annotation.judgment_import.rows import ImportRow, Problems
+from evalsite.formatting import FORMULA_STARTS
 
 
 def spans_on_text(problems: Problems, row: ImportRow, text: str) -> ImportRow | None:
@@ -51,3 +54,44 @@ def spans_on_text(problems: Problems, row: ImportRow, text: str) -> ImportRow | 
             )
             return None
     return replace(row, spans=tuple(spans), text_spans=None)
+
+
+def texts_unneutralised(row: ImportRow, source: str, text: str) -> ImportRow:
+    """``row`` without the apostrophe that a download put before its source or output text to
+    keep spreadsheets from running it (:func:`evalsite.formatting.formula_safe`), where the
+    campaign's text confirms it: the campaign's text begins with a formula character and the
+    row's with an apostrophe and that character. The output's spans move with its text."""
+    if row.output_text[:1] != "'" and row.source_text[:1] != "'":
+        return row
+    if _neutralised(row.source_text, source):
+        row = replace(row, source_text=row.source_text[1:])
+    if _neutralised(row.output_text, text):
+        spans = row.spans and tuple((s - 1, e - 1, sev, cat) for s, e, sev, cat in row.spans)
+        row = replace(row, output_text=row.output_text[1:], spans=spans)
+    return row
+
+
+def _neutralised(given: str, campaign: str) -> bool:
+    return given[:1] == "'" and campaign[:1] in FORMULA_STARTS and given[1:2] == campaign[:1]
+
+
+def spans_fit_text(problems: Problems, row: ImportRow, text: str) -> bool:
+    """Whether ``row``'s spans, counted in the output text the row carries, count the same
+    characters of ``text``, the campaign's: the texts are the same but for whitespace of one
+    kind for another (a TSV download writes tabs and line breaks as spaces). The text check
+    forgives runs of whitespace and Unicode normalisation, which move every later offset: such
+    a row is refused, naming its line, rather than its spans put on other characters."""
+    given = row.output_text
+    if not row.spans or not given or given == text:
+        return True
+    if len(given) == len(text) and all(
+        a == b or (a.isspace() and b.isspace()) for a, b in zip(given, text, strict=True)
+    ):
+        return True
+    problems.add(
+        row.line,
+        "the output's error spans are counted in a text that differs from the campaign's in "
+        f"whitespace or Unicode normalisation ({given[:60]!r} in the file, {text[:60]!r} in "
+        "the campaign): they would mark other characters",
+    )
+    return False

@@ -72,8 +72,11 @@ class JudgmentSpan(models.Model):
     the annotator saw (``text_length`` of them), a severity and, where the kind has them, a
     category. ``[text_length, text_length + 1)`` is the missing-content marker after the text.
     A revision replaces a judgment's spans (the earlier ones stay in its revisions' answers);
-    that spans of an output do not overlap is checked when an answer is validated."""
+    that spans of an output do not overlap is checked when an answer is validated. Imported
+    judgments may hold spans that overlap or share a start: Google's MQM files mark several
+    errors of one output on the same words, and several source errors each on the marker."""
 
+    # No index of its own: the index (judgment, output, start) starts with it.
     judgment = models.ForeignKey(
         Judgment, on_delete=models.CASCADE, related_name="spans", db_index=False
     )
@@ -86,10 +89,10 @@ class JudgmentSpan(models.Model):
 
     class Meta:
         ordering = ["judgment", "output__position", "start"]
+        # No unique start (see above); the index serves lookups by judgment, as the judgment
+        # has no index of its own.
+        indexes = [models.Index(fields=["judgment", "output", "start"], name="judgmentspan_start")]
         constraints = [
-            models.UniqueConstraint(
-                fields=["judgment", "output", "start"], name="judgmentspan_unique_start"
-            ),
             models.CheckConstraint(
                 condition=Q(start__gte=0)
                 & Q(start__lt=F("end"))

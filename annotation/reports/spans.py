@@ -18,7 +18,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from annotation.judgment_import.mqm_tsv import MQM_COLUMNS
+from annotation.judgment_import.mqm_tsv import MQM_COLUMNS, google_category, google_cell
 from annotation.models import (
     Campaign,
     ItemOutput,
@@ -28,8 +28,10 @@ from annotation.models import (
     ProtocolConfig,
 )
 from annotation.protocols import PROTOCOLS, Protocol
+from annotation.protocols.mqm import MQM
 from annotation.reports.span_cells import MISSING
 from annotation.reports.text import CSV_TYPE, JSONL_TYPE, TSV_TYPE, ReportFormat, cell_text
+from evalsite.formatting import FORMULA_STARTS, formula_safe
 
 SPAN_COLUMNS = (
     "protocol",
@@ -185,13 +187,23 @@ def _tsv(text: str) -> str:
     return text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
 
 
+def _target_cell(text: str, marked: str) -> str:
+    """The target with its error marked, behind an apostrophe when the text begins like a
+    formula (:func:`formula_safe`), marked at its start or not: every row of one output then
+    carries the same text, which the import confirms against the campaign's
+    (:func:`annotation.judgment_import.text_spans.texts_unneutralised`)."""
+    return "'" + _tsv(marked) if text.startswith(FORMULA_STARTS) else _tsv(marked)
+
+
 def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
     """Google's MQM TSV of the campaign's MQM protocols' judgments of system outputs (QC copies
     and references left out): per judged output, its errors (severity and category as Google
     writes them) with the span marked in the target, or one "No-error" row."""
-    configs = [
-        pk for pk, protocol in campaign.protocols.values_list("pk", "protocol") if protocol == "mqm"
-    ]
+    # The layout has one judgment per rater, system and segment: the raters of every MQM config
+    # after the first are named apart, so that each judgment reads back as its own.
+    names = campaign.protocols.filter(protocol=MQM).order_by("pk").values_list("pk", "name")
+    apart = {pk: f"@{name}" if n else "" for n, (pk, name) in enumerate(names)}
+    configs = list(apart)
     spans: dict[tuple[int, int], list[tuple[int, int, str, str]]] = defaultdict(list)
     for judgment, output, start, end, severity, category in JudgmentSpan.objects.filter(
         judgment__item__task__config__in=configs
@@ -227,21 +239,22 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
     judged = (
         Judgment.objects.filter(item__task__config__in=configs)
         .order_by("item__segment__position", "item_id", "annotator_id")
-        .values_list("pk", "item_id", "annotator_id")
+        .values_list("pk", "item_id", "annotator_id", "item__task__config_id")
     )
-    for judgment, item, annotator in judged:
+    for judgment, item, annotator, config in judged:
+        rater = labels.get(annotator, str(annotator)) + apart[config]
         for pk, system, document, in_document, segment, source, text in outputs.get(item, ()):
             base = [
-                system,
-                document,
+                google_cell(_tsv(system)),
+                google_cell(_tsv(document)),
                 str(in_document + 1),
                 str(segment + 1),
-                labels.get(annotator, str(annotator)),
-                _tsv(source),
+                google_cell(_tsv(rater)),
+                formula_safe(_tsv(source)),
             ]
             errors = sorted(spans.get((judgment, pk), ()))
             if not errors:
-                yield "\t".join([*base, _tsv(text), NO_ERROR, NO_ERROR]) + "\n"
+                yield "\t".join([*base, formula_safe(_tsv(text)), NO_ERROR, NO_ERROR]) + "\n"
             for start, end, severity, category in errors:
                 marked = (
                     text
@@ -250,18 +263,15 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
                 )
                 yield (
                     "\t".join(
-                        [*base, _tsv(marked), google_category(category), severity.capitalize()]
+                        [
+                            *base,
+                            _target_cell(text, marked),
+                            google_category(category),
+                            severity.capitalize(),
+                        ]
                     )
                     + "\n"
                 )
-
-
-def google_category(key: str) -> str:
-    """Our category key as Google's files write it: ``accuracy/mistranslation`` →
-    ``Accuracy/Mistranslation``, ``non-translation`` → ``Non-translation!``."""
-    if key == "non-translation":
-        return "Non-translation!"
-    return "/".join(part[:1].upper() + part[1:].replace("-", " ") for part in key.split("/"))
 
 
 # The span report's formats: each writes the body from (campaign, labels) as text.

@@ -13,9 +13,10 @@ import pytest
 
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadError, UploadFile
-from annotation.judgment_import.mqm_tsv import mqm_category
+from annotation.judgment_import.mqm_tsv import GOOGLE_CATEGORIES, google_category, mqm_category
 from annotation.judgment_import.services import judgments_import, judgments_preview
 from annotation.models import JudgmentSpan, JudgmentValue
+from annotation.protocols.mqm import CATEGORIES
 from annotation.reports.spans import mqm_tsv
 from tests.factories import make_campaign, make_user, plain_files
 
@@ -166,3 +167,65 @@ def test_a_bad_row_is_refused_naming_its_line(campaign: Any) -> None:
         judgments_import(campaign=campaign, upload=mqm_file(rows), user=None)
     assert refused.value.problems[0].line == 2
     assert not JudgmentValue.objects.exists()
+
+
+def test_every_mqm_category_reads_back_from_its_google_name() -> None:
+    names = [google_category(c.key) for c in CATEGORIES]
+    assert len(set(names)) == len(names) == len(GOOGLE_CATEGORIES)
+    assert [mqm_category(name) for name in names] == [c.key for c in CATEGORIES]
+    assert google_category("accuracy/untranslated") == "Accuracy/Untranslated text"
+    assert mqm_category("Accuracy/Untranslated text") == "accuracy/untranslated"
+    # A punctuation or non-translation category the typology lacks has no sure weight.
+    assert mqm_category("Linguistic conventions/Punctuation") is None
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "message"),
+    [
+        ("Der Hund bellt laut.", "The dog <v>barks loud.", "the target has a <v> without its </v>"),
+        ("Der Hund bellt laut.", "The dog</v> barks loud.", "has a </v> without a <v> before it"),
+        ("Der <v>Hund bellt laut.", "The dog barks loud.", "the source has a <v> without its"),
+        (
+            "Der Hund bellt laut.",
+            "<v>The <v>dog</v> barks</v> loud.",
+            "the target has a <v> inside a part already marked (markers do not nest)",
+        ),
+        ("Der Hund bellt laut.", "<v>The</v> dog <v>barks</v> loud.", "marks a second part"),
+    ],
+)
+def test_stray_or_nested_markers_are_refused_naming_the_line(
+    campaign: Any, source: str, target: str, message: str
+) -> None:
+    rows = [*ROWS[:3], row("good", 2, "rater2", source, target, "Fluency/Grammar", "Minor")]
+    with pytest.raises(UploadError) as refused:
+        judgments_import(campaign=campaign, upload=mqm_file(rows), user=None)
+    [problem] = refused.value.problems
+    assert problem.line == 5
+    assert message in problem.message
+    assert not JudgmentValue.objects.exists()
+
+
+def test_an_unknown_punctuation_category_is_refused_naming_the_line(campaign: Any) -> None:
+    rows = [*ROWS[:2], (*ROWS[2][:-2], "Linguistic conventions/Punctuation", "Minor")]
+    with pytest.raises(UploadError) as refused:
+        judgments_import(campaign=campaign, upload=mqm_file(rows), user=None)
+    [problem] = refused.value.problems
+    assert problem.line == 4
+    assert "'Linguistic conventions/Punctuation' is not one of Google's" in problem.message
+
+
+def test_spans_on_a_target_spaced_otherwise_than_the_campaigns_are_refused(campaign: Any) -> None:
+    """The text check forgives runs of whitespace, but a span after an extra space would mark
+    the next character: the row is refused, naming its line."""
+    spaced = row(
+        "good", 2, "rater2", "Der Hund bellt laut.", "The dog  barks <v>loud</v>.", "Style", "Minor"
+    )
+    with pytest.raises(UploadError) as refused:
+        judgments_import(campaign=campaign, upload=mqm_file([*ROWS[:3], spaced]), user=None)
+    [problem] = refused.value.problems
+    assert problem.line == 5
+    assert "they would mark other characters" in problem.message
+    # Without spans the spacing does not matter.
+    unmarked = (*spaced[:6], "The dog  barks loud.", "No-error", "No-error")
+    judgments_import(campaign=campaign, upload=mqm_file([*ROWS[:3], unmarked]), user=None)
+    assert JudgmentValue.objects.count() == 4
