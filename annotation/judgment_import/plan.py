@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import difflib
 import logging
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from annotation.campaigns.uploads import (
     UploadError,
     UploadProblem,
 )
+from annotation.judgment_import.alignment import texts_match
 from annotation.judgment_import.rows import (
     BAD_REF,
     FORMAT_AUTO,
@@ -258,54 +258,20 @@ def _resolved_rows(
         row = texts_unneutralised(row, context.sources.get(segment_id, ""), text)
         # A file without texts gives spans in its own offsets: they are placed on the text here.
         placed = spans_on_text(problems, row, text)
-        if placed is None or not _texts_match(problems, placed, segment_id, text, context):
+        if placed is None or not texts_match(
+            problems,
+            placed,
+            segment_id,
+            text,
+            sources=context.sources,
+            names=context.segment_names,
+        ):
             continue
         if not spans_fit_text(problems, placed, text):
             continue
         task = row.hit or f"annotator {row.annotator}"
         resolved.append((placed, segment_id, source, system_id, run_id, text, task))
     return resolved
-
-
-def _same_text(a: str, b: str) -> bool:
-    """Texts equal up to Unicode normalisation (NFC) and runs of whitespace."""
-    return " ".join(unicodedata.normalize("NFC", a).split()) == " ".join(
-        unicodedata.normalize("NFC", b).split()
-    )
-
-
-def _texts_match(
-    problems: Problems, row: ImportRow, segment_id: int, shown: str, context: ImportContext
-) -> bool:
-    """A row that carries its texts (``source``, ``output``) must carry the campaign's: a
-    mismatch means the file numbers segments another way, which would misalign every
-    judgment while every system-level number stayed plausible."""
-    name = context.segment_names.get(segment_id, str(segment_id))
-    hint = (
-        " — the file numbers its segments another way than the campaign (WMT's DA files "
-        "number them after sorting the documents by id)"
-    )
-    if row.source_text and not _same_text(row.source_text, context.sources.get(segment_id, "")):
-        problems.add(
-            row.line,
-            f"the source text is not the campaign's segment {name} (row {row.segment!r}): "
-            f"{_clip(row.source_text)!r} in the file, "
-            f"{_clip(context.sources.get(segment_id, ''))!r} in the campaign{hint}",
-        )
-        return False
-    if row.output_text and row.type != BAD_REF and not _same_text(row.output_text, shown):
-        problems.add(
-            row.line,
-            f"the output text is not what the campaign holds for {row.system or 'the reference'}"
-            f" on segment {name}: {_clip(row.output_text)!r} in the file, {_clip(shown)!r} in "
-            f"the campaign{hint}",
-        )
-        return False
-    return True
-
-
-def _clip(text: str, length: int = 60) -> str:
-    return text if len(text) <= length else text[: length - 1] + "…"
 
 
 def _plan_system_rows(
