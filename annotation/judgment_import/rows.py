@@ -146,6 +146,74 @@ def _csv_rows(
         read = start + reader.line_num
 
 
+def tsv_rows(name: str, lines: list[str], start: int) -> Iterator[tuple[int, list[str]]]:
+    """The rows of a TSV file that is quoted as Python's ``excel-tab`` dialect writes it (and
+    EvalSite's TSV downloads, annotation/reports/stream.py ``_tsv_field``): one row per line,
+    fields split at tabs; a field that begins with a double quote is quoted, up to the quote
+    before the next tab or the line's end, with a quote inside written as two. Any other quote
+    is text. Each row comes with its line number.
+
+    Raises:
+        UploadError: naming the line of a quoted field that is not closed on its line or has
+            text after its closing quote, or of a field over the csv module's limit.
+    """
+    limit = csv.field_size_limit()
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if '"' in line:
+            values, problem = _quoted_tsv_fields(line)
+        else:  # most lines: nothing is quoted
+            values, problem = line.split("\t"), None
+        if problem is None and len(line) > limit and any(len(v) > limit for v in values):
+            problem = f"the line cannot be read: field larger than field limit ({limit})"
+        if problem is not None:
+            raise UploadError([UploadProblem(name, index + 1, problem)])
+        yield index + 1, values
+
+
+def _quoted_tsv_fields(line: str) -> tuple[list[str], str | None]:
+    """The fields of a TSV line with quotes (see :func:`tsv_rows`), and what is wrong with it."""
+    fields: list[str] = []
+    at = 0
+    while True:
+        if not line.startswith('"', at):
+            tab = line.find("\t", at)
+            fields.append(line[at:] if tab < 0 else line[at:tab])
+            if tab < 0:
+                return fields, None
+            at = tab + 1
+            continue
+        number, parts, at = len(fields) + 1, [], at + 1
+        while True:
+            close = line.find('"', at)
+            if close < 0:
+                return fields, (
+                    f"field {number} begins with a double quote that is not closed on this line "
+                    f"({_QUOTING})"
+                )
+            parts.append(line[at:close])
+            if not line.startswith('"', close + 1):
+                break
+            parts.append('"')
+            at = close + 2
+        fields.append("".join(parts))
+        at = close + 1
+        if at == len(line):
+            return fields, None
+        if line[at] != "\t":
+            return fields, (
+                f"field {number} begins with a double quote, so it is a quoted field, but text "
+                f"follows its closing quote ({_QUOTING})"
+            )
+        at += 1
+
+
+_QUOTING = (
+    "a TSV field that begins with a double quote ends with one, and a quote inside it is "
+    'written as two: "say ""yes"""'
+)
+
+
 def _number(text: str) -> float | None:
     try:
         value = float(text)

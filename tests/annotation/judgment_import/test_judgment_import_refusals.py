@@ -1,7 +1,9 @@
-"""Judgment files that used to fail without naming their file or line: empty files (the form's
-own message named no file) and Appraise spans of JSON nested too deeply or of another shape (a
-RecursionError, a TypeError). Each is refused through the API and the import page naming the
-file and line, and nothing is stored."""
+"""Judgment files that used to fail without naming their file or line, or be stored wrongly:
+empty files (the form's own message named no file), Appraise spans of JSON nested too deeply or
+of another shape (a RecursionError, a TypeError), and TSV fields quoted as the ``excel-tab``
+dialect (and EvalSite's own TSV downloads) quote them, once read with their quotes. Each is
+refused through the API and the import page naming the file and line, and nothing is stored;
+a well-quoted TSV field is read without its quotes."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import AbstractBaseUser
 
-from annotation.models import Campaign, Translation
+from annotation.models import Campaign, JudgmentImport, Translation
+from annotation.reports.stream import _tsv_field
 from tests.analysis_factories import make_text_campaign
 from tests.support.judgment_import import ENTRY_POINTS, Entry, assert_refused
 
@@ -108,3 +111,42 @@ def test_spans_json_of_another_depth_or_shape_is_refused_naming_its_line(
 ) -> None:
     body = "\n".join([appraise_row("nmt", 1, []), appraise_row("nmt", 2, spans), ""])
     assert_refused(entry, owner, texts, "wmt24-esa.csv", body.encode(), 2, message)
+
+
+# --------------------------------------------------------------------------------------------
+# TSV fields quoted as the excel-tab dialect writes them
+
+
+def test_a_tsv_written_with_excel_tab_quoting_is_read_without_its_quotes(
+    entry: Entry, owner: AbstractBaseUser, texts: Campaign
+) -> None:
+    """Fields written as EvalSite's own TSV downloads write them (quoted when they hold a
+    quote, quotes doubled) read back as they were: the output text matches the campaign's."""
+    annotator = 'Ann "the rater"'
+    header = f"{HEADER}\toutput"
+    fields = [annotator, "nmt", "3", "SYSTEM", "70", QUOTED]
+    row = "\t".join(_tsv_field(f) for f in fields)
+    plain = "\t".join(["5'10\" Bob", "nmt", "1", "SYSTEM", "60", "nmt says 1."])
+    outcome, problems = entry(owner, texts, "quoted.tsv", f"{header}\n{row}\n{plain}\n".encode())
+    assert (outcome, problems) == ("stored", [])
+    summary = JudgmentImport.objects.get(campaign=texts).summary
+    assert set(summary["annotators"]) == {annotator, "5'10\" Bob"}
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (
+            'w\t"nmt" x\t1\tSYSTEM\t50',
+            "field 2 begins with a double quote, so it is a quoted field, but text follows "
+            "its closing quote",
+        ),
+        ('w\tnmt\t1\tSYSTEM\t"50', "field 5 begins with a double quote that is not closed"),
+    ],
+    ids=["text after the closing quote", "unclosed"],
+)
+def test_a_tsv_field_quoted_wrongly_is_refused_naming_its_line(
+    entry: Entry, owner: AbstractBaseUser, texts: Campaign, row: str, message: str
+) -> None:
+    body = f"{HEADER}\nw\tnmt\t2\tSYSTEM\t50\n{row}\n".encode()
+    assert_refused(entry, owner, texts, "quoted.tsv", body, 3, message)
