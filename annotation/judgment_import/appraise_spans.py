@@ -108,7 +108,7 @@ def parse_appraise_spans(name: str, lines: list[str], first: int) -> ParsedJudgm
     problems = Problems(name)
     rows: list[ImportRow] = []
     documents: list[ImportRow] = []
-    for number, values in _csv_rows(name, lines, first):
+    for number, values in _csv_rows(name, lines, first, strict=True):
         if not any(v.strip() for v in values):
             continue
         row = _parsed_row(problems, number, values)

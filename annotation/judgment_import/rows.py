@@ -119,19 +119,21 @@ def _first_filled_line(lines: list[str]) -> int | None:
 
 
 def _csv_rows(
-    name: str, lines: list[str], start: int, delimiter: str = ","
+    name: str, lines: list[str], start: int, delimiter: str = ",", *, strict: bool = False
 ) -> Iterator[tuple[int, list[str]]]:
     """The rows of ``lines[start:]``, each with the file's number of its first line (a quoted
-    field may go on over several lines).
+    field may go on over several lines). ``strict`` (a CSV's parsers; detection reads loosely)
+    refuses a quoted field with text after its closing quote, which the csv module would read
+    ``"Best" MT`` as ``Best MT``, and one that the file ends inside.
 
     Raises:
         UploadError: naming the line that the csv module refuses (a field over its limit of
-            131,072 characters).
+            131,072 characters, bad quoting), or where the row it could not read begins.
     """
     if delimiter == "\t":
         reader = csv.reader(islice(lines, start, None), delimiter="\t", quoting=csv.QUOTE_NONE)
     else:
-        reader = csv.reader(islice(lines, start, None), delimiter=delimiter)
+        reader = csv.reader(islice(lines, start, None), delimiter=delimiter, strict=strict)
     read = start  # lines consumed so far
     while True:
         try:
@@ -139,9 +141,12 @@ def _csv_rows(
         except StopIteration:
             return
         except csv.Error as exc:
-            raise UploadError(
-                [UploadProblem(name, start + reader.line_num, f"the line cannot be read: {exc}")]
-            ) from exc
+            line, message = start + reader.line_num, f"the line cannot be read: {exc}"
+            if "field limit" not in str(exc):  # the others are errors of quoting
+                message += f" ({_QUOTING})"
+            if line > read + 1:  # a quoted field went on to where the error was found
+                line, message = read + 1, f"the row that begins here (to line {line}): {message}"
+            raise UploadError([UploadProblem(name, line, message)]) from exc
         yield read + 1, values
         read = start + reader.line_num
 
@@ -209,8 +214,8 @@ def _quoted_tsv_fields(line: str) -> tuple[list[str], str | None]:
 
 
 _QUOTING = (
-    "a TSV field that begins with a double quote ends with one, and a quote inside it is "
-    'written as two: "say ""yes"""'
+    "a field that begins with a double quote ends with one, and a quote inside it is written as "
+    'two: "say ""yes"""'
 )
 
 

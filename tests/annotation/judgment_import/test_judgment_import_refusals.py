@@ -150,3 +150,32 @@ def test_a_tsv_field_quoted_wrongly_is_refused_naming_its_line(
 ) -> None:
     body = f"{HEADER}\nw\tnmt\t2\tSYSTEM\t50\n{row}\n".encode()
     assert_refused(entry, owner, texts, "quoted.tsv", body, 3, message)
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "message"),
+    [
+        (
+            'annotator,system,segment,type,score\nw,nmt,2,SYSTEM,50\nw,"nmt" x,1,SYSTEM,50\n',
+            3,
+            "the line cannot be read: ',' expected after '\"' (a field that begins with a "
+            "double quote ends with one",
+        ),
+        (
+            'annotator,system,segment,type,score\nw,"nmt,1,SYSTEM,50\nw,nmt,2,SYSTEM,50\n',
+            2,
+            "the row that begins here (to line 3): the line cannot be read: unexpected end of data",
+        ),
+        (
+            'w,nmt,1,TGT,deu,eng,70,1600000000,1600000010\nw,"nmt" x,2,TGT,deu,eng,70,'
+            "1600000000,1600000010\n",
+            2,
+            "',' expected after '\"'",
+        ),
+    ],
+    ids=["csv: text after the closing quote", "csv: unclosed", "appraise"],
+)
+def test_a_csv_field_quoted_wrongly_is_refused_not_read_without_its_quotes(
+    entry: Entry, owner: AbstractBaseUser, texts: Campaign, body: str, line: int, message: str
+) -> None:
+    assert_refused(entry, owner, texts, "quoted.csv", body.encode(), line, message)
