@@ -2,9 +2,10 @@
 against its screen (a rank no larger than the outputs shown), and each error span as the submit
 API checks it (annotation/protocols/spans.py): within its output's text or on the
 missing-content marker, with a severity and category of the kind, the spans of one output of one
-judgment not overlapping — also when several rows give them. A layout may read its spans in
-its own way; none is stored that an annotator could not have submitted. Every problem names the
-row (or rows) in the file's terms."""
+judgment not overlapping — also when several rows give them —, except in a layout whose raters
+may mark several errors on the same words (``ParsedJudgments.spans_may_overlap``: Google's MQM
+TSV). A layout may read its spans in its own way; none is stored that an annotator of that
+layout's tool could not have given. Every problem names the row (or rows) in the file's terms."""
 
 from __future__ import annotations
 
@@ -52,9 +53,16 @@ def screen_values_refused(
 
 
 def spans_refused(
-    problems: Problems, protocol: Protocol, judgments: PlannedJudgments, tasks: PlannedTasks
+    problems: Problems,
+    protocol: Protocol,
+    judgments: PlannedJudgments,
+    tasks: PlannedTasks,
+    *,
+    overlaps: bool = False,
 ) -> None:
-    """Every output's spans checked as the submit API checks them (see the module)."""
+    """Every output's spans checked as the submit API checks them (see the module); with
+    ``overlaps``, spans of one output may overlap (a layout whose raters may mark several
+    errors on the same words: Google's MQM TSV)."""
     for judgment in judgments.values():
         outputs = tasks[judgment.task][judgment.item].outputs
         for slot, spans in judgment.spans.items():
@@ -62,7 +70,9 @@ def spans_refused(
             if not isinstance(protocol, SpanProtocol):
                 problems.add(lines[0], f"error spans, but {protocol.key} judgments have none")
                 continue
-            _output_spans_refused(problems, protocol, spans, lines, len(outputs[slot].text))
+            _output_spans_refused(
+                problems, protocol, spans, lines, len(outputs[slot].text), overlaps=overlaps
+            )
 
 
 def _output_spans_refused(
@@ -71,6 +81,8 @@ def _output_spans_refused(
     spans: tuple[tuple[int, int, str, str], ...],
     lines: tuple[int, ...],
     length: int,
+    *,
+    overlaps: bool,
 ) -> None:
     given: list[dict[str, Any]] = [
         {"start": start, "end": end, "severity": severity, "category": category, "line": line}
@@ -83,7 +95,7 @@ def _output_spans_refused(
         if problem is not None:
             problems.add(span["line"], f"an error span: {problem}")
             fine = False
-    if not fine:
+    if not fine or overlaps:
         return
     given.sort(key=lambda s: (s["start"], s["end"]))
     for before, after in overlapping(given):

@@ -128,7 +128,7 @@ def import_plan(
     problems.raise_if_any()
 
     screen_values_refused(problems, protocol, judgments, tasks)
-    spans_refused(problems, protocol, judgments, tasks)
+    spans_refused(problems, protocol, judgments, tasks, overlaps=parsed.spans_may_overlap)
     problems.raise_if_any()
     _spread_hit_seconds(judgments, parsed)
     annotators = list(dict.fromkeys(row.annotator for row in parsed.rows))

@@ -97,6 +97,10 @@ class ParsedJudgments:
     documents: list[ImportRow] = field(default_factory=list)
     # Added to a score's out-of-range message: what the layout's files may hold instead.
     scale_hint: str = ""
+    # Whether the spans of one output may overlap: a layout whose raters may mark several
+    # errors on the same words (Google's MQM TSV, one error a row); the annotation screens
+    # and every other layout may not.
+    spans_may_overlap: bool = False
 
 
 class Problems:

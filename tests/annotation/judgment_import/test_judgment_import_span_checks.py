@@ -1,9 +1,9 @@
 """Imported error spans are checked as the submit API checks an annotator's: a span outside its
-output's text, an empty one, overlapping spans of one output (also from two rows, as Google's MQM
-TSV gives one row per error), a severity or category the kind lacks, and spans on a bad
-reference, whose degraded text no file holds, are refused naming the row; they used to be stored
-(overlaps), or to fail in the database (a span outside the text) or with a message in another
-unit. Nothing is stored then."""
+output's text, an empty one, overlapping spans of one output (except in Google's MQM TSV, whose
+raters may mark several errors on the same words, one row each), a severity or category the kind
+lacks, and spans on a bad reference, whose degraded text no file holds, are refused naming the
+row; they used to be stored (overlaps), or to fail in the database (a span outside the text) or
+with a message in another unit. Nothing is stored then."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from annotation.judgment_import import formats
 from annotation.judgment_import.layout import JudgmentFormat
 from annotation.judgment_import.rows import SYSTEM, ImportRow, ParsedJudgments
-from annotation.models import Campaign, JudgmentImport, JudgmentSpan
+from annotation.models import Campaign, JudgmentSpan
 from annotation.protocols.mqm import MQM
 from tests.analysis_factories import make_text_campaign
 from tests.support.judgment_import import ENTRY_POINTS, Entry, assert_refused
@@ -100,11 +100,12 @@ def test_a_second_row_of_the_same_output_is_refused_naming_it(
     )
 
 
-def test_overlapping_error_rows_of_one_output_in_googles_tsv_are_refused(
+def test_overlapping_error_rows_of_one_output_in_googles_tsv_are_kept(
     entry: Entry, owner: AbstractBaseUser, texts: Campaign
 ) -> None:
-    """Two error rows of one rater's judgment of one output whose spans overlap: the submit API
-    refuses such spans, so the import does too."""
+    """Two error rows of one rater's judgment of one output whose spans overlap: Google's raters
+    mark several errors on the same words, so each error is a span of its own (the score counts
+    both); the submit API and every other layout refuse overlapping spans."""
     header = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
     rows = [
         ("<v>nmt says</v> 1.", "Accuracy/Mistranslation", "Major"),
@@ -119,12 +120,11 @@ def test_overlapping_error_rows_of_one_output_in_googles_tsv_are_refused(
         + [""]
     )
     outcome, problems = entry(owner, texts, "mqm.tsv", body.encode())
-    assert outcome == "refused"
-    [(file, line, message)] = problems
-    assert file == "mqm.tsv"
-    assert line in (2, 3)  # either error row
-    assert "the spans at characters 0–8 and 4–10 of one output overlap" in message
-    assert not JudgmentImport.objects.exists()
+    assert (outcome, problems) == ("stored", [])
+    assert sorted(JudgmentSpan.objects.values_list("start", "end", "severity")) == [
+        (0, 8, "major"),
+        (4, 10, "minor"),
+    ]
 
 
 def spans_row(line: int, system: str, segment: str, spans: tuple[Any, ...]) -> ImportRow:
