@@ -43,7 +43,12 @@ from annotation.judgment_import.background import (
     judgment_import_state,
     judgment_imports_abandon_stale,
 )
-from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
+from annotation.judgment_import.formats import (
+    FORMAT_AUTO,
+    FORMATS,
+    judgment_file_refuse_empty,
+    system_map_parse,
+)
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_preview
 from annotation.judgment_import.wmt_segments import NUMBERING_AUTO, SEGMENT_NUMBERINGS
@@ -150,7 +155,8 @@ class AnalysisSettingsView(CampaignAPIView):
 
 
 class ImportRequestSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="The judgments file.")
+    # An empty file is refused by the import, naming it (DRF's message names no file).
+    file = serializers.FileField(help_text="The judgments file.", allow_empty_file=True)
     file_format = serializers.ChoiceField(choices=[FORMAT_AUTO, *FORMATS], default=FORMAT_AUTO)
     protocol = serializers.ChoiceField(choices=list(PROTOCOLS), default="direct_assessment")
     criterion = serializers.CharField(max_length=20, required=False, default="", allow_blank=True)
@@ -290,6 +296,7 @@ class JudgmentImportView(CampaignAPIView):
                 serializer.validated_data["file"],
                 max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES,
             )
+            judgment_file_refuse_empty(upload)
             if serializer.validated_data["dry_run"]:
                 # What the import would store, storing nothing.
                 preview = judgments_preview(

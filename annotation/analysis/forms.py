@@ -215,7 +215,8 @@ class DecisionForm(forms.Form):
 class JudgmentImportForm(forms.Form):
     """A file of historical judgments and how to read it."""
 
-    file = forms.FileField(label=_("Judgments file"))
+    # An empty file is refused by the import, naming it (the field's message names no file).
+    file = forms.FileField(label=_("Judgments file"), allow_empty_file=True)
     file_format = forms.ChoiceField(
         label=_("Format"), choices=judgment_format_choices, initial=FORMAT_AUTO
     )

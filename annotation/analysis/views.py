@@ -32,6 +32,7 @@ from annotation.judgment_import.background import (
     judgment_import_state,
     judgment_imports_abandon_stale,
 )
+from annotation.judgment_import.formats import judgment_file_refuse_empty
 from annotation.judgment_import.services import judgments_preview
 from annotation.models import JudgmentImport, JudgmentImportJob
 from annotation.permissions import campaign_for_organizer, organizer_required, signed_in
@@ -157,6 +158,7 @@ def campaign_judgment_import(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
             upload = upload_file_read(
                 form.cleaned_data["file"], max_bytes=django_settings.EVALSITE_UPLOAD_MAX_BYTES
             )
+            judgment_file_refuse_empty(upload)
             if "preview" not in request.POST:
                 job = judgment_import_request(
                     campaign=campaign,

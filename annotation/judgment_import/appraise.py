@@ -34,7 +34,7 @@ def looks_like_appraise(name: str, lines: list[str], first: int) -> bool:
 def _parse_appraise(name: str, lines: list[str], first: int) -> ParsedJudgments:
     problems = Problems(name)
     rows: list[ImportRow] = []
-    for number, values in _csv_rows(name, lines, first):
+    for number, values in _csv_rows(name, lines, first, strict=True):
         if not any(v.strip() for v in values):
             continue
         if len(values) not in (9, 11):

@@ -108,7 +108,7 @@ def parse_appraise_spans(name: str, lines: list[str], first: int) -> ParsedJudgm
     problems = Problems(name)
     rows: list[ImportRow] = []
     documents: list[ImportRow] = []
-    for number, values in _csv_rows(name, lines, first):
+    for number, values in _csv_rows(name, lines, first, strict=True):
         if not any(v.strip() for v in values):
             continue
         row = _parsed_row(problems, number, values)
@@ -169,6 +169,12 @@ def _spans(problems: Problems, number: int, text: str) -> tuple[tuple[Any, ...],
     except ValueError as exc:
         problems.add(number, f"the spans (field 10) are not JSON: {exc}")
         return None
+    except RecursionError:
+        # json.loads recurses once per level: a cell of "[[[[…" thousands deep ends it.
+        problems.add(
+            number, "the spans (field 10) are nested too deeply: a list of spans is expected"
+        )
+        return None
     if not isinstance(given, list):
         problems.add(number, "the spans (field 10) are not a JSON list")
         return None
@@ -181,20 +187,44 @@ def _spans(problems: Problems, number: int, text: str) -> tuple[tuple[Any, ...],
         if severity == UNDECIDED:
             continue
         if severity not in SEVERITIES:
-            problems.add(number, f"span {k}: severity {severity!r} is not one of {SEVERITIES}")
+            problems.add(number, f"span {k}: severity {_clip(severity)} is not one of {SEVERITIES}")
+            return None
+        error_type = span.get("error_type")
+        if not _is_error_type(error_type):
+            problems.add(
+                number,
+                f"span {k}: error_type {_clip(error_type)} is not a text or a list of texts "
+                '(Appraise writes e.g. ["Accuracy", "Mistranslation"], or null)',
+            )
             return None
         if (start == MISSING) != (end == MISSING) or (
             start != MISSING and not _offsets(start, end)
         ):
             problems.add(
                 number,
-                f"span {k}: start_i {start!r} and end_i {end!r} are not offsets 0 ≤ start_i ≤ "
-                'end_i, nor both "missing"',
+                f"span {k}: start_i {_clip(start)} and end_i {_clip(end)} are not offsets "
+                '0 ≤ start_i ≤ end_i, nor both "missing"',
             )
             return None
         offsets = (None, None) if start == MISSING else (start, end)
-        spans.append((*offsets, severity, _category(span.get("error_type"))))
+        spans.append((*offsets, severity, _category(error_type)))
     return tuple(spans)
+
+
+def _is_error_type(value: Any) -> bool:
+    """Null, a text, or a list of texts (Appraise's path in its typology)."""
+    if value is None or isinstance(value, str):
+        return True
+    return isinstance(value, list) and all(isinstance(part, str) for part in value)
+
+
+def _clip(value: Any, length: int = 60) -> str:
+    """A value of the file as a message shows it: its repr, cut to ``length`` characters."""
+    try:
+        shown = repr(value)
+    except RecursionError:  # a list nested almost as deep as json.loads allows
+        return "(a value nested too deeply)"
+    return shown if len(shown) <= length else shown[: length - 1] + "…"
 
 
 def _offsets(start: Any, end: Any) -> bool:
@@ -206,7 +236,7 @@ def _category(error_type: Any) -> str:
     """An Appraise error type path as MQM's category ("" for none: ESA)."""
     if not error_type:
         return ""
-    path = [error_type] if isinstance(error_type, str) else [str(p) for p in error_type]
+    path = [error_type] if isinstance(error_type, str) else list(error_type)
     key = "/".join(p.strip().lower() for p in path[:2])
     return CATEGORY.get(key) or CATEGORY.get(key.split("/", 1)[0]) or "other"
 

@@ -18,6 +18,7 @@ from annotation.judgment_import.rows import (
     _csv_rows,
     _number,
     _row,
+    tsv_rows,
 )
 
 FORMAT_EVALSITE = "evalsite"
@@ -35,8 +36,11 @@ def looks_like_evalsite(name: str, lines: list[str], first: int) -> bool:
 
 def _parse_evalsite(name: str, lines: list[str], first: int) -> ParsedJudgments:
     problems = Problems(name)
-    delimiter = "\t" if "\t" in lines[first] else ","
-    table = _csv_rows(name, lines, first, delimiter)
+    table = (
+        tsv_rows(name, lines, first)
+        if "\t" in lines[first]
+        else _csv_rows(name, lines, first, strict=True)
+    )
     header_line, header_values = next(table)
     header = [h.strip().lower() for h in header_values]
     missing = [c for c in EVALSITE_REQUIRED if c not in header]

@@ -43,6 +43,10 @@ JUDGMENT_FORMATS: tuple[JudgmentFormat, ...] = (
 
 FORMATS = tuple(layout.key for layout in JUDGMENT_FORMATS)
 
+EMPTY = "the file is empty"
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
 
 def judgment_format_choices() -> list[tuple[str, Any]]:
     """(key, label) of ``auto`` and every layout, for the import page."""
@@ -75,7 +79,7 @@ def judgments_parse(
     # parsers alike; messages keep the file's line numbers.
     first = _first_filled_line(lines)
     if first is None:
-        raise UploadError([UploadProblem(upload.name, None, "the file is empty")])
+        raise UploadError([UploadProblem(upload.name, None, EMPTY)])
     chosen = (
         detect_judgment_format(upload.name, lines) if file_format == FORMAT_AUTO else file_format
     )
@@ -85,7 +89,18 @@ def judgments_parse(
         raise UploadError(
             [UploadProblem(upload.name, None, f"unknown format {chosen!r}; use {known}")]
         )
-    return _one_language_pair(layout.parse(upload.name, lines, first), language_pair)
+    parsed = layout.parse(upload.name, lines, first)
+    if not parsed.rows and not parsed.documents:
+        message = f"{EMPTY}: no row follows line {first + 1}"
+        raise UploadError([UploadProblem(upload.name, None, message)])
+    return _one_language_pair(parsed, language_pair)
+
+
+def judgment_file_refuse_empty(upload: UploadFile) -> None:
+    """Refuse at once, naming it, a file without a filled line (no bytes, blank lines or a
+    byte-order mark only); a file with a header and no rows is refused when it is read."""
+    if not upload.content.removeprefix(UTF8_BOM).strip():
+        raise UploadError([UploadProblem(upload.name, None, EMPTY)])
 
 
 def detect_judgment_format(name: str, lines: list[str]) -> str:
@@ -93,7 +108,7 @@ def detect_judgment_format(name: str, lines: list[str]) -> str:
     first line skipped)."""
     index = _first_filled_line(lines)
     if index is None:
-        raise UploadError([UploadProblem(name, None, "the file is empty")])
+        raise UploadError([UploadProblem(name, None, EMPTY)])
     for layout in JUDGMENT_FORMATS:
         if layout.looks_like(name, lines, index):
             return layout.key

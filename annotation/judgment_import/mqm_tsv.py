@@ -193,7 +193,13 @@ def parse_mqm_tsv(name: str, lines: list[str], first: int) -> ParsedJudgments:
     problems.raise_if_any()
     rows = [_judgment_row(problems, key, group, weights) for key, group in groups.items()]
     problems.raise_if_any()
-    return ParsedJudgments(name, FORMAT_MQM, [r for r in rows if r is not None], has_items=False)
+    return ParsedJudgments(
+        name,
+        FORMAT_MQM,
+        [r for r in rows if r is not None],
+        has_items=False,
+        spans_may_overlap=True,
+    )
 
 
 def _read_row(

@@ -16,6 +16,18 @@ from annotation.campaigns.uploads import (
     UploadProblem,
 )
 from annotation.judgment_import.alignment import texts_match
+from annotation.judgment_import.checks import (
+    bad_reference_spans_problem,
+    screen_values_refused,
+    spans_refused,
+)
+from annotation.judgment_import.planned import (
+    ImportPlan,
+    OutputKey,
+    _PlannedItem,
+    _PlannedJudgment,
+    _PlannedOutput,
+)
 from annotation.judgment_import.rows import (
     BAD_REF,
     FORMAT_AUTO,
@@ -36,13 +48,10 @@ from annotation.judgment_import.text_spans import (
 from annotation.models import (
     ItemKind,
 )
-from annotation.protocols import DIRECT_ASSESSMENT, PROTOCOLS, Criterion, Protocol
+from annotation.protocols import DIRECT_ASSESSMENT, PROTOCOLS, Criterion
 
 logger = logging.getLogger(__name__)
 
-# A shown output: ("t", translation id) for a system output, ("r", reference id) for a
-# reference. Items are keyed within their task.
-OutputKey = tuple[str, int]
 # A row resolved against the campaign: (row, segment id, shown output, system id, run id,
 # shown text, task name).
 ResolvedRow = tuple[ImportRow, int, OutputKey, int | None, int | None, str, str]
@@ -94,67 +103,6 @@ class ImportContext:
     segment_names: dict[int, str] = field(default_factory=dict)
 
 
-@dataclass
-class _PlannedOutput:
-    kind: str
-    source: OutputKey
-    system_id: int | None
-    run_id: int | None
-    text: str
-    original: tuple[str, Any, int] | None = None  # (task, item key, slot) of the original
-
-
-@dataclass
-class _PlannedItem:
-    task: str
-    key: Any
-    segment_id: int
-    outputs: list[_PlannedOutput] = field(default_factory=list)
-    slots: dict[tuple[str, OutputKey], int] = field(default_factory=dict)
-    original: tuple[str, Any] | None = None  # (task, item key)
-
-    @property
-    def has_real(self) -> bool:
-        return any(o.kind == ItemKind.REAL for o in self.outputs)
-
-    @property
-    def kind(self) -> str:
-        """Real when it shows a system output as such (a reference may be among them, as on
-        a ranking screen); otherwise its QC kind, as the task builder stores copies."""
-        if self.has_real or not self.outputs:
-            return ItemKind.REAL
-        kinds = {o.kind for o in self.outputs}
-        for kind in (ItemKind.BAD_REFERENCE, ItemKind.REFERENCE, ItemKind.REPEAT):
-            if kind in kinds:
-                return kind
-        return ItemKind.REAL
-
-
-@dataclass
-class _PlannedJudgment:
-    annotator: str
-    task: str
-    item: Any
-    values: dict[tuple[int, str], float] = field(default_factory=dict)  # (slot, criterion)
-    # An error-span kind's spans by slot, (start, end, severity, category).
-    spans: dict[int, tuple[tuple[int, int, str, str], ...]] = field(default_factory=dict)
-    seconds: float | None = None
-    started: float | None = None
-    submitted: float | None = None
-
-
-@dataclass
-class ImportPlan:
-    tasks: dict[str, dict[Any, _PlannedItem]]
-    judgments: dict[tuple[str, str, Any], _PlannedJudgment]
-    annotators: list[str]
-    criteria: list[str]
-
-    @property
-    def n_judgments(self) -> int:
-        return len(self.judgments)
-
-
 def _criterion(options: ImportOptions) -> dict[str, Criterion]:
     return {c.key: c for c in PROTOCOLS[options.protocol].import_criteria()}
 
@@ -179,7 +127,8 @@ def import_plan(
     placeholders = _plan_qc_rows(problems, resolved, tasks, judgments, seen, default_criterion)
     problems.raise_if_any()
 
-    _check_screen_values(problems, protocol, judgments, tasks)
+    screen_values_refused(problems, protocol, judgments, tasks)
+    spans_refused(problems, protocol, judgments, tasks, overlaps=parsed.spans_may_overlap)
     problems.raise_if_any()
     _spread_hit_seconds(judgments, parsed)
     annotators = list(dict.fromkeys(row.annotator for row in parsed.rows))
@@ -255,6 +204,10 @@ def _resolved_rows(
         if shown is None:
             continue
         source, system_id, run_id, text = shown
+        bad_spans = bad_reference_spans_problem(row)
+        if bad_spans is not None:
+            problems.add(row.line, bad_spans)
+            continue
         row = texts_unneutralised(row, context.sources.get(segment_id, ""), text)
         # A file without texts gives spans in its own offsets: they are placed on the text here.
         placed = spans_on_text(problems, row, text)
@@ -529,29 +482,9 @@ def _judge(
         )
         return
     judgment.values[(slot, criterion)] = row.score
-    if row.spans is not None:
-        judgment.spans[slot] = row.spans
-
-
-def _check_screen_values(
-    problems: Problems,
-    protocol: Protocol,
-    judgments: dict[tuple[str, str, Any], _PlannedJudgment],
-    tasks: dict[str, dict[Any, _PlannedItem]],
-) -> None:
-    """Every value checked against its screen, as the kind sees it (a rank no larger than the
-    number of outputs shown); the first problem is reported."""
-    for judgment in judgments.values():
-        n = len(tasks[judgment.task][judgment.item].outputs)
-        for (_, criterion), value in judgment.values.items():
-            problem = protocol.screen_value_problem(criterion, value, n)
-            if problem is not None:
-                problems.add(
-                    None,
-                    f"annotator {judgment.annotator} gave {problem} on item {judgment.item} "
-                    f"of HIT {judgment.task}, which shows {n} outputs",
-                )
-                return
+    if row.spans is not None:  # several rows' spans of one output are checked together
+        judgment.spans[slot] = judgment.spans.get(slot, ()) + row.spans
+        judgment.span_lines[slot] = judgment.span_lines.get(slot, ()) + (row.line,) * len(row.spans)
 
 
 def _spread_hit_seconds(

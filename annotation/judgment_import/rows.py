@@ -97,6 +97,10 @@ class ParsedJudgments:
     documents: list[ImportRow] = field(default_factory=list)
     # Added to a score's out-of-range message: what the layout's files may hold instead.
     scale_hint: str = ""
+    # Whether the spans of one output may overlap: a layout whose raters may mark several
+    # errors on the same words (Google's MQM TSV, one error a row); the annotation screens
+    # and every other layout may not.
+    spans_may_overlap: bool = False
 
 
 class Problems:
@@ -119,19 +123,21 @@ def _first_filled_line(lines: list[str]) -> int | None:
 
 
 def _csv_rows(
-    name: str, lines: list[str], start: int, delimiter: str = ","
+    name: str, lines: list[str], start: int, delimiter: str = ",", *, strict: bool = False
 ) -> Iterator[tuple[int, list[str]]]:
     """The rows of ``lines[start:]``, each with the file's number of its first line (a quoted
-    field may go on over several lines).
+    field may go on over several lines). ``strict`` (a CSV's parsers; detection reads loosely)
+    refuses a quoted field with text after its closing quote, which the csv module would read
+    ``"Best" MT`` as ``Best MT``, and one that the file ends inside.
 
     Raises:
         UploadError: naming the line that the csv module refuses (a field over its limit of
-            131,072 characters).
+            131,072 characters, bad quoting), or where the row it could not read begins.
     """
     if delimiter == "\t":
         reader = csv.reader(islice(lines, start, None), delimiter="\t", quoting=csv.QUOTE_NONE)
     else:
-        reader = csv.reader(islice(lines, start, None), delimiter=delimiter)
+        reader = csv.reader(islice(lines, start, None), delimiter=delimiter, strict=strict)
     read = start  # lines consumed so far
     while True:
         try:
@@ -139,11 +145,82 @@ def _csv_rows(
         except StopIteration:
             return
         except csv.Error as exc:
-            raise UploadError(
-                [UploadProblem(name, start + reader.line_num, f"the line cannot be read: {exc}")]
-            ) from exc
+            line, message = start + reader.line_num, f"the line cannot be read: {exc}"
+            if "field limit" not in str(exc):  # the others are errors of quoting
+                message += f" ({_QUOTING})"
+            if line > read + 1:  # a quoted field went on to where the error was found
+                line, message = read + 1, f"the row that begins here (to line {line}): {message}"
+            raise UploadError([UploadProblem(name, line, message)]) from exc
         yield read + 1, values
         read = start + reader.line_num
+
+
+def tsv_rows(name: str, lines: list[str], start: int) -> Iterator[tuple[int, list[str]]]:
+    """The rows of a TSV file that is quoted as Python's ``excel-tab`` dialect writes it (and
+    EvalSite's TSV downloads, annotation/reports/stream.py ``_tsv_field``): one row per line,
+    fields split at tabs; a field that begins with a double quote is quoted, up to the quote
+    before the next tab or the line's end, with a quote inside written as two. Any other quote
+    is text. Each row comes with its line number.
+
+    Raises:
+        UploadError: naming the line of a quoted field that is not closed on its line or has
+            text after its closing quote, or of a field over the csv module's limit.
+    """
+    limit = csv.field_size_limit()
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if '"' in line:
+            values, problem = _quoted_tsv_fields(line)
+        else:  # most lines: nothing is quoted
+            values, problem = line.split("\t"), None
+        if problem is None and len(line) > limit and any(len(v) > limit for v in values):
+            problem = f"the line cannot be read: field larger than field limit ({limit})"
+        if problem is not None:
+            raise UploadError([UploadProblem(name, index + 1, problem)])
+        yield index + 1, values
+
+
+def _quoted_tsv_fields(line: str) -> tuple[list[str], str | None]:
+    """The fields of a TSV line with quotes (see :func:`tsv_rows`), and what is wrong with it."""
+    fields: list[str] = []
+    at = 0
+    while True:
+        if not line.startswith('"', at):
+            tab = line.find("\t", at)
+            fields.append(line[at:] if tab < 0 else line[at:tab])
+            if tab < 0:
+                return fields, None
+            at = tab + 1
+            continue
+        number, parts, at = len(fields) + 1, [], at + 1
+        while True:
+            close = line.find('"', at)
+            if close < 0:
+                return fields, (
+                    f"field {number} begins with a double quote that is not closed on this line "
+                    f"({_QUOTING})"
+                )
+            parts.append(line[at:close])
+            if not line.startswith('"', close + 1):
+                break
+            parts.append('"')
+            at = close + 2
+        fields.append("".join(parts))
+        at = close + 1
+        if at == len(line):
+            return fields, None
+        if line[at] != "\t":
+            return fields, (
+                f"field {number} begins with a double quote, so it is a quoted field, but text "
+                f"follows its closing quote ({_QUOTING})"
+            )
+        at += 1
+
+
+_QUOTING = (
+    "a field that begins with a double quote ends with one, and a quote inside it is written as "
+    'two: "say ""yes"""'
+)
 
 
 def _number(text: str) -> float | None:

@@ -164,21 +164,25 @@ class SpanProtocol(Protocol):
             else:
                 spans.append(checked)
         spans.sort(key=lambda s: (s["start"], s["end"]))
-        for before, after in itertools.pairwise(spans):
-            if after["start"] < before["end"]:
-                problems.append(
-                    _(
-                        "Output %(n)d: the spans at characters %(a)s and %(b)s overlap; "
-                        "spans may not overlap."
-                    )
-                    % {"n": position, "a": _where(before), "b": _where(after)}
+        for before, after in overlapping(spans):
+            problems.append(
+                _(
+                    "Output %(n)d: the spans at characters %(a)s and %(b)s overlap; "
+                    "spans may not overlap."
                 )
+                % {"n": position, "a": _where(before), "b": _where(after)}
+            )
         if self.max_spans and len(raw) > self.max_spans:
             problems.append(
                 _("Output %(n)d: at most %(max)d error spans, not %(count)d.")
                 % {"n": position, "max": self.max_spans, "count": len(raw)}
             )
         return spans, problems
+
+    def span_problem(self, span: Mapping[str, Any], length: int) -> str | None:
+        """What is wrong with one span on a text of ``length`` characters (None: nothing), as
+        :meth:`checked_spans` sees it: the judgment import checks its spans with it."""
+        return self._checked_span(span, length)[1]
 
     @cached_property
     def _severity_keys(self) -> frozenset[str]:
@@ -309,6 +313,16 @@ class SpanProtocol(Protocol):
                 )
             spans.append(span)
         return spans
+
+
+def overlapping(spans: Sequence[Mapping[str, Any]]) -> list[tuple[Any, Any]]:
+    """The neighbours that overlap among ``spans`` (in order of their start, then end): the
+    spans of one output may not."""
+    return [
+        (before, after)
+        for before, after in itertools.pairwise(spans)
+        if after["start"] < before["end"]
+    ]
 
 
 def _whole(value: Any) -> TypeGuard[float]:

@@ -261,7 +261,7 @@ MALFORMED: list[tuple[str, str, bytes, dict[str, Any], str]] = [
     ("unknown run", "a.tsv", text("w\tnmt\t1\tSYSTEM\t50\topt9\n", GOOD.strip() + "\trun\n"), {},
      "a.tsv, line 2: unknown run 'opt9' of system 'nmt'"),
     ("empty file", "a.tsv", b"\n\n", {}, "a.tsv: the file is empty"),
-    ("header only", "a.tsv", GOOD.encode(), {}, "a.tsv: the file holds no judgments"),
+    ("header only", "a.tsv", GOOD.encode(), {}, "a.tsv: the file is empty: no row follows line 1"),
     ("not UTF-8", "a.tsv", GOOD.encode() + "w\tnmt\t1\tSYSTEM\t50 é\n".encode("latin-1"), {},
      "a.tsv, line 2: not valid UTF-8"),
     ("WMT segment scores", "ad-seg-scores-de-en.csv", b"SYS SID RAW.SCR Z.SCR N\nnmt 1 50 0.1 1\n",

@@ -5,27 +5,18 @@ refused before it is read into memory."""
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import InMemoryUploadedFile
-from django.test import Client
-from django.urls import reverse
-from rest_framework.test import APIClient
 
 from annotation.models import Campaign, JudgmentImport
 from tests.analysis_factories import make_text_campaign
-from tests.factories import imports_run_queued
-from tests.support.judgment_import import database_snapshot
+from tests.support.judgment_import import ENTRY_POINTS, Entry, api_import, assert_refused
 
 pytestmark = pytest.mark.django_db
 
-# What became of an upload ("stored" or "refused", at once or by its background job) and the
-# problems as (file, line, message).
-Answer = tuple[str, list[tuple[str, int | None, str]]]
 
 HEADER = "annotator,system,segment,type,score\n"
 WMT_HEADER = (
@@ -44,69 +35,9 @@ def texts(owner: AbstractBaseUser) -> Campaign:
     return campaign
 
 
-def named_file(name: str, body: bytes) -> io.BytesIO:
-    # Not a SimpleUploadedFile: the test client would read that through the class whose reads
-    # the size-limit test counts.
-    upload = io.BytesIO(body)
-    upload.name = name
-    return upload
-
-
-def api_import(owner: AbstractBaseUser, campaign: Campaign, name: str, body: bytes) -> Answer:
-    client = APIClient(raise_request_exception=False)
-    client.force_authenticate(owner)
-    url = reverse("api-campaign-judgment-imports", args=[campaign.pk])
-    response = client.post(url, {"file": named_file(name, body)}, format="multipart")
-    if response.status_code == 400:
-        problems = response.json()["problems"]
-        return "refused", [(p["file"], p["line"], p["message"]) for p in problems]
-    assert response.status_code == 202, response.content
-    imports_run_queued()
-    job = client.get(response["Location"]).json()
-    problems = job["problems"]
-    outcome = {"done": "stored", "failed": "refused"}[job["status"]]
-    return outcome, [(p["file"], p["line"], p["message"]) for p in problems]
-
-
-def page_import(owner: AbstractBaseUser, campaign: Campaign, name: str, body: bytes) -> Answer:
-    client = Client(raise_request_exception=False)
-    client.force_login(owner)
-    url = reverse("campaign_judgment_import", args=[campaign.pk])
-    form = {"file_format": "auto", "protocol": "direct_assessment", "line_base": 1}
-    response = client.post(url, {"file": named_file(name, body), **form})
-    if response.status_code == 400:
-        return "refused", [(p.file, p.line, p.message) for p in response.context["problems"]]
-    assert response.status_code == 302, response.content
-    imports_run_queued()
-    job = client.get(response["Location"]).context["job"]
-    outcome = {"done": "stored", "failed": "refused"}[job["status"]]
-    return outcome, [(p["file"], p["line"], p["message"]) for p in job["problems"]]
-
-
-ENTRY_POINTS = {"api": api_import, "page": page_import}
-Entry = Callable[[AbstractBaseUser, Campaign, str, bytes], Answer]
-
-
 @pytest.fixture(params=list(ENTRY_POINTS))
 def entry(request: pytest.FixtureRequest) -> Entry:
     return ENTRY_POINTS[request.param]
-
-
-def assert_refused(
-    entry: Entry,
-    owner: AbstractBaseUser,
-    campaign: Campaign,
-    name: str,
-    body: bytes,
-    line: int | None,
-    message: str,
-) -> None:
-    before = database_snapshot()
-    outcome, problems = entry(owner, campaign, name, body)
-    assert outcome == "refused"
-    assert problems[0][:2] == (name, line)
-    assert message in problems[0][2]
-    assert database_snapshot() == before
 
 
 # --------------------------------------------------------------------------------------------

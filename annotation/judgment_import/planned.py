@@ -1,0 +1,77 @@
+"""What an import plans to store: the shown outputs, items (screens) and judgments of each task
+(HIT), before any is written; made by annotation/judgment_import/plan.py, checked by
+annotation/judgment_import/checks.py, stored by annotation/judgment_import/services.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.models import ItemKind
+
+# A shown output: ("t", translation id) for a system output, ("r", reference id) for a
+# reference. Items are keyed within their task.
+OutputKey = tuple[str, int]
+
+
+@dataclass
+class _PlannedOutput:
+    kind: str
+    source: OutputKey
+    system_id: int | None
+    run_id: int | None
+    text: str
+    original: tuple[str, Any, int] | None = None  # (task, item key, slot) of the original
+
+
+@dataclass
+class _PlannedItem:
+    task: str
+    key: Any
+    segment_id: int
+    outputs: list[_PlannedOutput] = field(default_factory=list)
+    slots: dict[tuple[str, OutputKey], int] = field(default_factory=dict)
+    original: tuple[str, Any] | None = None  # (task, item key)
+
+    @property
+    def has_real(self) -> bool:
+        return any(o.kind == ItemKind.REAL for o in self.outputs)
+
+    @property
+    def kind(self) -> str:
+        """Real when it shows a system output as such (a reference may be among them, as on
+        a ranking screen); otherwise its QC kind, as the task builder stores copies."""
+        if self.has_real or not self.outputs:
+            return ItemKind.REAL
+        kinds = {o.kind for o in self.outputs}
+        for kind in (ItemKind.BAD_REFERENCE, ItemKind.REFERENCE, ItemKind.REPEAT):
+            if kind in kinds:
+                return kind
+        return ItemKind.REAL
+
+
+@dataclass
+class _PlannedJudgment:
+    annotator: str
+    task: str
+    item: Any
+    values: dict[tuple[int, str], float] = field(default_factory=dict)  # (slot, criterion)
+    # An error-span kind's spans by slot, (start, end, severity, category), and the line of
+    # the row that gave each.
+    spans: dict[int, tuple[tuple[int, int, str, str], ...]] = field(default_factory=dict)
+    span_lines: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    seconds: float | None = None
+    started: float | None = None
+    submitted: float | None = None
+
+
+@dataclass
+class ImportPlan:
+    tasks: dict[str, dict[Any, _PlannedItem]]
+    judgments: dict[tuple[str, str, Any], _PlannedJudgment]
+    annotators: list[str]
+    criteria: list[str]
+
+    @property
+    def n_judgments(self) -> int:
+        return len(self.judgments)
