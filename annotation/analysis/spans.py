@@ -333,9 +333,11 @@ def _summary(
 def _inter_pairs(
     per_output: dict[int, list[tuple[int, Marking]]], lengths: dict[int, int]
 ) -> Iterable[tuple[Marking, Marking, int]]:
-    """Every two annotators' markings of the same real output."""
+    """Every two annotators' markings of the same real output, the annotator with the lower id
+    first: pooled κ depends on which side of a pair a marking is on (each side's share of
+    marked positions), so the sides are fixed, not left to the order of the database's rows."""
     for output_id, marks in per_output.items():
-        for (a, first), (b, second) in combinations(marks, 2):
+        for (a, first), (b, second) in combinations(sorted(marks, key=lambda m: m[0]), 2):
             if a != b:
                 yield first, second, lengths[output_id]
 

@@ -158,7 +158,10 @@ def expected_inter_agreement(config: Any) -> tuple[float, float]:
             )
     left, right = [], []
     for judged in marks.values():
-        for (a, first, n), (b, second, _n) in itertools.combinations(judged, 2):
+        # The annotator with the lower id on the left, as the product pairs them (pooled κ
+        # depends on the sides).
+        ordered = sorted(judged, key=lambda mark: mark[0])
+        for (a, first, n), (b, second, _n) in itertools.combinations(ordered, 2):
             if a != b:
                 left.append(marked_positions(first, n))
                 right.append(marked_positions(second, n))
