@@ -4,7 +4,8 @@ each judgment sits on the segment the release's published segment scores name, e
 is the published raw score, and the DA scores follow a metric on the judged outputs; the XML's
 own order is refused, and ``auto`` finds the numbering itself.
 
-The data is read from ../shared/data/wmt21-flores-da/ (never copied into the repository)."""
+The data is read from shared/data/wmt21-flores-da/ (never copied into the repository), found as
+tests/support/shared_data.py says."""
 
 from __future__ import annotations
 
@@ -27,15 +28,21 @@ from annotation.judgment_import.services import judgments_import
 from annotation.reports.judgments import JUDGMENT_COLUMNS
 from annotation.reports.stream import judgment_report_stream
 from tests.factories import make_campaign, make_user
+from tests.support.shared_data import shared_data
 
 pytestmark = pytest.mark.django_db
 
-DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "wmt21-flores-da"
+FOUND = shared_data("wmt21-flores-da")
 PAIR = "zu-xh"
 SID = re.compile(rf"^{PAIR}-\d+-(\d+)-\d+\.(\d+)_\d+$")
 
-if not DATA.is_dir():
-    pytest.skip(f"the WMT21 Flores data is not in {DATA}", allow_module_level=True)
+if FOUND is None:
+    pytest.skip(
+        "the WMT21 Flores data is neither beside the project nor beside its origin "
+        "(set EVALSITE_SHARED_DATA)",
+        allow_module_level=True,
+    )
+DATA: Path = FOUND
 
 
 def _xml() -> bytes:
