@@ -7,7 +7,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 
-from annotation.judgment_import.rows import BAD_REF, ImportRow, Problems
+from annotation.judgment_import.rows import BAD_REF, ImportRow, Problems, clip
 
 
 def same_text(a: str, b: str) -> bool:
@@ -51,7 +51,3 @@ def texts_match(
         )
         return False
     return True
-
-
-def clip(text: str, length: int = 60) -> str:
-    return text if len(text) <= length else text[: length - 1] + "…"

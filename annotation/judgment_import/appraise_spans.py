@@ -52,6 +52,7 @@ from annotation.judgment_import.rows import (
     _csv_rows,
     _number,
     _row,
+    clip,
 )
 from annotation.protocols.esa import ESA
 from annotation.protocols.mqm import MQM, MQM_SCORE, Weights
@@ -224,7 +225,7 @@ def _clip(value: Any, length: int = 60) -> str:
         shown = repr(value)
     except RecursionError:  # a list nested almost as deep as json.loads allows
         return "(a value nested too deeply)"
-    return shown if len(shown) <= length else shown[: length - 1] + "…"
+    return clip(shown, length)
 
 
 def _offsets(start: Any, end: Any) -> bool:

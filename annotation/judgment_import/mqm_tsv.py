@@ -33,6 +33,7 @@ from annotation.judgment_import.rows import (
     ParsedJudgments,
     Problems,
     _csv_rows,
+    clip,
     is_line_number,
 )
 from annotation.protocols.mqm import (
@@ -223,7 +224,7 @@ def _read_row(
         ("target", target_problem, text),
     ):
         if problem:
-            problems.add(number, f"the {column} {problem}: {_clip(cell)!r}")
+            problems.add(number, f"the {column} {problem}: {clip(cell, 80)!r}")
             return
     group = groups.setdefault(
         (google_cell_read(rater), google_cell_read(system), seg_id),
@@ -247,10 +248,6 @@ def _read_row(
         )
         return
     group["errors"].append((span, level, key))
-
-
-def _clip(text: str, length: int = 80) -> str:
-    return text if len(text) <= length else text[: length - 1] + "…"
 
 
 def _judgment_row(

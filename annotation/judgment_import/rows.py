@@ -103,6 +103,11 @@ class ParsedJudgments:
     spans_may_overlap: bool = False
 
 
+def clip(text: str, length: int = 60) -> str:
+    """A text of the file as a message quotes it: cut to ``length`` characters."""
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
 class Problems:
     def __init__(self, file: str) -> None:
         self.file = file
