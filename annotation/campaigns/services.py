@@ -89,6 +89,20 @@ def campaign_data_import(
     only replaced when ``replace_systems`` is true. Raises :class:`UploadError` (file and line).
     """
     parsed = parse_upload(files, max_bytes=settings.EVALSITE_UPLOAD_MAX_BYTES)
+    return campaign_parsed_store(
+        campaign=campaign, parsed=parsed, user=user, replace_systems=replace_systems
+    )
+
+
+def campaign_parsed_store(
+    *,
+    campaign: Campaign,
+    parsed: ParsedUpload,
+    user: User | None,
+    replace_systems: bool = False,
+) -> Upload:
+    """Store texts already parsed (an upload's files, or the texts a judgment release carries),
+    checked against the campaign as :func:`campaign_data_import` does, all or nothing."""
     with transaction.atomic():
         # One import at a time per campaign: the row lock serialises concurrent uploads.
         locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
