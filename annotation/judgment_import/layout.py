@@ -5,17 +5,15 @@ so a new layout is its own module and one line in that list."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.utils.functional import Promise
 
+from annotation.campaigns.uploads import ParsedUpload, UploadFile
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.rows import ParsedJudgments
-
-if TYPE_CHECKING:
-    pass
 
 # (file name, the file's lines, index of its first filled line) → does the file look like it.
 # It may raise UploadError for a file that resembles the layout but cannot be imported.
@@ -31,6 +29,13 @@ OptionHook = Callable[[ParsedJudgments, ImportOptions], tuple[ImportOptions, Par
 # (campaign, parsed file, options) → the rows with their segments as the campaign numbers them,
 # and a report for the import's summary; raises UploadError when the file's numbering does not fit.
 SegmentHook = Callable[..., tuple[ParsedJudgments, dict[str, Any] | None]]
+
+# (parsed file, the release's companion files — Appraise's batches —) → the texts the judged
+# items showed, as an upload of a new campaign brings them, and the rows with their segment ids
+# as those texts number them; raises UploadError naming the file and line of every problem.
+ReleaseTexts = Callable[
+    [ParsedJudgments, Sequence[UploadFile]], tuple[ParsedUpload, ParsedJudgments]
+]
 
 
 def options_as_given(
@@ -53,3 +58,6 @@ class JudgmentFormat:
     options: OptionHook = options_as_given
     # A layout whose segment ids are read against the campaign's documents (WMT's numbering).
     segments: SegmentHook | None = None
+    # A layout that carries its texts (or names the files that do) builds a new campaign from
+    # a release in one step (``import_judgments --create-campaign``).
+    texts: ReleaseTexts | None = None
