@@ -200,6 +200,24 @@ def _references(campaign: Any, start: int, stop: int) -> list[list[str | None]]:
     return streams
 
 
+def _references_per_segment(campaign: Any) -> int | str:
+    """References per segment as sacreBLEU's signature gives it: a count, or ``var`` where
+    documents have fewer references than others."""
+    counts = set(
+        Segment.objects.filter(campaign=campaign)
+        .annotate(n=Count("references"))
+        .values_list("n", flat=True)
+        .distinct()
+    )
+    if len(counts) > 1:
+        return "var"
+    return counts.pop() if counts else 0
+
+
+def _signature_refs(value: Any) -> int | str:
+    return value if value == "var" else int(value)
+
+
 def _save(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
@@ -330,7 +348,7 @@ def metric_scores(data: MetricArrays, params: dict[str, Any], baseline: System) 
     return MetricScores(
         key=metric.name,
         label=metric.label,
-        signature=metric.signature(n_refs=int(params.get("n_references", 1)))
+        signature=metric.signature(n_refs=_signature_refs(params.get("n_references", 1)))
         .with_resampling(bootstrap=resamples, trials=n_trials, seed=seed)
         .format(),
         higher_is_better=metric.higher_is_better,
@@ -422,9 +440,7 @@ def finalize(job: AnalysisJob, *, progress: Progress | None = None) -> None:
         System.objects.filter(campaign=campaign).prefetch_related("runs").order_by("name")
     )
     baseline = next((s for s in systems if s.pk == params["baseline"]), systems[0])
-    params["n_references"] = (
-        Reference.objects.filter(segment__campaign=campaign).values("index").distinct().count()
-    )
+    params["n_references"] = _references_per_segment(campaign)
     metrics, unavailable = usable_metrics(params)
     n_segments = Segment.objects.filter(campaign=campaign).count()
     scored = _score_metrics(job, metrics, systems, baseline, params, progress)

@@ -117,6 +117,15 @@ def campaign_parsed_store(
                 "id per line) or a TSV, JSONL or WMT XML file with documents."
             ]
             summary["no_document_ids"] = len(parsed.segments)
+        fewer = _documents_with_fewer_references(parsed)
+        if fewer and summary.get("segments_added"):
+            summary.setdefault("warnings", []).append(
+                f"{len(fewer)} of the documents have fewer references than others "
+                f"({', '.join(fewer[:3])}{', …' if len(fewer) > 3 else ''}): reference-based "
+                "metrics score each segment against the references it has (sacreBLEU's rule; "
+                "signatures say nrefs:var)."
+            )
+            summary["documents_with_fewer_references"] = len(fewer)
         campaign_data_changed.send(sender=Upload, campaign_id=locked.pk)
         return Upload.objects.create(
             campaign=locked,
@@ -125,6 +134,14 @@ def campaign_parsed_store(
             files=parsed.files,
             summary=summary,
         )
+
+
+def _documents_with_fewer_references(parsed: ParsedUpload) -> list[str]:
+    fewer: dict[str, None] = {}
+    for seg in parsed.segments or []:
+        if any(text is None for text in seg.references):
+            fewer[seg.doc_id] = None
+    return list(fewer)
 
 
 def _segments_for_upload(
@@ -180,6 +197,7 @@ def _segments_for_upload(
         Reference(segment=row, index=i, label=parsed.reference_labels[i], text=text)
         for row, seg in zip(segment_rows, parsed.segments, strict=True)
         for i, text in enumerate(seg.references)
+        if text is not None
     ]
     Reference.objects.bulk_create(references, batch_size=BATCH)
     keys = {
@@ -213,13 +231,11 @@ def _check_same_segments(
                 )
             ]
         )
-    refs: dict[int, list[str]] = {}
-    for segment_pk, text in (
-        Reference.objects.filter(segment__campaign=campaign)
-        .order_by("segment_id", "index")
-        .values_list("segment_id", "text")
-    ):
-        refs.setdefault(segment_pk, []).append(text)
+    refs: dict[int, dict[int, str]] = {}
+    for segment_pk, index, text in Reference.objects.filter(
+        segment__campaign=campaign
+    ).values_list("segment_id", "index", "text"):
+        refs.setdefault(segment_pk, {})[index] = text
     for seg, (pk, doc, seg_id, source) in zip(parsed.segments, existing, strict=True):
         if parsed.ids_from_places and seg.source == source:
             same_place = True  # plain text carries no ids unless a doc-id file was given
@@ -236,7 +252,8 @@ def _check_same_segments(
                     )
                 ]
             )
-        if seg.references and seg.references != refs.get(pk, []):
+        given = {i: text for i, text in enumerate(seg.references) if text is not None}
+        if seg.references and given != refs.get(pk, {}):
             raise UploadError(
                 [
                     UploadProblem(

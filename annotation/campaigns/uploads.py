@@ -69,7 +69,9 @@ class ParsedSegment:
     doc_id: str
     seg_id: str
     source: str
-    references: list[str]
+    # One per reference set of the upload (``ParsedUpload.reference_labels``); None where the
+    # segment's document has fewer references than others (WMT's test-suite documents).
+    references: Sequence[str | None]
     line: int  # where it was first defined, for messages
     file: str
 

@@ -33,7 +33,11 @@ def parse_xml(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
     problems = Collector()
     segments: dict[SegmentKey, ParsedSegment] = {}
     doc_order: list[str] = []
-    ref_labels: list[str] | None = None
+    # Every document's references by label: a document may have fewer than others (WMT's
+    # test-suite documents); the campaign's reference sets are the labels in order of first sight.
+    ref_labels: list[str] = []
+    references: dict[SegmentKey, dict[str, str]] = {}
+    no_reference: tuple[str, int | None, str] | None = None
     outputs: dict[tuple[str, str], ParsedOutput] = {}
     for upload in files:
         text = decode_text(upload, max_bytes=max_bytes)
@@ -54,33 +58,43 @@ def parse_xml(files: Sequence[UploadFile], *, max_bytes: int) -> ParsedUpload:
                     )
                     continue
                 labels = _xml_doc_segments(
-                    problems, upload.name, doc, doc_id, src_blocks[0], segments
+                    problems, upload.name, doc, doc_id, src_blocks[0], segments, references
                 )
                 if labels is None:
                     continue
                 doc_order.append(doc_id)
-                if ref_labels is None:
-                    ref_labels = labels
-                elif labels != ref_labels:
-                    problems.add(
-                        upload.name,
-                        doc.sourceline,
-                        f"doc {doc_id} has references {labels}, earlier documents {ref_labels}; "
-                        "every document needs the same references",
-                    )
+                ref_labels.extend(label for label in labels if label not in ref_labels)
+                if not labels and not no_reference:
+                    no_reference = (upload.name, doc.sourceline, doc_id)
             _xml_doc_outputs(problems, upload.name, doc, doc_id, outputs)
     problems.raise_if_any()
     if not segments and not outputs:
         raise UploadError(
             [UploadProblem(files[0].name, None, "malformed XML: no <doc> with <src> or <hyp>")]
         )
+    if ref_labels and no_reference:
+        name, line, doc_id = no_reference
+        raise UploadError(
+            [
+                UploadProblem(
+                    name,
+                    line,
+                    f"doc {doc_id} has no <ref> while other documents have references; "
+                    "reference-based metrics need at least one reference for every segment "
+                    "(leave the document out, or give it a reference)",
+                )
+            ]
+        )
     if segments:
         _check_outputs_match_source(problems, segments, outputs)
+    for key, segment in segments.items():
+        given = references.get(key, {})
+        segment.references = [given.get(label) for label in ref_labels]
     return ParsedUpload(
         form=FORM_XML,
         files=[f.name for f in files],
         segments=list(segments.values()) or None,
-        reference_labels=ref_labels or [],
+        reference_labels=ref_labels,
         outputs=list(outputs.values()),
     )
 
@@ -193,6 +207,7 @@ def _xml_doc_segments(
     doc_id: str,
     src: etree._Element,
     segments: dict[SegmentKey, ParsedSegment],
+    references: dict[SegmentKey, dict[str, str]],
 ) -> list[str] | None:
     src_segs = _xml_segs(problems, name, src)
     if not src_segs:
@@ -214,6 +229,8 @@ def _xml_doc_segments(
                 f"reference label (the translator attribute of <ref>) of doc {doc_id} longer "
                 f"than {label_max} characters",
             )
+        if label in labels:
+            problems.add(name, ref.sourceline, f"doc {doc_id} has two references {label}")
         labels.append(label)
         texts: dict[str, str] = {}
         for seg_id, seg_text, line in _xml_segs(problems, name, ref):
@@ -231,9 +248,10 @@ def _xml_doc_segments(
             )
         ref_texts.append(texts)
     for seg_id, seg_text, line in src_segs:
-        segments[(doc_id, seg_id)] = ParsedSegment(
-            doc_id, seg_id, seg_text, [t.get(seg_id, "") for t in ref_texts], line, name
-        )
+        segments[(doc_id, seg_id)] = ParsedSegment(doc_id, seg_id, seg_text, [], line, name)
+        references[(doc_id, seg_id)] = {
+            label: t[seg_id] for label, t in zip(labels, ref_texts, strict=True) if seg_id in t
+        }
     return labels
 
 
