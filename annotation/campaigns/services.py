@@ -232,9 +232,9 @@ def _check_same_segments(
             ]
         )
     refs: dict[int, dict[int, str]] = {}
-    for segment_pk, index, text in Reference.objects.filter(
-        segment__campaign=campaign
-    ).values_list("segment_id", "index", "text"):
+    for segment_pk, index, text in Reference.objects.filter(segment__campaign=campaign).values_list(
+        "segment_id", "index", "text"
+    ):
         refs.setdefault(segment_pk, {})[index] = text
     for seg, (pk, doc, seg_id, source) in zip(parsed.segments, existing, strict=True):
         if parsed.ids_from_places and seg.source == source:
