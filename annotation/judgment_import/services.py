@@ -27,7 +27,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -50,6 +50,7 @@ from annotation.judgment_import.documents import (
 )
 from annotation.judgment_import.formats import judgments_parse, options_for, segments_placed
 from annotation.judgment_import.plan import ImportContext, ImportOptions, ImportPlan, import_plan
+from annotation.judgment_import.preview import PreviewSample, checks_ran, preview_samples
 from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.judgment_import.rows import ParsedJudgments
 from annotation.judgment_import.spans import planned_spans, spans_insert
@@ -98,6 +99,9 @@ class ImportPreview:
     systems: list[tuple[str, str, int]]
     # Whole-document rows, stored as document-level scores.
     document_judgments: int = 0
+    # A few judged screens with their texts, and the checks of alignment that ran.
+    samples: list[PreviewSample] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -109,6 +113,8 @@ class ImportPreview:
             "systems": [
                 {"file": name, "campaign": mapped, "rows": n} for name, mapped, n in self.systems
             ],
+            "samples": [sample.as_json() for sample in self.samples],
+            "checks": self.checks,
         }
 
 
@@ -135,7 +141,7 @@ def judgments_preview(
     with _no_cyclic_gc():
         parsed = _read(upload, options)
         options, parsed = options_for(parsed, options)
-        parsed, _ = segments_placed(campaign, parsed, options)
+        parsed, numbering = segments_placed(campaign, parsed, options)
         context = _campaign_context(campaign, parsed)
         plan = import_plan(parsed, context, options)
         documents = documents_plan(campaign, parsed, context, options, plan)
@@ -147,6 +153,8 @@ def judgments_preview(
         annotators=len(plan.annotators),
         systems=[(name, options.system_map.get(name, name), n) for name, n in counts.items()],
         document_judgments=len(documents),
+        samples=preview_samples(plan, context),
+        checks=checks_ran(parsed, numbering),
     )
 
 
@@ -193,6 +201,8 @@ def judgments_import(
             documents = documents_plan(locked, parsed, context, options, plan)
             record = _store(locked, parsed, plan, options, user, report, documents)
             segment_numbering_record(record, options, numbering)
+            record.summary["checks"] = checks_ran(parsed, numbering)
+            record.save(update_fields=["summary"])
             # As every judgment and upload does: the metrics app schedules a recomputation once
             # the import has committed (never if it rolls back).
             campaign_data_changed.send(sender=JudgmentImport, campaign_id=locked.pk)

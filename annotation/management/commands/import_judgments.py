@@ -90,6 +90,16 @@ class Command(BaseCommand):
         for name, mapped, n in preview.systems:
             arrow = f"{name} -> {mapped}" if name != mapped else name
             self.stdout.write(f"  {arrow}: {n:,} rows")
+        self.stdout.write("Checks of alignment:")
+        for check in preview.checks:
+            self.stdout.write(f"  - {check}")
+        for sample in preview.samples:
+            self.stdout.write(f"{sample.segment} (annotator {sample.annotator}): {sample.source}")
+            for output in sample.outputs:
+                values = ", ".join(f"{k} {v:g}" for k, v in output.values.items())
+                self.stdout.write(f"  {output.system}: {output.text} [{values}]")
+                for text, severity, category in output.spans:
+                    self.stdout.write(f"    {text!r} {severity} {category}".rstrip())
 
     def _progress(self, verbosity: int) -> Any:
         """A report of the import's steps that prints a bar per step, or None for ``-v 0``."""

@@ -90,6 +90,9 @@ def test_the_upload_page_queues_the_import_and_its_page_follows_it_to_the_end(
     assert "Imported 120 judgments of 3 annotators as “Imported: past.tsv”." in page
     assert reverse("campaign_analysis", args=[texts.pk]) in page
     assert 'data-job-status="done"' in page
+    # The checks of alignment that ran are listed.
+    assert 'id="import-checks"' in page
+    assert "the file carries no texts" in page
     job.refresh_from_db()
     record = JudgmentImport.objects.get(campaign=texts)
     assert (job.status, job.result, bytes(job.content)) == ("done", record, b"")
