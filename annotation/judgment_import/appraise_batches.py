@@ -62,6 +62,7 @@ RESUBMISSIONS = "last"  # the answer kept of an item answered more than once
 # The summary's count of batches read: the rows were placed on them.
 BATCHES = "batches"
 _TUTORIAL = re.compile(r"""^\s*\{\s*['"]tutorial['"]\s*:""")
+_APPRAISE_TYPE = {ours: theirs for theirs, ours in APPRAISE_TYPES.items()}
 _REQUIRED = ("itemID", "itemType", "documentID", "targetID", "sourceText", "targetText")
 
 
@@ -244,7 +245,7 @@ def _misfit_message(
     said = _("document %(document)s, system %(system)s, %(type)s") % {
         "document": clip(row.item_document),
         "system": clip(row.system),
-        "type": "whole document" if row.document else row.type,
+        "type": _("whole document") if row.document else _APPRAISE_TYPE[row.type],
     }
     if item is None:
         shown = _("has no item %(id)s") % {"id": item_id}
@@ -252,7 +253,7 @@ def _misfit_message(
         shown = _("holds document %(document)s, system %(system)s, %(type)s as item %(id)s") % {
             "document": clip(item.document),
             "system": "+".join(item.systems),
-            "type": "whole document" if item.whole else APPRAISE_TYPES.get(item.type, item.type),
+            "type": _("whole document") if item.whole else clip(item.type),
             "id": item_id,
         }
     return _(
@@ -278,6 +279,9 @@ def _json_of(upload: UploadFile) -> Any:
             raise UploadError(
                 [UploadProblem(upload.name, None, _("not a readable gzip file: %s") % exc)]
             ) from None
+        if len(content) > max_bytes:
+            message = _("unpacked, the batches are over the limit of %s bytes") % f"{max_bytes:,}"
+            raise UploadError([UploadProblem(upload.name, None, message)])
     text = decode_text(UploadFile(upload.name, content, upload.role), max_bytes=max_bytes)
     try:
         return json.loads(text)

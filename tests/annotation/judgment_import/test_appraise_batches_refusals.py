@@ -176,8 +176,8 @@ def test_a_whole_document_item_becomes_a_document_score() -> None:
             [ROWS[1], ROWS[2], row("alice", "B", 3, 80)],
             [BATCH_1, BATCH_2],
             3,
-            "this row says document d1#B, system B, SYSTEM; batch 1, which holds most of their "
-            "rows, holds document d1#A, system A, SYSTEM as item 3",
+            "this row says document d1#B, system B, TGT; batch 1, which holds most of their "
+            "rows, holds document d1#A, system A, TGT as item 3",
         ),
     ],
 )
