@@ -208,7 +208,11 @@ def _batch_of(
 ) -> Batch | None:
     """The one batch of ``pool`` where every row of ``annotator`` fits its item (None, with a
     problem naming a row, when none does or several do)."""
-    fitting = [b for b in pool if all(_fits(r, b.items.get(_item_id(r))) for r in rows)]
+    # The first row narrows the batches down at once: checking every row against every batch
+    # would take rows × batches steps on a large release.
+    first = _item_id(rows[0])
+    fitting = [b for b in pool if _fits(rows[0], b.items.get(first))]
+    fitting = [b for b in fitting if all(_fits(r, b.items.get(_item_id(r))) for r in rows)]
     if len(fitting) == 1:
         return fitting[0]
     if len(fitting) > 1:
