@@ -39,6 +39,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from annotation.judgment_import.appraise_batches import BATCHES, appraise_batch_texts
 from annotation.judgment_import.documents import documents_refused
 from annotation.judgment_import.layout import JudgmentFormat
 from annotation.judgment_import.plan import ImportOptions
@@ -159,6 +160,7 @@ def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow
         language_pair=f"{values[4].strip()}-{values[5].strip()}",
         text_spans=spans,
         document=document,
+        item_document=values[7].strip(),
     )
 
 
@@ -246,12 +248,16 @@ def appraise_options(
     parsed: ParsedJudgments, options: ImportOptions
 ) -> tuple[ImportOptions, ParsedJudgments]:
     """ESA or MQM, as the option says or else the file (error types: MQM); MQM rows get the
-    negated weighted sum of their spans as their value."""
+    negated weighted sum of their spans as their value. Rows placed on their batches ask for
+    document scores when they have whole-document rows."""
     protocol = options.protocol
     if protocol not in (ESA, MQM):
         typed = any(s[3] for row in parsed.rows for s in row.text_spans or ())
         protocol = MQM if typed else ESA
     options = replace(options, protocol=protocol, criterion="")
+    if parsed.documents and parsed.summary.get(BATCHES):
+        # The batches say which items were whole documents: their scores are the documents'.
+        options = replace(options, document_score=True)
     documents_refused(parsed, options)
     if protocol == ESA:
         return options, _as_esa(parsed)
@@ -288,4 +294,5 @@ FORMAT = JudgmentFormat(
     looks_like=lambda _name, lines, first: looks_like_appraise_spans(lines[first]),
     parse=parse_appraise_spans,
     options=appraise_options,
+    texts=appraise_batch_texts,
 )

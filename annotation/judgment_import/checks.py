@@ -21,9 +21,10 @@ PlannedTasks = dict[str, dict[Any, _PlannedItem]]
 
 
 def bad_reference_spans_problem(row: ImportRow) -> str | None:
-    """Why a bad reference's spans cannot be imported (None: it has none but an omission). No
-    layout carries a bad reference's degraded text, so its spans have nothing to sit on."""
-    if row.type != BAD_REF:
+    """Why a bad reference's spans cannot be imported (None: it has none but an omission, or
+    the row carries the degraded text it was shown — Appraise's batches give it —). Without
+    that text its spans have nothing to sit on."""
+    if row.type != BAD_REF or row.output_text:
         return None
     placed = any(start is not None for start, *_ in row.text_spans or ())
     if not placed and not any((start, end) != (0, 1) for start, end, *_ in row.spans or ()):

@@ -400,7 +400,8 @@ def _shown_output(
     if translation is None:
         problems.add(row.line, f"system {row.system!r} has no translation of this segment")
         return None
-    text = translation[1] if row.type != BAD_REF else ""  # the degraded text is not in the file
+    # A bad reference shows its degraded text: the row's, where the file (or its batches) has it.
+    text = translation[1] if row.type != BAD_REF else row.output_text
     return ("t", translation[0]), system_id, run_id, text
 
 

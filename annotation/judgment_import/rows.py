@@ -81,6 +81,9 @@ class ImportRow:
     text_spans: tuple[tuple[Any, ...], ...] | None = None
     # A whole-document row (Appraise's): the document's id; its score is the document's.
     document: str = ""
+    # Appraise's document id of the judged item (``doc#system[#badN]``), matched with its batch
+    # (annotation/judgment_import/appraise_batches.py).
+    item_document: str = ""
 
 
 @dataclass
@@ -101,6 +104,9 @@ class ParsedJudgments:
     # errors on the same words (Google's MQM TSV, one error a row); the annotation screens
     # and every other layout may not.
     spans_may_overlap: bool = False
+    # What reading the file with its companion files (Appraise's batches) left out and how,
+    # kept in the import's summary.
+    summary: dict[str, Any] = field(default_factory=dict)
 
 
 def clip(text: str, length: int = 60) -> str:

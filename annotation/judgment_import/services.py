@@ -179,9 +179,8 @@ def judgments_import(
     account per annotator of the file (``imp-<campaign>-<id>``, unusable password).
 
     QC originals: a REPEAT or BAD_REF row copies the same annotator's SYSTEM row of the same
-    system and segment in the same HIT, else in any HIT; failing that another annotator's,
-    and failing that a real item without judgments is added to the HIT. A REF row copies a
-    SYSTEM item of its segment found the same way.
+    system and segment in the same HIT, else in any HIT, else another annotator's, else a real
+    item without judgments added to the HIT. A REF row copies a SYSTEM item found so.
 
     Raises:
         UploadError: unknown systems or segments, bad scores, malformed rows, duplicates; each
@@ -191,6 +190,22 @@ def judgments_import(
     with _no_cyclic_gc():
         progress_step(report, "read")
         parsed = _read(upload, options)
+    return judgments_import_parsed(
+        campaign=campaign, parsed=parsed, user=user, options=options, report=report
+    )
+
+
+def judgments_import_parsed(
+    *,
+    campaign: Campaign,
+    parsed: ParsedJudgments,
+    user: User | None,
+    options: ImportOptions | None = None,
+    report: ImportProgress | None = None,
+) -> JudgmentImport:
+    """:func:`judgments_import` of rows already read (a release's: ``JudgmentFormat.texts``)."""
+    options = options or ImportOptions()
+    with _no_cyclic_gc():
         options, parsed = options_for(parsed, options)
         with transaction.atomic():
             progress_step(report, "check")
@@ -207,7 +222,7 @@ def judgments_import(
             # the import has committed (never if it rolls back).
             campaign_data_changed.send(sender=JudgmentImport, campaign_id=locked.pk)
     logger.info(
-        "imported %d judgments from %s into campaign %s", plan.n_judgments, upload.name, campaign.pk
+        "imported %d judgments from %s into campaign %s", plan.n_judgments, parsed.file, campaign.pk
     )
     return record
 
@@ -370,6 +385,7 @@ def _store(
             "items": len(kinds),
             "criteria": plan.criteria,
             "annotators": {a: users[a].get_username() for a in plan.annotators},
+            **({"release": parsed.summary} if parsed.summary else {}),
         },
     )
 
