@@ -42,6 +42,7 @@ from annotation.campaigns.uploads import (
     UploadProblem,
 )
 from annotation.judgment_import.accounts import annotator_accounts
+from annotation.judgment_import.context import campaign_context
 from annotation.judgment_import.documents import (
     PlannedDocument,
     document_screens,
@@ -49,7 +50,7 @@ from annotation.judgment_import.documents import (
     documents_plan,
 )
 from annotation.judgment_import.formats import judgments_parse, options_for, segments_placed
-from annotation.judgment_import.plan import ImportContext, ImportOptions, ImportPlan, import_plan
+from annotation.judgment_import.plan import ImportOptions, ImportPlan, import_plan
 from annotation.judgment_import.preview import PreviewSample, checks_ran, preview_samples
 from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.judgment_import.rows import ParsedJudgments
@@ -65,12 +66,8 @@ from annotation.models import (
     JudgmentImport,
     JudgmentValue,
     ProtocolConfig,
-    Reference,
-    Run,
     Segment,
-    System,
     Task,
-    Translation,
 )
 from annotation.protocols import PROTOCOLS
 from annotation.signals import campaign_data_changed
@@ -142,7 +139,7 @@ def judgments_preview(
         parsed = _read(upload, options)
         options, parsed = options_for(parsed, options)
         parsed, numbering = segments_placed(campaign, parsed, options)
-        context = _campaign_context(campaign, parsed)
+        context = campaign_context(campaign, parsed)
         plan = import_plan(parsed, context, options)
         documents = documents_plan(campaign, parsed, context, options, plan)
     counts = Counter(row.system for row in parsed.rows if row.system)
@@ -211,7 +208,7 @@ def judgments_import_parsed(
             progress_step(report, "check")
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
             parsed, numbering = segments_placed(locked, parsed, options)
-            context = _campaign_context(locked, parsed)
+            context = campaign_context(locked, parsed)
             plan = import_plan(parsed, context, options)
             documents = documents_plan(locked, parsed, context, options, plan)
             record = _store(locked, parsed, plan, options, user, report, documents)
@@ -239,55 +236,6 @@ def _no_cyclic_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def _campaign_context(campaign: Campaign, parsed: ParsedJudgments) -> ImportContext:
-    segments = list(
-        Segment.objects.filter(campaign=campaign).values_list(
-            "id", "position", "document__external_id", "external_id", "source"
-        )
-    )
-    if not segments:
-        raise UploadError(
-            [
-                UploadProblem(
-                    parsed.file,
-                    None,
-                    "this campaign has no texts yet; upload its source, references and system "
-                    "outputs before importing judgments",
-                )
-            ]
-        )
-    systems = dict(System.objects.filter(campaign=campaign).values_list("name", "id"))
-    runs = list(
-        Run.objects.filter(system__campaign=campaign)
-        .order_by("system_id", "position")
-        .values_list("id", "system_id", "name")
-    )
-    first_run: dict[int, int] = {}
-    for run_id, system_id, _ in runs:
-        first_run.setdefault(system_id, run_id)
-    return ImportContext(
-        segment_by_position={position: pk for pk, position, _, _, _ in segments},
-        segment_by_key={(doc, seg): pk for pk, _, doc, seg, _ in segments},
-        sources={pk: source for pk, _, _, _, source in segments},
-        segment_names={pk: f"{doc}:{seg}" for pk, _, doc, seg, _ in segments},
-        system_by_name=systems,
-        run_by_name={(system_id, name): run_id for run_id, system_id, name in runs},
-        first_run=first_run,
-        translations={
-            (run_id, segment_id): (pk, text)
-            for pk, run_id, segment_id, text in Translation.objects.filter(
-                run__system__campaign=campaign
-            ).values_list("id", "run_id", "segment_id", "text")
-        },
-        references={
-            segment_id: (pk, text)
-            for pk, segment_id, text in Reference.objects.filter(
-                segment__campaign=campaign, index=0
-            ).values_list("id", "segment_id", "text")
-        },
-    )
 
 
 def _config_name(campaign: Campaign, options: ImportOptions, file: str) -> str:

@@ -19,8 +19,8 @@ from annotation.campaigns.uploads import UploadFile
 from annotation.judgment_import.formats import judgment_file_text
 from annotation.judgment_import.services import judgments_import, judgments_preview
 from annotation.models import JudgmentImport, Segment, Translation
-from tests.annotation.judgment_import.test_mqm_tsv_import import mqm_file
 from tests.factories import PASSWORD, make_campaign, plain_files
+from tests.support.mqm_tsv import mqm_file
 
 pytestmark = pytest.mark.django_db
 
