@@ -35,6 +35,7 @@ from annotation.models import (
 )
 from annotation.protocols import PROTOCOLS, Protocol
 from annotation.protocols.mqm import MQM
+from annotation.reports.appraise import appraise_esa_csv
 from annotation.reports.merged import campaign_credits, is_real_kind
 from annotation.reports.span_cells import MISSING
 from annotation.reports.text import CSV_TYPE, JSONL_TYPE, TSV_TYPE, ReportFormat, cell_text
@@ -295,4 +296,11 @@ SPAN_FORMATS: tuple[ReportFormat, ...] = (
     ReportFormat("tsv", "TSV", TSV_TYPE, span_report_tsv),
     ReportFormat("jsonl", "JSONL", JSONL_TYPE, span_report_jsonl),
     ReportFormat("mqm.tsv", "MQM TSV", TSV_TYPE, span_report_mqm_tsv, title=_("Google’s MQM TSV")),
+    ReportFormat(
+        "appraise.csv",
+        "Appraise CSV",
+        CSV_TYPE,
+        appraise_esa_csv,
+        title=_("Appraise’s ESA score export (ExportSystemScoresToCSV)"),
+    ),
 )
