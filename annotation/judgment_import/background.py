@@ -16,8 +16,9 @@ options, and a Celery worker runs it (``annotation.tasks.judgment_import``), as 
   and then finds it ended.
 - A running job keeps a heartbeat (``evalsite.jobs.heartbeat``): one whose heartbeat is older
   than a minute (its worker was killed) is marked failed, naming the step it stopped in, when
-  it is next looked at; its transaction died with the worker, so nothing was stored. A job
-  waiting for a retry is queued again, so that no heartbeat is expected of it.
+  it is next looked at; its transaction died with the worker, so nothing was stored (an import
+  that ends after all finds its job failed and rolls back). A job waiting for a retry is queued
+  again, so that no heartbeat is expected of it.
 - The file is removed from the job when the job ends; a job under way that has not moved for
   ``EVALSITE_JOB_STALE_SECONDS`` (its message was lost) is marked failed ("abandoned") when the
   campaign's imports are next looked at.
@@ -124,13 +125,16 @@ def judgment_import_run(*, job_id: Any) -> JudgmentImportJob | None:
                 report=_reporter(job.pk),
             )
             finished = timezone.now()
-            JudgmentImportJob.objects.filter(pk=job.pk).update(
+            if not running.update(
                 status=JudgmentImportJob.Status.DONE,
                 result=record,
                 content=b"",
                 finished=finished,
                 progressed=finished,
-            )
+            ):
+                # A reader took the job for dead (its heartbeat had stopped) and said that
+                # nothing was stored: so it stays.
+                transaction.set_rollback(True)
     except UploadError as exc:
         judgment_import_fail(
             job_id=job.pk,

@@ -1,22 +1,35 @@
 """A judgment import whose real Celery worker is killed with SIGKILL in the middle: the job's
 heartbeat stops, the next look at the job (the API the page polls) marks it failed naming the
-step, and nothing of the file was stored (the import's one transaction died with the worker)."""
+step, and nothing of the file was stored (the import's one transaction died with the worker).
+An import taken for dead that ends after all rolls back."""
 
 from __future__ import annotations
 
 import io
 import os
 import signal
+import threading
 import time
 from typing import Any
 
 import pytest
+from django.core.cache import cache
+from django.db import connections
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
+from annotation.campaigns.uploads import UploadFile
+from annotation.judgment_import.background import (
+    judgment_import_request,
+    judgment_import_run,
+    judgment_imports_abandon_stale,
+    progress_key,
+)
 from annotation.judgment_import.formats import judgment_file_text
+from annotation.judgment_import.plan import ImportOptions
 from annotation.models import JudgmentImportJob
-from evalsite.jobs import HEARTBEATS_MISSED
+from evalsite.jobs import HEARTBEATS_MISSED, heartbeat_limit
 from tests.analysis_factories import make_text_campaign
 from tests.factories import PASSWORD
 from tests.support.judgment_import import database_snapshot
@@ -113,3 +126,40 @@ def test_a_worker_killed_mid_import_leaves_a_failed_job_and_nothing_stored(  # t
     job = JudgmentImportJob.objects.get(pk=job_id)
     assert job.finished is not None
     assert bytes(job.content) == b""
+
+
+def test_an_import_taken_for_dead_stores_nothing_when_it_ends_after_all(owner: Any) -> None:
+    """A worker that lived on after a reader failed its job (its heartbeat had stopped: set
+    back here) rolls its import back, so the message "nothing was stored" stays true."""
+    campaign, *_ = make_text_campaign(
+        owner=owner, n_segments=N_SEGMENTS, system_names=SYSTEMS, name="Past campaign"
+    )
+    before = database_snapshot()
+    job = judgment_import_request(
+        campaign=campaign, upload=UploadFile("big.tsv", big_file()), options=ImportOptions()
+    )
+    ended: list[Any] = []
+
+    def work() -> None:
+        try:
+            ended.append(judgment_import_run(job_id=job.pk))
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    deadline = time.monotonic() + 60
+    while not (cache.get(progress_key(job.pk)) or {}).get("step", 0) >= 2:
+        assert worker.is_alive(), ended
+        assert time.monotonic() < deadline, "the import did not reach its second step in 60 s"
+        time.sleep(0.1)
+    long_ago = timezone.now() - 2 * heartbeat_limit()
+    JudgmentImportJob.objects.filter(pk=job.pk).update(progressed=long_ago)
+    assert judgment_imports_abandon_stale(campaign=campaign) == 1
+    worker.join(timeout=120)
+    assert not worker.is_alive()
+    [result] = ended
+    assert result is not None
+    assert result.status == JudgmentImportJob.Status.FAILED
+    assert result.error.startswith("The worker running the import stopped during step ")
+    assert database_snapshot() == before
