@@ -296,11 +296,6 @@ SPAN_FORMATS: tuple[ReportFormat, ...] = (
     ReportFormat("tsv", "TSV", TSV_TYPE, span_report_tsv),
     ReportFormat("jsonl", "JSONL", JSONL_TYPE, span_report_jsonl),
     ReportFormat("mqm.tsv", "MQM TSV", TSV_TYPE, span_report_mqm_tsv, title=_("Google’s MQM TSV")),
-    ReportFormat(
-        "appraise.csv",
-        "Appraise CSV",
-        CSV_TYPE,
-        appraise_esa_csv,
-        title=_("Appraise’s ESA score export (ExportSystemScoresToCSV)"),
-    ),
+    # Appraise's ESA score export (ExportSystemScoresToCSV).
+    ReportFormat("appraise.csv", "Appraise CSV", CSV_TYPE, appraise_esa_csv),
 )
