@@ -10,6 +10,7 @@ from annotation.analysis.explore import TASK_EXPLORE, analysis_explore_run
 from annotation.judgment_import.background import (
     TASK_JUDGMENT_IMPORT,
     judgment_import_fail,
+    judgment_import_requeue,
     judgment_import_run,
 )
 from annotation.tasking.background import TASK_BUILD, task_build_fail, task_build_run
@@ -43,6 +44,14 @@ class ImportTask(RecordTask):
     @staticmethod
     def fail(record_id: Any, message: str) -> Any:
         return judgment_import_fail(job_id=record_id, error=message)
+
+    def on_retry(  # type: ignore[no-untyped-def]
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        # Waiting for the retry, the job keeps no heartbeat: it waits as a queued one.
+        job_id = args[0] if args else kwargs.get("job_id")
+        if job_id is not None:
+            judgment_import_requeue(job_id=job_id)
 
 
 @shared_task(base=ImportTask, name=TASK_JUDGMENT_IMPORT, **RETRY)

@@ -1,12 +1,14 @@
 """Conventions shared by the Celery tasks of every app (``docs/background.md``): what an
 unreachable broker raises, which database errors are retried and how, a failed task's reason in
-words for the page that shows it, and when a job record (an analysis, a task build) whose worker
-died is taken for dead."""
+words for the page that shows it, the heartbeat of a running job, and when a job record (an
+analysis, a task build, a judgment import) whose worker died is taken for dead."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+import threading
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -14,8 +16,8 @@ from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 from django.core.cache import cache
-from django.db import InterfaceError, OperationalError
-from django.db.models import QuerySet
+from django.db import InterfaceError, OperationalError, connection, connections
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import RedisError
@@ -97,27 +99,96 @@ def failure_record(
         logger.exception("could not mark %s=%s failed (%s)", key, record_id, message)
 
 
+# A running job whose heartbeat is older than this many beats is taken for dead.
+HEARTBEATS_MISSED = 4
+
+
+def heartbeats_kept() -> bool:
+    """Whether running jobs keep a heartbeat: on PostgreSQL. SQLite (the embedded default)
+    writes one transaction at a time, so a beat would wait for the job's own transaction."""
+    return connection.vendor == "postgresql"
+
+
+def heartbeat_limit() -> timedelta:
+    """How old a running job's heartbeat may be before the job is taken for dead."""
+    return timedelta(seconds=HEARTBEATS_MISSED * settings.EVALSITE_JOB_HEARTBEAT_SECONDS)
+
+
+@contextmanager
+def heartbeat(record: QuerySet[Any]) -> Iterator[None]:
+    """Move ``progressed`` of ``record`` (one job, filtered by its running status too) every
+    ``EVALSITE_JOB_HEARTBEAT_SECONDS`` while the block runs, from a thread with a database
+    connection of its own: its updates commit outside the job's transaction and go on during
+    one long stage. Wrap the job's transaction in it, never the other way round (the job's last
+    update locks the row until it commits, and a beat waiting for that lock would never end)."""
+    if not heartbeats_kept():
+        yield
+        return
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(settings.EVALSITE_JOB_HEARTBEAT_SECONDS):
+                try:
+                    record.update(progressed=timezone.now())
+                except Exception:  # a job does not fail for want of a heartbeat
+                    logger.warning("heartbeat of %s not written", record.query, exc_info=True)
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name="job-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def record_lock(record: QuerySet[Any], *, key: str) -> None:
+    """Hold the lock named ``key`` (a job's) until the transaction ends, without locking the
+    job's row, which the job's heartbeat updates meanwhile: a second delivery of the job waits
+    here for the first one to end. (SQLite's transactions already run one at a time.)"""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [key])
+    else:
+        list(record.select_for_update().values_list("pk"))
+
+
 def stale_abandon(
-    records: QuerySet[Any], *, under_way: Collection[str], failed: str, what: str
+    records: QuerySet[Any],
+    *,
+    under_way: Collection[str],
+    failed: str,
+    what: str,
+    beating: str | None = None,
+    stopped: Callable[[Any], str] | None = None,
 ) -> int:
     """Mark the queued or running (``under_way``) ``records`` that have not moved for
     ``EVALSITE_JOB_STALE_SECONDS`` as ``failed`` ("abandoned"); the number marked. The records
-    have ``status``, ``progressed``, ``error`` and ``finished`` fields."""
-    cutoff = timezone.now() - timedelta(seconds=settings.EVALSITE_JOB_STALE_SECONDS)
-    stale = records.filter(status__in=under_way, progressed__lt=cutoff).values_list(
-        "pk", "progressed"
-    )
+    have ``status``, ``progressed``, ``error`` and ``finished`` fields. Records in the status
+    ``beating`` keep a :func:`heartbeat`: one of them whose heartbeat is older than
+    :func:`heartbeat_limit` is failed too, with the message ``stopped(record_id)``."""
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.EVALSITE_JOB_STALE_SECONDS)
+    dead = Q(status__in=under_way, progressed__lt=cutoff)
+    beats = beating is not None and stopped is not None and heartbeats_kept()
+    if beats:
+        dead |= Q(status=beating, progressed__lt=now - heartbeat_limit())
     marked = 0
-    for record_id, progressed in stale:
+    for record_id, status, progressed in records.filter(dead).values_list(
+        "pk", "status", "progressed"
+    ):
         since = timezone.localtime(progressed).strftime("%Y-%m-%d %H:%M:%S %Z")
+        if beats and status == beating and stopped is not None:
+            error = stopped(record_id)
+        else:
+            error = f"abandoned: no progress since {since}"
         # Conditional on the moment seen: a record that moved meanwhile is alive after all.
         marked += records.model.objects.filter(
             pk=record_id, status__in=under_way, progressed=progressed
-        ).update(
-            status=failed,
-            error=f"abandoned: no progress since {since}",
-            finished=timezone.now(),
-        )
+        ).update(status=failed, error=error[:4000], finished=now)
         logger.warning("%s %s abandoned: no progress since %s", what, record_id, since)
     return marked
 

@@ -359,6 +359,9 @@ if EVALSITE_JOB_STALE_SECONDS <= _LONGEST_SILENCE:
         f"CELERY_TASK_TIME_LIMIT{'' if CELERY_EMBEDDED_BROKER else ' + CELERY_VISIBILITY_TIMEOUT'} "
         f"({_LONGEST_SILENCE} s): a job whose task may still be running is not dead."
     )
+# A running judgment import moves its record this often (a heartbeat, on PostgreSQL); one whose
+# heartbeat is four beats old (a minute by default) is taken for dead by the next look at it.
+EVALSITE_JOB_HEARTBEAT_SECONDS = env.integer("EVALSITE_JOB_HEARTBEAT_SECONDS", 15, minimum=1)
 
 LOGGING = {
     "version": 1,

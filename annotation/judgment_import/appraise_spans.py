@@ -27,7 +27,9 @@ types is MQM, else ESA (the import's protocol option, when it names one of the t
 ESA rows keep the published score; an MQM row's value is the negated sum of the imported
 config's weights (Google's: Appraise's own page counts major 5, minor 1, neutral 0 too, but
 a minor punctuation error 1 where Google counts 0.1); Appraise's ``score`` of an MQM row is its
-hidden slider's and is not read.
+hidden slider's and is not read. EvalSite writes the layout too (``annotation/reports/appraise.py``,
+the span report's ``appraise.csv``), its names formula-safe: a leading apostrophe before a
+formula character is dropped from usernames and systems.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from django.utils.translation import gettext_lazy as _
 from annotation.judgment_import.appraise_batches import BATCHES, appraise_batch_texts
 from annotation.judgment_import.documents import documents_refused
 from annotation.judgment_import.layout import JudgmentFormat
+from annotation.judgment_import.mqm_tsv import google_cell_read
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.rows import (
     _EARLIEST_SECONDS,
@@ -139,7 +142,13 @@ def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow
     if whole == "True" and not document:
         problems.add(number, "a whole-document item without a document id (field 8)")
         return None
-    fields = {"annotator": values[0], "system": values[1], "segment": values[2]}
+    # Names as EvalSite's download writes them: a leading apostrophe that kept a spreadsheet
+    # from running a formula is dropped (``google_cell_read``).
+    fields = {
+        "annotator": google_cell_read(values[0].strip()),
+        "system": google_cell_read(values[1].strip()),
+        "segment": values[2],
+    }
     fields["score"] = values[6]
     row = _row(problems, number, lambda key: fields[key].strip(), values[3].strip(), APPRAISE_TYPES)
     if row is None:

@@ -11,12 +11,17 @@ options, and a Celery worker runs it (``annotation.tasks.judgment_import``), as 
   failure marks the job failed through the Celery task's ``on_failure``.
 - While the transaction runs nothing it writes is visible: the worker reports its step to the
   cache, which the page and the API read.
-- A job is claimed with a conditional UPDATE, and the import waits for the job's row lock: a
+- A job is claimed with a conditional UPDATE, and the import waits for the job's lock: a
   message delivered again after the job ended does nothing, one delivered while it runs waits
   and then finds it ended.
+- A running job keeps a heartbeat (``evalsite.jobs.heartbeat``): one whose heartbeat is older
+  than a minute (its worker was killed) is marked failed, naming the step it stopped in, when
+  it is next looked at; its transaction died with the worker, so nothing was stored (an import
+  that ends after all finds its job failed and rolls back). A job waiting for a retry is queued
+  again, so that no heartbeat is expected of it.
 - The file is removed from the job when the job ends; a job under way that has not moved for
-  ``EVALSITE_JOB_STALE_SECONDS`` (its worker died) is marked failed ("abandoned") when the
-  campaign's imports are next listed.
+  ``EVALSITE_JOB_STALE_SECONDS`` (its message was lost) is marked failed ("abandoned") when the
+  campaign's imports are next looked at.
 """
 
 from __future__ import annotations
@@ -42,8 +47,10 @@ from annotation.models import Campaign, JudgmentImportJob
 from evalsite.formatting import count_text
 from evalsite.jobs import (
     BROKER_ERRORS,
+    heartbeat,
     progress_forget,
     progress_put,
+    record_lock,
     registered_task,
     stale_abandon,
 )
@@ -102,15 +109,13 @@ def judgment_import_run(*, job_id: Any) -> JudgmentImportJob | None:
     ):
         return None
     job = JudgmentImportJob.objects.select_related("campaign", "requested_by").get(pk=job_id)
+    running = JudgmentImportJob.objects.filter(pk=job.pk, status=JudgmentImportJob.Status.RUNNING)
     try:
-        with translation.override(job.language), transaction.atomic():
+        with heartbeat(running), translation.override(job.language), transaction.atomic():
             # A second delivery of this job waits for the first one's lock here, then finds it
             # ended.
-            if not (
-                JudgmentImportJob.objects.select_for_update()
-                .filter(pk=job.pk, status=JudgmentImportJob.Status.RUNNING)
-                .exists()
-            ):
+            record_lock(running, key=f"judgment-import:{job.pk}")
+            if not running.exists():
                 return None
             record = judgments_import(
                 campaign=job.campaign,
@@ -120,13 +125,16 @@ def judgment_import_run(*, job_id: Any) -> JudgmentImportJob | None:
                 report=_reporter(job.pk),
             )
             finished = timezone.now()
-            JudgmentImportJob.objects.filter(pk=job.pk).update(
+            if not running.update(
                 status=JudgmentImportJob.Status.DONE,
                 result=record,
                 content=b"",
                 finished=finished,
                 progressed=finished,
-            )
+            ):
+                # A reader took the job for dead (its heartbeat had stopped) and said that
+                # nothing was stored: so it stays.
+                transaction.set_rollback(True)
     except UploadError as exc:
         judgment_import_fail(
             job_id=job.pk,
@@ -158,12 +166,29 @@ def judgment_import_fail(
     )
 
 
+def judgment_import_requeue(*, job_id: Any) -> bool:
+    """Put a running job that waits for a retry (its transaction rolled back) back in the
+    queue, where no heartbeat is expected of it; whether it was running."""
+    return bool(
+        JudgmentImportJob.objects.filter(pk=job_id, status=JudgmentImportJob.Status.RUNNING).update(
+            status=JudgmentImportJob.Status.QUEUED, progressed=timezone.now()
+        )
+    )
+
+
 def judgment_imports_abandon_stale(*, campaign: Campaign) -> int:
-    """Mark the campaign's imports that have not moved for ``EVALSITE_JOB_STALE_SECONDS``
-    failed ("abandoned"); the number marked."""
+    """Mark the campaign's running imports whose heartbeat is older than
+    ``evalsite.jobs.heartbeat_limit()`` failed (the worker stopped; the message names the
+    step), and those under way that have not moved for ``EVALSITE_JOB_STALE_SECONDS``
+    ("abandoned"); the number marked."""
     jobs = JudgmentImportJob.objects.filter(campaign=campaign)
     marked = stale_abandon(
-        jobs, under_way=UNDER_WAY, failed=JudgmentImportJob.Status.FAILED, what="judgment import"
+        jobs,
+        under_way=UNDER_WAY,
+        failed=JudgmentImportJob.Status.FAILED,
+        what="judgment import",
+        beating=JudgmentImportJob.Status.RUNNING,
+        stopped=_stopped_message,
     )
     if marked:
         # Their files too are dropped, as those of every job that ended.
@@ -231,6 +256,31 @@ def _job_message(job: JudgmentImportJob, stage: str, step: int, steps: int) -> s
             "stage": stage,
         }
     return _("Starting…")
+
+
+def _stopped_message(job_id: Any) -> str:
+    """Why a running job whose heartbeat stopped failed, in its requester's language, naming
+    the step its worker was in (from the cache, where the worker reported it)."""
+    language = (
+        JudgmentImportJob.objects.filter(pk=job_id).values_list("language", flat=True).first()
+    )
+    try:
+        progress = cache.get(progress_key(job_id))
+    except BROKER_ERRORS:
+        progress = None
+    with translation.override(language or settings.LANGUAGE_CODE):
+        if not progress:
+            return _(
+                "The worker running the import stopped before its first step; nothing was "
+                "stored. Import the file again."
+            )
+        return (
+            _(
+                "The worker running the import stopped during step %(step)d of %(steps)d "
+                "(%(stage)s); nothing was stored. Import the file again."
+            )
+            % progress
+        )
 
 
 def _reporter(job_id: Any) -> Any:

@@ -4,7 +4,10 @@ TSV or JSONL, and Google's MQM TSV (the layout of Freitag et al.'s released MQM 
 Rows come from ``JudgmentSpan`` in one query (and the judgments' stored answers in one more,
 for the weight each span's score counted: MQM's); offsets are code points of the shown text, and
 ``[length, length + 1)`` is the missing-content marker (``text`` "[missing]"). Annotators are
-named by pseudonym unless the organizer asks for usernames.
+named by pseudonym unless the organizer asks for usernames. A span names its output as the
+judgment report names it (``task``, ``item``, ``output``, ``item_type``, ``merged``), so the two
+downloads join on those columns; a span of a merged identical output is listed under every
+system credited with it, as the judgment report lists the answer (``annotation.reports.merged``).
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from annotation.analysis.documents import ITEM_TYPES
+from annotation.analysis.tables import ITEM_TYPE_NAMES
 from annotation.judgment_import.mqm_tsv import MQM_COLUMNS, google_category, google_cell
 from annotation.models import (
     Campaign,
+    ItemKind,
     ItemOutput,
     ItemOutputCredit,
     Judgment,
@@ -29,20 +35,24 @@ from annotation.models import (
 )
 from annotation.protocols import PROTOCOLS, Protocol
 from annotation.protocols.mqm import MQM
+from annotation.reports.appraise import appraise_esa_csv
+from annotation.reports.merged import campaign_credits, is_real_kind
 from annotation.reports.span_cells import MISSING
 from annotation.reports.text import CSV_TYPE, JSONL_TYPE, TSV_TYPE, ReportFormat, cell_text
 from evalsite.formatting import FORMULA_STARTS, formula_safe
 
 SPAN_COLUMNS = (
     "protocol",
+    "task",
+    "item",
+    "output",
     "document",
     "segment",
     "system",
     "run",
+    "merged",
     "annotator",
-    "item",
     "item_type",
-    "output",
     "start",
     "end",
     "severity",
@@ -76,79 +86,85 @@ def _stored_answers(configs: dict[int, Protocol]) -> dict[int, tuple[Protocol, d
     }
 
 
+# The span rows' fields, by the names the loop below reads, in the judgment report's order.
+_SPAN_FIELDS = {
+    "config": "judgment__item__task__config__name",
+    "judgment": "judgment_id",
+    "task": "judgment__item__task__position",
+    "item": "judgment__item__position",
+    "position": "output__position",
+    "document": "output__item__segment__document__external_id",
+    "segment": "output__item__segment__external_id",
+    "system": "output__system__name",
+    "run": "output__run__name",
+    "annotator": "judgment__annotator_id",
+    "kind": "output__kind",
+    "output": "output_id",
+    "start": "start",
+    "end": "end",
+    "severity": "severity",
+    "category": "category",
+    "text": "output__text",
+    "length": "text_length",
+}
+_SPAN_ORDER = (
+    "judgment__item__task__config__created",
+    "judgment__item__task__config_id",
+    "judgment__item__task__position",
+    "judgment__item__position",
+    "output__position",
+    "judgment__annotator_id",
+    "judgment_id",
+    "start",
+    "id",
+)
+
+
 def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, Any]]:
-    """Every span of the campaign's span protocols, in protocol, item and output order, with
-    the weight its judgment's score gave it (None for a kind without weights)."""
+    """Every span of the campaign's span protocols, in the judgment report's order (protocol,
+    task, item, output, annotator), with the weight its judgment's score gave it (None for a
+    kind without weights); a merged output's span once more after it for each credited system,
+    every such row carrying the shown output's id in ``merged``."""
     configs = _span_configs(campaign)
     answers = _stored_answers(configs)
-    rows = (
+    credits = campaign_credits(campaign=campaign)
+    spans = (
         JudgmentSpan.objects.filter(judgment__item__task__config__in=list(configs))
-        .order_by(
-            "judgment__item__task__config_id",
-            "judgment__item_id",
-            "judgment_id",
-            "output__position",
-            "start",
-        )
-        .values_list(
-            "judgment__item__task__config__name",
-            "judgment_id",
-            "output__item__segment__document__external_id",
-            "output__item__segment__external_id",
-            "output__system__name",
-            "output__run__name",
-            "judgment__annotator_id",
-            "judgment__item_id",
-            "output__kind",
-            "output_id",
-            "start",
-            "end",
-            "severity",
-            "category",
-            "output__text",
-            "text_length",
-        )
+        .order_by(*_SPAN_ORDER)
+        .values_list(*_SPAN_FIELDS.values())
     )
     found = []
-    for (
-        config,
-        judgment,
-        document,
-        segment,
-        system,
-        run,
-        annotator,
-        item,
-        kind,
-        output,
-        start,
-        end,
-        severity,
-        category,
-        text,
-        length,
-    ) in rows:
-        protocol, answer = answers[judgment]
-        weight = protocol.span_weight(answer.get(str(output), {}), severity, category)
-        found.append(
-            {
-                "protocol": config,
-                "document": document,
-                "segment": segment,
-                "system": system or "",
-                "run": run or "",
-                "annotator": labels.get(annotator, str(annotator)),
-                "item": item,
-                "item_type": kind,
-                "output": output,
-                "start": start,
-                "end": end,
-                "severity": severity,
-                "category": category,
-                "weight": weight,
-                "text": MISSING if start >= length else text[start:end],
-            }
+    for values in spans:
+        span: dict[str, Any] = dict(zip(_SPAN_FIELDS, values, strict=True))
+        protocol, answer = answers[span["judgment"]]
+        output, start, severity, category = (
+            span["output"],
+            span["start"],
+            span["severity"],
+            span["category"],
         )
+        shared = credits.get(output, []) if is_real_kind(span["kind"]) else []
+        row = {
+            "protocol": span["config"],
+            "task": span["task"] + 1,
+            "item": span["item"] + 1,
+            "output": span["position"] + 1,
+            "document": span["document"],
+            "segment": span["segment"],
+            "system": span["system"] or "",
+            "run": span["run"] or "",
+            "merged": output if shared else None,
+            "annotator": labels.get(span["annotator"], str(span["annotator"])),
+            "item_type": ITEM_TYPE_NAMES[int(ITEM_TYPES[ItemKind(span["kind"])])],
+            "start": start,
+            "end": span["end"],
+            "severity": severity,
+            "category": category,
+            "weight": protocol.span_weight(answer.get(str(output), {}), severity, category),
+            "text": MISSING if start >= span["length"] else span["text"][start : span["end"]],
+        }
+        found.append(row)
+        found += [{**row, "system": name, "run": run} for name, run in shared]
     return found
 
 
@@ -280,4 +296,6 @@ SPAN_FORMATS: tuple[ReportFormat, ...] = (
     ReportFormat("tsv", "TSV", TSV_TYPE, span_report_tsv),
     ReportFormat("jsonl", "JSONL", JSONL_TYPE, span_report_jsonl),
     ReportFormat("mqm.tsv", "MQM TSV", TSV_TYPE, span_report_mqm_tsv, title=_("Google’s MQM TSV")),
+    # Appraise's ESA score export (ExportSystemScoresToCSV).
+    ReportFormat("appraise.csv", "Appraise CSV", CSV_TYPE, appraise_esa_csv),
 )

@@ -2,8 +2,9 @@
 a job and answers at once (the page with a redirect to the job's page, the API with 202 and the
 job's URL); the job's page and its API view show it queued, its step while it runs, what it
 stored, or a refused file's problems (escaped), with nothing stored; the file is dropped when the
-job ends; a job that cannot be sent fails saying so; a message delivered again does nothing; a job
-whose worker died is abandoned once it has not moved for the stale time.
+job ends; a job that cannot be sent fails saying so; a message delivered again does nothing; a
+queued job is abandoned once it has not moved for the stale time, a running one whose heartbeat
+stopped fails at once, naming its step; one waiting for a retry is queued again.
 
 The queued imports run here through the Celery task applied in this process (these tests are
 about the views and services); test_judgment_import_worker.py runs them in a real worker."""
@@ -22,13 +23,16 @@ from django.utils import timezone
 
 from annotation.campaigns.uploads import UploadFile
 from annotation.judgment_import.background import (
+    judgment_import_fail,
     judgment_import_request,
+    judgment_import_requeue,
     judgment_import_run,
     judgment_import_state,
     progress_key,
 )
 from annotation.judgment_import.plan import ImportOptions
 from annotation.models import Campaign, JudgmentImport, JudgmentImportJob
+from evalsite.jobs import heartbeat_limit
 from tests.analysis_factories import make_text_campaign
 from tests.factories import PASSWORD, imports_run_queued
 from tests.support.judgment_files import (
@@ -234,10 +238,9 @@ def test_an_import_that_stopped_moving_is_abandoned_when_next_shown(
         options=ImportOptions(),
         user=owner,
     )
+    # Its message was lost: no worker ever took it.
     long_ago = timezone.now() - timedelta(seconds=settings.EVALSITE_JOB_STALE_SECONDS + 60)
-    JudgmentImportJob.objects.filter(pk=job.pk).update(
-        status=JudgmentImportJob.Status.RUNNING, progressed=long_ago
-    )
+    JudgmentImportJob.objects.filter(pk=job.pk).update(progressed=long_ago)
     body = (
         login(owner)
         .get(reverse("api-campaign-judgment-import-job", args=[texts.pk, job.pk]))
@@ -249,3 +252,56 @@ def test_an_import_that_stopped_moving_is_abandoned_when_next_shown(
     # A late delivery of its message finds it ended.
     assert judgment_import_run(job_id=job.pk) is None
     assert not JudgmentImport.objects.exists()
+
+
+def test_a_running_import_whose_heartbeat_stopped_fails_naming_its_step(
+    texts: Campaign, owner: Any, settings: Any
+) -> None:
+    def job_with_heartbeat(seconds_ago: float) -> JudgmentImportJob:
+        job = judgment_import_request(
+            campaign=texts, upload=UploadFile("past.tsv", b"x"), options=ImportOptions()
+        )
+        JudgmentImportJob.objects.filter(pk=job.pk).update(
+            status=JudgmentImportJob.Status.RUNNING,
+            progressed=timezone.now() - timedelta(seconds=seconds_ago),
+        )
+        return job
+
+    limit = heartbeat_limit().total_seconds()
+    assert limit <= 60
+    dead, alive = job_with_heartbeat(limit + 1), job_with_heartbeat(limit - 5)
+    cache.set(progress_key(dead.pk), {"stage": "Writing the judgments", "step": 5, "steps": 5})
+    unmoved = judgment_import_request(
+        campaign=texts, upload=UploadFile("past.tsv", b"x"), options=ImportOptions()
+    )
+    JudgmentImportJob.objects.filter(pk=unmoved.pk).update(
+        progressed=timezone.now() - timedelta(seconds=limit + 1)
+    )
+    body = (
+        login(owner)
+        .get(reverse("api-campaign-judgment-import-job", args=[texts.pk, dead.pk]))
+        .json()
+    )
+    assert body["status"] == "failed"
+    assert body["message"] == (
+        "The worker running the import stopped during step 5 of 5 (Writing the judgments); "
+        "nothing was stored. Import the file again."
+    )
+    assert bytes(JudgmentImportJob.objects.get(pk=dead.pk).content) == b""
+    # A heartbeat within the limit is a living worker's; a queued job keeps none.
+    assert JudgmentImportJob.objects.get(pk=alive.pk).status == "running"
+    assert JudgmentImportJob.objects.get(pk=unmoved.pk).status == "queued"
+    # A late delivery of the dead job's message finds it ended.
+    assert judgment_import_run(job_id=dead.pk) is None
+
+
+def test_an_import_waiting_for_a_retry_is_queued_again(texts: Campaign) -> None:
+    job = judgment_import_request(
+        campaign=texts, upload=UploadFile("past.tsv", b"x"), options=ImportOptions()
+    )
+    JudgmentImportJob.objects.filter(pk=job.pk).update(status=JudgmentImportJob.Status.RUNNING)
+    assert judgment_import_requeue(job_id=job.pk)
+    assert JudgmentImportJob.objects.get(pk=job.pk).status == "queued"
+    judgment_import_fail(job_id=job.pk, error="gone")
+    assert not judgment_import_requeue(job_id=job.pk)
+    assert JudgmentImportJob.objects.get(pk=job.pk).status == "failed"

@@ -109,9 +109,16 @@ def test_the_span_rows_are_the_stored_spans_with_their_text() -> None:
     rows = list(csv.DictReader(io.StringIO(download(owner, campaign, "csv"))))
     assert tuple(rows[0]) == SPAN_COLUMNS
     assert len(rows) == stored
-    texts = dict(ItemOutput.objects.values_list("pk", "text"))
+    # An output named as the judgment report names it: task, item and slot of a protocol.
+    texts = {
+        (config, str(task + 1), str(item + 1), str(slot + 1)): text
+        for config, task, item, slot, text in ItemOutput.objects.values_list(
+            "item__task__config__name", "item__task__position", "item__position", "position", "text"
+        )
+    }
     for row in rows:
-        start, end, text = int(row["start"]), int(row["end"]), texts[int(row["output"])]
+        start, end = int(row["start"]), int(row["end"])
+        text = texts[(row["protocol"], row["task"], row["item"], row["output"])]
         assert row["text"] == ("[missing]" if start == len(text) else text[start:end])
         assert row["annotator"] in {"A001", "A002"}
     as_json = [json.loads(line) for line in download(owner, campaign, "jsonl").splitlines()]

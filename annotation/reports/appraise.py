@@ -1,0 +1,196 @@
+"""Appraise's ESA score export written from a campaign: the 12-field CSV of Appraise's
+``ExportSystemScoresToCSV`` for document-level ESA campaigns, which WMT's tools read and
+:mod:`annotation.judgment_import.appraise_spans` imports, so that a campaign's ESA judgments
+read back into EvalSite as they are (``docs/reports.md`` §4a).
+
+One row per judged output of the campaign's ESA protocols, no header: annotator, system
+(``REF`` for a reference), the segment's line (Appraise's item id, from 1), item type (TGT, CHK,
+BAD, REF), source and target language, score, ``document#system``, ``False`` (not a whole
+document), the spans as Appraise's page writes them — UTF-16 units of the trimmed text, the end
+inclusive, ``"missing"`` for the missing-content marker, ``error_type`` null — and the start
+and end of the screen (Unix seconds). A merged identical output has a row per system credited
+with it (Appraise's rows are per system). The layout has no runs, and the import reads every
+row as the system's first run: rows of later runs are left out. Names are written formula-safe
+and reversibly (``google_cell``), as in Google's MQM TSV.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from datetime import datetime, timedelta
+from typing import Any
+
+from annotation.judgment_import.mqm_tsv import google_cell
+from annotation.models import (
+    Campaign,
+    ItemKind,
+    ItemOutputCredit,
+    JudgmentSpan,
+    JudgmentValue,
+    Run,
+)
+from annotation.protocols.esa import ESA, ESA_SCORE
+from annotation.reports.judgments import float_text
+
+APPRAISE_TYPE = {
+    ItemKind.REAL: "TGT",
+    ItemKind.REPEAT: "CHK",
+    ItemKind.BAD_REFERENCE: "BAD",
+    ItemKind.REFERENCE: "REF",
+}
+MISSING = "missing"
+
+_VALUE_FIELDS = (
+    "judgment_id",
+    "judgment__item__task__config_id",
+    "output_id",
+    "value",
+    "judgment__annotator_id",
+    "output__system__name",
+    "output__run_id",
+    "output__kind",
+    "judgment__item__segment__position",
+    "judgment__item__segment__document__external_id",
+    "judgment__shown_at",
+    "judgment__submitted_at",
+    "judgment__seconds",
+    "output__text",
+)
+
+
+def appraise_spans(text: str, spans: list[tuple[int, int, str]]) -> list[dict[str, Any]]:
+    """EvalSite's spans on ``text`` (code points, end exclusive, ``[len, len + 1)`` the
+    marker) as Appraise writes them: UTF-16 units of the trimmed text, the end inclusive. A
+    span on whitespace around the text, which Appraise's page cannot mark, is written on the
+    nearest characters of the trimmed text."""
+    shown = text.strip()
+    lead = len(text) - len(text.lstrip())
+    units = [0]
+    for character in shown:
+        units.append(units[-1] + (2 if ord(character) > 0xFFFF else 1))
+    written = []
+    for start, end, severity in spans:
+        if start >= len(text) or not shown:
+            offsets: tuple[Any, Any] = (MISSING, MISSING)
+        else:
+            first = min(max(start - lead, 0), len(shown) - 1)
+            after = min(max(end - lead, first + 1), len(shown))
+            offsets = (units[first], units[after] - 1)
+        written.append(
+            {"start_i": offsets[0], "end_i": offsets[1], "severity": severity, "error_type": None}
+        )
+    return written
+
+
+def _unix(moment: datetime) -> str:
+    return repr(moment.timestamp())
+
+
+def _spans(configs: list[int]) -> dict[tuple[int, int], list[tuple[int, int, str]]]:
+    """Per (judgment, output) of the configs: its spans, in order of their start."""
+    spans: dict[tuple[int, int], list[tuple[int, int, str]]] = defaultdict(list)
+    for judgment, output, start, end, severity in (
+        JudgmentSpan.objects.filter(judgment__item__task__config__in=configs)
+        .order_by("start", "end", "id")
+        .values_list("judgment_id", "output_id", "start", "end", "severity")
+    ):
+        spans[(judgment, output)].append((start, end, severity))
+    return spans
+
+
+def _credits(configs: list[int]) -> dict[int, list[tuple[str, int]]]:
+    """Per merged output of the configs: the (system name, run id) credited with it."""
+    credits: dict[int, list[tuple[str, int]]] = defaultdict(list)
+    for output, system, run in (
+        ItemOutputCredit.objects.filter(output__item__task__config__in=configs)
+        .order_by("output_id", "system__name")
+        .values_list("output_id", "system__name", "run_id")
+    ):
+        credits[output].append((system, run))
+    return credits
+
+
+def _first_runs(campaign: Campaign) -> set[int]:
+    """Each system's first run, the one the import reads a row as."""
+    first: dict[int, int] = {}
+    for run, system in (
+        Run.objects.filter(system__campaign=campaign)
+        .order_by("system_id", "position")
+        .values_list("id", "system_id")
+    ):
+        first.setdefault(system, run)
+    return set(first.values())
+
+
+def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[str]]:
+    """The export's rows (see the module), in protocol, task, item and output order."""
+    names = campaign.protocols.filter(protocol=ESA).order_by("pk").values_list("pk", "name")
+    # The layout has one judgment per annotator, system and item: the annotators of every ESA
+    # config after the first are named apart, so that each judgment reads back as its own.
+    apart = {pk: f"@{name}" if n else "" for n, (pk, name) in enumerate(names)}
+    configs = list(apart)
+    spans, credits, first_runs = _spans(configs), _credits(configs), _first_runs(campaign)
+    languages = [google_cell(campaign.source_language), google_cell(campaign.target_language)]
+    values = (
+        JudgmentValue.objects.filter(
+            judgment__item__task__config__in=configs, criterion=ESA_SCORE.key
+        )
+        .order_by(
+            "judgment__item__task__config_id",
+            "judgment__item__task__position",
+            "judgment__item__position",
+            "output__position",
+            "judgment__annotator_id",
+        )
+        .values_list(*_VALUE_FIELDS)
+    )
+    rows = []
+    for values_row in values:
+        row = dict(zip(_VALUE_FIELDS, values_row, strict=True))
+        end = row["judgment__submitted_at"]
+        seconds = row["judgment__seconds"]
+        # A screen whose start is unknown started its seconds before the submit.
+        start = row["judgment__shown_at"] or end - timedelta(seconds=max(seconds or 0, 0))
+        key = (row["judgment_id"], row["output_id"])
+        marked = json.dumps(appraise_spans(row["output__text"], spans.get(key, [])))
+        annotator = row["judgment__annotator_id"]
+        name = labels.get(annotator, str(annotator)) + apart[row["judgment__item__task__config_id"]]
+        kind = ItemKind(row["output__kind"])
+        shown = (
+            [("REF", None)]
+            if kind == ItemKind.REFERENCE
+            else [(row["output__system__name"], row["output__run_id"])]
+        )
+        if kind == ItemKind.REAL:
+            shown += credits.get(row["output_id"], [])
+        document = row["judgment__item__segment__document__external_id"]
+        rows += [
+            [
+                google_cell(name),
+                google_cell(system),
+                str(row["judgment__item__segment__position"] + 1),
+                APPRAISE_TYPE[kind],
+                *languages,
+                float_text(row["value"]),
+                google_cell(f"{document}#{system}"),
+                "False",
+                marked,
+                _unix(start),
+                _unix(end),
+            ]
+            for system, run in shown
+            if run is None or run in first_runs
+        ]
+    return rows
+
+
+def appraise_esa_csv(*, campaign: Campaign, labels: dict[int, str]) -> str:
+    """The export as one CSV text (``csv.writer``, as Appraise writes it)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(
+        appraise_rows(campaign=campaign, labels=labels)
+    )
+    return buffer.getvalue()
