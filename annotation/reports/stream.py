@@ -26,7 +26,7 @@ from annotation.models import (
     JudgmentValue,
     ProtocolConfig,
 )
-from annotation.protocols import Protocol
+from annotation.protocols import SCORES_STANDARDISED, Protocol
 from annotation.reports.answer_cells import answer_cell_kinds, chunk_answer_cells
 from annotation.reports.documents import document_report_columns
 from annotation.reports.judgments import (
@@ -195,7 +195,15 @@ def _line_parts(*, campaign: Campaign, separator: str) -> Any:
                 sep,
                 field("criterion"),
                 sep,
-                Cast("value", TextField()),
+                # Scores imported standardised have no raw score (their z column has them).
+                Case(
+                    When(
+                        judgment__item__task__config__settings__scores=SCORES_STANDARDISED,
+                        then=Value(""),
+                    ),
+                    default=Cast("value", TextField()),
+                    output_field=TextField(),
+                ),
                 output_field=TextField(),
             ),
             _tail=Concat(
