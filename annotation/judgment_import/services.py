@@ -53,6 +53,11 @@ from annotation.judgment_import.plan import ImportContext, ImportOptions, Import
 from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.judgment_import.rows import ParsedJudgments
 from annotation.judgment_import.spans import planned_spans, spans_insert
+from annotation.judgment_import.standardised import (
+    imported_settings,
+    scores_record,
+    scores_resolved,
+)
 from annotation.judgment_import.wmt_segments import segment_numbering_record
 from annotation.models import (
     Assignment,
@@ -135,6 +140,7 @@ def judgments_preview(
     with _no_cyclic_gc():
         parsed = _read(upload, options)
         options, parsed = options_for(parsed, options)
+        options = scores_resolved(parsed, options)
         parsed, _ = segments_placed(campaign, parsed, options)
         context = _campaign_context(campaign, parsed)
         plan = import_plan(parsed, context, options)
@@ -183,7 +189,9 @@ def judgments_import(
     with _no_cyclic_gc():
         progress_step(report, "read")
         parsed = _read(upload, options)
+        chosen_scores = options.scores
         options, parsed = options_for(parsed, options)
+        options = scores_resolved(parsed, options)
         with transaction.atomic():
             progress_step(report, "check")
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -193,6 +201,7 @@ def judgments_import(
             documents = documents_plan(locked, parsed, context, options, plan)
             record = _store(locked, parsed, plan, options, user, report, documents)
             segment_numbering_record(record, options, numbering)
+            scores_record(record, chosen_scores, options)
             # As every judgment and upload does: the metrics app schedules a recomputation once
             # the import has committed (never if it rolls back).
             campaign_data_changed.send(sender=JudgmentImport, campaign_id=locked.pk)
@@ -393,6 +402,7 @@ def _imported_config(
         instructions=f"Imported from {parsed.file} ({parsed.file_format}).",
         screen=ProtocolConfig.Screen.DOCUMENT if options.document_score else "segment",
         document_score=options.document_score,
+        settings=imported_settings(options),
     )
 
 
