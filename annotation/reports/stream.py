@@ -148,6 +148,16 @@ class _TsvText(Func):
     output_field = TextField()
 
 
+def _raw_text() -> Any:
+    """The raw column as the database writes it: the value, or nothing for scores imported
+    standardised (their raw scores are not known; the z column has the values)."""
+    return Case(
+        When(judgment__item__task__config__settings__scores=SCORES_STANDARDISED, then=Value("")),
+        default=Cast("value", TextField()),
+        output_field=TextField(),
+    )
+
+
 def _line_parts(*, campaign: Campaign, separator: str) -> Any:
     """PostgreSQL: the report's rows as (value id, config id, annotator id, and three runs of
     fields already written as text by the database: task … run, item type … raw, started …
@@ -195,15 +205,7 @@ def _line_parts(*, campaign: Campaign, separator: str) -> Any:
                 sep,
                 field("criterion"),
                 sep,
-                # Scores imported standardised have no raw score (their z column has them).
-                Case(
-                    When(
-                        judgment__item__task__config__settings__scores=SCORES_STANDARDISED,
-                        then=Value(""),
-                    ),
-                    default=Cast("value", TextField()),
-                    output_field=TextField(),
-                ),
+                _raw_text(),
                 output_field=TextField(),
             ),
             _tail=Concat(
