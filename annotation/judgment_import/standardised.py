@@ -87,3 +87,15 @@ def scores_record(record: JudgmentImport, chosen: str, options: ImportOptions) -
     record.options["scores"] = chosen
     record.summary["scores"] = options.scores
     record.save(update_fields=["options", "summary"])
+
+
+def scores_text(summary: dict[str, Any]) -> str:
+    """What the page and the command say of an import of standardised scores ("" for raw)."""
+    if summary.get("scores") != SCORES_STANDARDISED:
+        return ""
+    return str(
+        _(
+            "Scores imported as standardised (z-scores): the analysis takes them as given; "
+            "the release holds no raw scores."
+        )
+    )

@@ -25,7 +25,7 @@ from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_import, judgments_preview
-from annotation.judgment_import.standardised import SCORE_KINDS, SCORES_AUTO
+from annotation.judgment_import.standardised import SCORE_KINDS, SCORES_AUTO, scores_text
 from annotation.judgment_import.wmt_segments import (
     NUMBERING_AUTO,
     SEGMENT_NUMBERINGS,
@@ -165,8 +165,8 @@ class Command(BaseCommand):
         if options["verbosity"] >= 1:
             self.stdout.write(f"[{'#' * 20}] done")
         summary = record.summary
-        # The numbering a WMT import applied, on the same last line.
-        numbering = segment_numbering_text(summary)
+        # The numbering a WMT import applied and standardised scores, on the same last line.
+        numbering = " ".join(filter(None, [segment_numbering_text(summary), scores_text(summary)]))
         self.stdout.write(
             f"imported {summary['judgments']} judgments ({summary['values']} values) of "
             f"{len(summary['annotators'])} annotators in {summary['tasks']} tasks"

@@ -24,6 +24,7 @@ from django.urls import reverse
 from annotation.analysis.selectors import campaign_analysis_compute
 from annotation.analysis.settings import AnalysisSettings
 from annotation.campaigns.uploads import UploadError, UploadFile
+from annotation.judgment_import.background import judgment_import_state
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_import
 from annotation.models import JudgmentImport
@@ -174,6 +175,8 @@ def test_the_page_api_and_command_take_the_scores_option(owner: Any, tmp_path: P
     [job] = imports_run_queued()
     assert job.status == "done", job.problems
     assert job.result.options["scores"] == "standardised"
+    message = judgment_import_state(job)["message"]
+    assert "Scores imported as standardised (z-scores)" in message
     assert job.result.config.scores_standardised
 
     api = reverse("api-campaign-judgment-imports", args=[campaign.pk])
@@ -202,3 +205,4 @@ def test_the_page_api_and_command_take_the_scores_option(owner: Any, tmp_path: P
         stdout=out,
     )
     assert JudgmentImport.objects.get(config__name="from the command").config.scores_standardised
+    assert "the release holds no raw scores" in out.getvalue()
