@@ -51,6 +51,7 @@ from annotation.judgment_import.formats import (
 )
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_preview
+from annotation.judgment_import.standardised import SCORE_KINDS, SCORES_AUTO
 from annotation.judgment_import.wmt_segments import NUMBERING_AUTO, SEGMENT_NUMBERINGS
 from annotation.models import AnnotatorPseudonym, JudgmentImportJob, pseudonym_code
 from annotation.permissions import signed_in
@@ -168,6 +169,13 @@ class ImportRequestSerializer(serializers.Serializer):
         "(position after sorting the documents by id, as WMT21's DA), auto (the one the "
         "file's documents single out; refused otherwise).",
     )
+    scores = serializers.ChoiceField(
+        choices=list(SCORE_KINDS),
+        default=SCORES_AUTO,
+        help_text="raw (checked against the criterion's scale), standardised (z-scores, taken "
+        "as given and analysed without re-standardising) or auto (standardised when the scores "
+        "leave the scale and look like z-scores).",
+    )
     language_pair = serializers.CharField(
         max_length=50, required=False, default="", allow_blank=True
     )
@@ -211,6 +219,7 @@ class ImportRequestSerializer(serializers.Serializer):
             system_map=data["system_map"],
             document_score=data["document_score"],
             segment_numbering=data["segment_numbering"],
+            scores=data["scores"],
         )
 
 

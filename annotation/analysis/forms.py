@@ -22,6 +22,7 @@ from annotation.judgment_import.formats import (
     system_map_parse,
 )
 from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.standardised import SCORES_AUTO, score_kind_choices
 from annotation.judgment_import.wmt_segments import NUMBERING_AUTO, segment_numbering_choices
 from annotation.protocols import protocol_choices
 
@@ -245,6 +246,16 @@ class JudgmentImportForm(forms.Form):
             "set's documents and refuses one that does not fit."
         ),
     )
+    scores = forms.ChoiceField(
+        label=_("Scores"),
+        choices=score_kind_choices,
+        initial=SCORES_AUTO,
+        required=False,
+        help_text=_(
+            "Standardised (z) scores, as some releases publish them only, are analysed as "
+            "given: not standardised again, and without raw-score figures."
+        ),
+    )
     language_pair = forms.CharField(
         label=_("Language pair"),
         max_length=50,
@@ -295,4 +306,5 @@ class JudgmentImportForm(forms.Form):
             name=data["name"].strip(),
             document_score=data["document_score"],
             segment_numbering=data["segment_numbering"] or NUMBERING_AUTO,
+            scores=data["scores"] or SCORES_AUTO,
         )

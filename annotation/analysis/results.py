@@ -215,6 +215,9 @@ class Method(_JsonRecord):
     # Scores: True when the criterion's lower scores are better (analysed negated, reported as
     # given: annotation/analysis/scores.py); left out otherwise.
     lower_is_better: bool | None = None
+    # Scores: "standardised" when the config's scores were imported as z-scores and analysed
+    # as given (annotation/analysis/scores.py); left out otherwise.
+    scores: str | None = None
     significance_test: str
     alpha: float
     chance: str | None = None  # rankings: chance agreement of κ

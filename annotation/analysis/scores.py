@@ -12,6 +12,12 @@ criterion's own scale is negated back, so it reads as the annotators gave it: a 
 ``score``, ``mean_raw``, ``mean_shifted`` and ``mean_z`` (a z mean of HTER is in HTER's
 direction too), its t and bootstrap bounds (low and high swap), an annotator's ``mean`` and
 ``references_mean``. SDs, repeat agreement, α and counts do not depend on the direction.
+
+A protocol config whose scores were imported standardised (a release with z-scores only:
+``ProtocolConfig.scores_standardised``) is analysed on its scores as given: in z space
+whichever space the settings ask (``Method.space`` says "z", ``Method.scores`` says
+"standardised"), its QC test on the given values, and its raw and shifted means, μ_a and σ_a
+and repeat share left empty, because the raw scores are not in the release.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from annotation.analysis.tables import (
     system_name,
     system_positions,
 )
+from annotation.protocols import SCORES_STANDARDISED
 from evalcore.human import (
     Judgments,
     ScoreAnalysis,
@@ -77,10 +84,13 @@ def score_analysis(
     definition = table.definition
     higher_is_better = definition.higher_is_better
     tolerance = repeat_tolerance(definition)
+    # Scores imported standardised are analysed as given, in z space (module docstring).
+    standardised = judgments.standardised
+    space = "z" if standardised else settings.space
     common: dict[str, Any] = {
         "tolerance": tolerance,
         "qc_test": settings.qc_test,
-        "qc_space": settings.qc_space,
+        "qc_space": "z" if standardised else settings.qc_space,
         "threshold": settings.threshold,
         "basis": settings.basis,
         "idle_cap": settings.idle_cap,
@@ -92,7 +102,7 @@ def score_analysis(
         oriented_judgments(table),
         **common,
         include=verdicts.included,
-        space=settings.space,
+        space=space,
         test=settings.test,
         alpha=settings.alpha,
         confidence=settings.confidence,
@@ -125,7 +135,8 @@ def score_analysis(
             **common,
             include_failed=settings.include_failed,
             exclude_untested=settings.exclude_untested,
-            space=settings.space,
+            space=space,
+            scores=SCORES_STANDARDISED if standardised else None,
             # Only where it holds, so the stored result of every other criterion is unchanged.
             lower_is_better=None if higher_is_better else True,
             significance_test=settings.test,

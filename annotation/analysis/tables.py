@@ -215,6 +215,7 @@ def criterion_table_load(
         n_segments=segment_ids.shape[0],
         n_systems=system_ids.shape[0],
         credit_of=credit_of,
+        standardised=config.scores_standardised,
     )
     return CriterionTable(
         config=config,

@@ -16,7 +16,7 @@ from annotation.campaigns.selectors import OpenHold, campaign_open_holds
 from annotation.campaigns.uploads import UploadFile, upload_file_read
 from annotation.models import Campaign, ProtocolConfig
 from annotation.permissions import user_is_organizer
-from annotation.protocols import PROTOCOLS
+from annotation.protocols import PROTOCOLS, SCORES_SETTING
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -358,7 +358,12 @@ class ProtocolConfigForm(forms.ModelForm):
                 for setting in kind.number_settings:
                     self.errors.pop(setting_field_name(key, setting.key), None)
         if protocol:
-            self.instance.settings = protocol.settings_json(self._numbers(protocol.key))
+            # How the stored scores were given (an import's) stays what it was.
+            given = {k: v for k, v in (self.instance.settings or {}).items() if k == SCORES_SETTING}
+            self.instance.settings = {
+                **protocol.settings_json(self._numbers(protocol.key)),
+                **given,
+            }
         return cleaned
 
     def _numbers(self, kind: str) -> dict[str, float]:

@@ -42,6 +42,7 @@ from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.progress import STAGES
 from annotation.judgment_import.services import judgments_import
+from annotation.judgment_import.standardised import scores_text
 from annotation.judgment_import.wmt_segments import segment_numbering_text
 from annotation.models import Campaign, JudgmentImportJob
 from evalsite.formatting import count_text
@@ -244,7 +245,9 @@ def _job_message(job: JudgmentImportJob, stage: str, step: int, steps: int) -> s
             "annotators": count_text(len(job.result.summary["annotators"])),
             "name": job.result.config.name,
         }
-        return " ".join(filter(None, [done, segment_numbering_text(job.result.summary)]))
+        summary = job.result.summary
+        notes = [segment_numbering_text(summary), scores_text(summary)]
+        return " ".join(filter(None, [done, *notes]))
     if job.status == JudgmentImportJob.Status.FAILED:
         return job.error
     if job.status == JudgmentImportJob.Status.QUEUED:

@@ -48,7 +48,7 @@ from annotation.judgment_import.text_spans import (
 from annotation.models import (
     ItemKind,
 )
-from annotation.protocols import DIRECT_ASSESSMENT, PROTOCOLS, Criterion
+from annotation.protocols import DIRECT_ASSESSMENT, PROTOCOLS, SCORES_STANDARDISED, Criterion
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +74,8 @@ class ImportOptions:
             ``HuaweiTSC.5`` for an uploaded ``HuaweiTSC``); names not in it are used as they are.
         document_score: document screens with a document-level score (whole-document rows).
         segment_numbering: what a WMT sid counts (judgment_import/wmt_segments.py).
+        scores: raw, standardised (z-scores taken as given, outside the scale) or auto
+            (judgment_import/standardised.py).
     """
 
     file_format: str = FORMAT_AUTO
@@ -85,6 +87,7 @@ class ImportOptions:
     system_map: dict[str, str] = field(default_factory=dict)
     document_score: bool = False
     segment_numbering: str = "auto"
+    scores: str = "auto"
 
 
 @dataclass
@@ -196,7 +199,12 @@ def _resolved_rows(
             )
             continue
         scale = criteria[criterion]
-        problem = protocol.import_value_problem(scale, row.score, scale_hint=parsed.scale_hint)
+        # Standardised scores leave the scale; every score is a finite number (rows.py).
+        problem = (
+            None
+            if options.scores == SCORES_STANDARDISED
+            else protocol.import_value_problem(scale, row.score, scale_hint=parsed.scale_hint)
+        )
         if problem is not None:
             problems.add(row.line, problem)
             continue

@@ -55,6 +55,11 @@ from annotation.judgment_import.preview import PreviewSample, checks_ran, previe
 from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.judgment_import.rows import ParsedJudgments
 from annotation.judgment_import.spans import planned_spans, spans_insert
+from annotation.judgment_import.standardised import (
+    imported_settings,
+    scores_record,
+    scores_resolved,
+)
 from annotation.judgment_import.wmt_segments import segment_numbering_record
 from annotation.models import (
     Assignment,
@@ -138,6 +143,7 @@ def judgments_preview(
     with _no_cyclic_gc():
         parsed = _read(upload, options)
         options, parsed = options_for(parsed, options)
+        options = scores_resolved(parsed, options)
         parsed, numbering = segments_placed(campaign, parsed, options)
         context = campaign_context(campaign, parsed)
         plan = import_plan(parsed, context, options)
@@ -203,7 +209,9 @@ def judgments_import_parsed(
     """:func:`judgments_import` of rows already read (a release's: ``JudgmentFormat.texts``)."""
     options = options or ImportOptions()
     with _no_cyclic_gc():
+        chosen_scores = options.scores
         options, parsed = options_for(parsed, options)
+        options = scores_resolved(parsed, options)
         with transaction.atomic():
             progress_step(report, "check")
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -213,6 +221,7 @@ def judgments_import_parsed(
             documents = documents_plan(locked, parsed, context, options, plan)
             record = _store(locked, parsed, plan, options, user, report, documents)
             segment_numbering_record(record, options, numbering)
+            scores_record(record, chosen_scores, options)
             record.summary["checks"] = checks_ran(parsed, numbering)
             record.save(update_fields=["summary"])
             # As every judgment and upload does: the metrics app schedules a recomputation once
@@ -367,6 +376,7 @@ def _imported_config(
         instructions=f"Imported from {parsed.file} ({parsed.file_format}).",
         screen=ProtocolConfig.Screen.DOCUMENT if options.document_score else "segment",
         document_score=options.document_score,
+        settings=imported_settings(options),
     )
 
 

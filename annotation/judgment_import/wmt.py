@@ -42,8 +42,11 @@ WMT_COLUMNS = {
 }
 
 
-# A standardized file fails the scale's range: its rows are z-scores.
-SCALE_HINT = " (a *-good-stnd* file holds z-scores; import the raw scores: ad-good-raw.csv)"
+# A standardized file fails the scale's range when imported as raw scores: its rows are z-scores.
+SCALE_HINT = (
+    " (a *-good-stnd* file holds z-scores: import it with scores=standardised, or import the "
+    "raw scores, ad-good-raw.csv)"
+)
 
 
 def looks_like_wmt(name: str, lines: list[str], first: int) -> bool:

@@ -13,7 +13,14 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models.campaigns import Campaign, Reference, Run, Segment, System, Translation
 from annotation.models.jobs import Job
-from annotation.protocols import MODE_CHOICES, PROTOCOLS, Protocol, protocol_choices
+from annotation.protocols import (
+    MODE_CHOICES,
+    PROTOCOLS,
+    SCORES_SETTING,
+    SCORES_STANDARDISED,
+    Protocol,
+    protocol_choices,
+)
 
 
 class ProtocolConfig(models.Model):
@@ -192,6 +199,12 @@ class ProtocolConfig(models.Model):
     @property
     def asks_document_score(self) -> bool:
         return self.shows_documents and self.document_score
+
+    @property
+    def scores_standardised(self) -> bool:
+        """Whether the stored scores are z-scores already (imported from a release with
+        standardised scores only): the analysis takes them as given."""
+        return (self.settings or {}).get(SCORES_SETTING) == SCORES_STANDARDISED
 
     @property
     def definition(self) -> Protocol:

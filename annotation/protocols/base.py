@@ -106,6 +106,12 @@ SpanRow = tuple[int, int, int, int, str, str]
 SCORES = "scores"
 PAIRWISE = "pairwise"
 
+# A protocol config's settings key that says how its stored scores were given: "standardised"
+# for scores imported as z-scores (a release with standardised scores only), which the analysis
+# takes as given (annotation/analysis/scores.py); absent for raw scores.
+SCORES_SETTING = "scores"
+SCORES_STANDARDISED = "standardised"
+
 
 @dataclass(frozen=True)
 class Protocol:
@@ -216,6 +222,11 @@ class Protocol:
     def screen_value_problem(self, criterion: str, value: float, n_outputs: int) -> str | None:
         """The value, named as the annotator gave it ("rank 6"), if it cannot be on a screen of
         ``n_outputs`` outputs; None if it can."""
+        return None
+
+    def standardised_import_problem(self) -> str | None:
+        """Why this kind's judgments cannot be imported as standardised (z) scores, which the
+        analysis takes as given (annotation/judgment_import/standardised.py); None: they can."""
         return None
 
     def simulated_answer(

@@ -58,6 +58,9 @@ class RankingProtocol(Protocol):
             return f"rank {value:g} is not a whole number from 1"
         return None
 
+    def standardised_import_problem(self) -> str | None:
+        return "ranks are not scores, so they cannot be standardised scores"
+
     def screen_value_problem(self, criterion: str, value: float, n_outputs: int) -> str | None:
         if value > n_outputs:
             return f"rank {value:g}"

@@ -362,7 +362,10 @@ def _report_chunks_in_snapshot(
     text_numbers: bool,
     span_texts: bool,
 ) -> Iterator[dict[str, list[Any]]]:
-    configs = {c.pk: (c.name, c.protocol) for c in ProtocolConfig.objects.filter(campaign=campaign)}
+    protocol_configs = list(ProtocolConfig.objects.filter(campaign=campaign))
+    configs = {c.pk: (c.name, c.protocol) for c in protocol_configs}
+    # Scores imported standardised are z-scores: no raw score is known (the z column has them).
+    standardised = {c.pk for c in protocol_configs if c.scores_standardised}
     with_spans = span_config_ids(configs)
     with_cells = answer_cell_kinds(configs)
     credits = campaign_credits(campaign=campaign)
@@ -396,7 +399,7 @@ def _report_chunks_in_snapshot(
             "annotator": [labels.get(v) or str(v) for v in c[10]],
             "item_type": [ITEM_TYPE_NAMES[v] for v in c[11]],
             "criterion": list(c[12]),
-            "raw": list(c[13]),
+            "raw": [None if k in standardised else v for k, v in zip(c[1], c[13], strict=True)],
             "shifted": np.where(known, statistics.shifted[at], np.nan).tolist(),
             "z": np.where(known, statistics.z[at], np.nan).tolist(),
             "qc_status": [STATUS_CODES[v] or None for v in status.tolist()],

@@ -26,7 +26,7 @@ from annotation.models import (
     JudgmentValue,
     ProtocolConfig,
 )
-from annotation.protocols import Protocol
+from annotation.protocols import SCORES_STANDARDISED, Protocol
 from annotation.reports.answer_cells import answer_cell_kinds, chunk_answer_cells
 from annotation.reports.documents import document_report_columns
 from annotation.reports.judgments import (
@@ -148,6 +148,16 @@ class _TsvText(Func):
     output_field = TextField()
 
 
+def _raw_text() -> Any:
+    """The raw column as the database writes it: the value, or nothing for scores imported
+    standardised (their raw scores are not known; the z column has the values)."""
+    return Case(
+        When(judgment__item__task__config__settings__scores=SCORES_STANDARDISED, then=Value("")),
+        default=Cast("value", TextField()),
+        output_field=TextField(),
+    )
+
+
 def _line_parts(*, campaign: Campaign, separator: str) -> Any:
     """PostgreSQL: the report's rows as (value id, config id, annotator id, and three runs of
     fields already written as text by the database: task … run, item type … raw, started …
@@ -195,7 +205,7 @@ def _line_parts(*, campaign: Campaign, separator: str) -> Any:
                 sep,
                 field("criterion"),
                 sep,
-                Cast("value", TextField()),
+                _raw_text(),
                 output_field=TextField(),
             ),
             _tail=Concat(

@@ -65,6 +65,10 @@ class Judgments:
             that differ from their answer's row only in ``system``: per-system statistics see
             them, per-annotator and per-answer statistics (normalisation, QC, agreement, time)
             count the answer once (:attr:`answers`).
+        standardised: the scores are z-scores already (a release that publishes only its
+            standardised scores, WMT's ``*-good-stnd.csv``): normalisation takes them as
+            given, and the raw scale's figures are not known (:func:`~evalcore.human.
+            normalisation.normalise`).
     """
 
     annotator: IntArray
@@ -79,6 +83,7 @@ class Judgments:
     n_segments: int
     n_systems: int
     credit_of: IntArray | None = None
+    standardised: bool = False
 
     def __post_init__(self) -> None:
         n = self.score.shape[0]
@@ -130,6 +135,7 @@ class Judgments:
         n_segments: int | None = None,
         n_systems: int | None = None,
         credit_of: npt.ArrayLike | None = None,
+        standardised: bool = False,
     ) -> Judgments:
         """Validate and convert the columns; optional ones get their defaults.
 
@@ -182,6 +188,7 @@ class Judgments:
             n_segments=_count("n_segments", n_segments, segment_arr),
             n_systems=_count("n_systems", n_systems, system_arr),
             credit_of=None if credit_of is None else _as_int("credit_of", credit_of, n),
+            standardised=standardised,
         )
         judgments._check_originals()
         judgments._check_credits()
@@ -260,6 +267,7 @@ class Judgments:
             n_segments=self.n_segments,
             n_systems=self.n_systems,
             credit_of=credit_of,
+            standardised=self.standardised,
         )
 
     def negated(self) -> Judgments:

@@ -8,6 +8,11 @@ since a :class:`~evalcore.human.judgments.Judgments` table holds one criterion):
   global one;
 - z-score (Graham et al.; Mathur et al. 2019, "standardised worker scores"): ``z = (x − μ_a) / σ_a``
   with the sample standard deviation (n − 1).
+
+A table of scores that are standardised already (``Judgments.standardised``: a release that
+publishes only z-scores) is not standardised again: its z-scores are the values as given, and
+what needs the raw scale (raw and shifted scores, μ_a and σ_a) is NaN, since the release does
+not hold it.
 """
 
 from __future__ import annotations
@@ -99,9 +104,14 @@ def normalise(judgments: Judgments, *, basis: Basis = "real_and_repeat") -> Norm
 
     The statistics come from the basis rows but are applied to every row, QC rows included.
     Annotators with σ_a = 0 or n_a < 2 are flagged ``degenerate`` and get z = NaN.
+
+    Standardised judgments (``judgments.standardised``) are returned as :func:`as_given`
+    returns them.
     """
     rows = basis_rows(judgments, basis)
     n_annotators = judgments.n_annotators
+    if judgments.standardised:
+        return as_given(judgments, basis=basis)
     mean, sd, count = group_mean_sd(judgments.annotator[rows], judgments.score[rows], n_annotators)
     global_mean = float(judgments.score[rows].mean()) if rows.any() else float("nan")
     degenerate = ~(sd > 0)  # NaN (n < 2) compares False, so it counts as degenerate too
@@ -121,6 +131,28 @@ def normalise(judgments: Judgments, *, basis: Basis = "real_and_repeat") -> Norm
         annotator_sd=sd,
         annotator_n=count,
         degenerate=degenerate,
+    )
+
+
+def as_given(judgments: Judgments, *, basis: Basis = "real_and_repeat") -> Normalised:
+    """Scores that are z-scores already, as given: ``z`` is the score of every row (so the
+    system means are the release's own), none is degenerate; ``raw``, ``shifted``, μ_global,
+    μ_a and σ_a are NaN, because the raw scores they are figures of are not in the release
+    (no figure of the z-scores is passed off as one of them). ``annotator_n`` still counts the
+    basis rows."""
+    rows = basis_rows(judgments, basis)
+    unknown = np.full(len(judgments), np.nan)
+    per_annotator = np.full(judgments.n_annotators, np.nan)
+    return Normalised(
+        basis=basis,
+        raw=unknown,
+        shifted=unknown.copy(),
+        z=judgments.score.copy(),
+        global_mean=float("nan"),
+        annotator_mean=per_annotator,
+        annotator_sd=per_annotator.copy(),
+        annotator_n=group_count(judgments.annotator[rows], judgments.n_annotators),
+        degenerate=np.zeros(judgments.n_annotators, dtype=bool),
     )
 
 

@@ -139,9 +139,17 @@ def bad_reference_test(
 
     ``space="z"`` runs the test on z-scores from :func:`~evalcore.human.normalisation.normalise`
     with ``basis``. Only BAD_REF rows with an ``original`` pointer take part.
+
+    Standardised judgments (``judgments.standardised``) have no raw scores: the test runs on
+    the given z-scores whichever ``space`` is asked, and says ``space="z"``. Its p-value is the
+    one of the raw scores all the same where each annotator's scores were standardised by one
+    mean and SD (as WMT's are): the three tests are unchanged by an increasing linear map of
+    an annotator's scores (t is scale-free; the rank tests see the same order).
     """
     if test not in ("paired_t", "wilcoxon", "mannwhitney"):
         raise ValueError(f"unknown QC test {test!r}; use 'paired_t', 'wilcoxon' or 'mannwhitney'")
+    if space in ("raw", "z") and judgments.standardised:
+        space = "z"
     if space == "raw":
         values = judgments.score
     elif space == "z":
@@ -312,7 +320,9 @@ def repeat_consistency(judgments: Judgments, *, tolerance: float) -> RepeatConsi
 
     Use ``TOLERANCE_1_TO_5`` (±1) for 1–5 scales and ``TOLERANCE_0_TO_100`` (±10) for 0–100.
     r = Σ (x − x̄)(y − ȳ) / sqrt(Σ (x − x̄)² Σ (y − ȳ)²) over the annotator's (original, repeat)
-    pairs, as ``scipy.stats.pearsonr``.
+    pairs, as ``scipy.stats.pearsonr``. Standardised judgments have no share (NaN): the
+    tolerance is in points of the raw scale; r is the raw scores' all the same (it is unchanged
+    by each annotator's standardisation).
     """
     pairs = qc_pairs(judgments, ItemType.REPEAT, judgments.score)
     n_annotators = judgments.n_annotators
@@ -324,6 +334,8 @@ def repeat_consistency(judgments: Judgments, *, tolerance: float) -> RepeatConsi
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(n > 0, within / np.maximum(n, 1), np.nan)
+    if judgments.standardised:
+        share = np.full(n_annotators, np.nan)
     return RepeatConsistency(
         tolerance=tolerance,
         n=n,
@@ -435,7 +447,8 @@ class ReferenceScores:
 
 
 def reference_scores(judgments: Judgments) -> ReferenceScores:
-    """Mean raw score and count of each annotator's REFERENCE rows."""
+    """Mean raw score and count of each annotator's REFERENCE rows (the mean of the given
+    z-scores for standardised judgments)."""
     rows = judgments.rows_of(ItemType.REFERENCE)
     mean, _, n = group_mean_sd(
         judgments.annotator[rows], judgments.score[rows], judgments.n_annotators

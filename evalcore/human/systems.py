@@ -108,8 +108,9 @@ def system_scores(
 
     ``include`` (a boolean per annotator code) selects the annotators; pass ``qc.passed`` to
     leave out those who failed QC (what :func:`evalcore.human.analysis.analyse_scores` does by
-    default). ``None`` includes everyone.
+    default). ``None`` includes everyone. Standardised judgments: see :func:`space_known`.
     """
+    space_known(judgments, space)
     rows = scored_rows(judgments, include=include, include_repeats=include_repeats)
     per_space = {
         name: segment_scores(judgments, normalised.values(name), rows)
@@ -144,11 +145,8 @@ def system_scores(
     else:
         boot_low = np.full(judgments.n_systems, np.nan)
         boot_high = np.full(judgments.n_systems, np.nan)
-    included = (
-        np.ones(judgments.n_annotators, dtype=bool)
-        if include is None
-        else np.asarray(include, dtype=bool)
-    )
+    everyone = np.ones(judgments.n_annotators, dtype=bool)
+    included = everyone if include is None else np.asarray(include, dtype=bool)
     return SystemScores(
         space=space,
         n_judgments=n_judgments,
@@ -167,6 +165,17 @@ def system_scores(
         included=included,
         segments=chosen,
     )
+
+
+def space_known(judgments: Judgments, space: Space) -> None:
+    """Refuse (ValueError) system scores in raw or shifted space of standardised judgments
+    (``judgments.standardised``): their scores are z-scores only, so ``mean_raw`` and
+    ``mean_shifted`` are NaN, and systems are not ranked on figures the release lacks."""
+    if judgments.standardised and space != "z":
+        raise ValueError(
+            f"the judgments are standardised scores (the raw scores are not known): system "
+            f"scores in {space!r} space cannot be computed; use space='z'"
+        )
 
 
 def _nanmean_rows(x: FloatArray) -> FloatArray:

@@ -3,7 +3,7 @@
     python manage.py import_judgments <campaign id> judgments.tsv [--format wmt] \
         [--protocol direct_assessment] [--criterion score] [--line-base 1] \
         [--language-pair de-en] [--name "WMT19 de-en"] [--user alice] \
-        [--system-map names.txt] [--dry-run]
+        [--system-map names.txt] [--scores auto] [--dry-run]
 
 While it imports, a progress bar shows each step with the time since the start (``-v 0``
 hides it). The file formats are documented in docs/reports.md. Exit status 2 with one line per
@@ -25,6 +25,7 @@ from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_import, judgments_preview
+from annotation.judgment_import.standardised import SCORE_KINDS, SCORES_AUTO, scores_text
 from annotation.judgment_import.wmt_segments import (
     NUMBERING_AUTO,
     SEGMENT_NUMBERINGS,
@@ -51,6 +52,14 @@ class Command(BaseCommand):
             help="What a WMT DA sid counts: upload (line in the test set as uploaded), sorted "
             "(position after sorting the documents by id, as WMT21's DA), auto (the one the "
             "file's documents single out; refused otherwise).",
+        )
+        parser.add_argument(
+            "--scores",
+            choices=list(SCORE_KINDS),
+            default=SCORES_AUTO,
+            help="raw (checked against the scale), standardised (z-scores taken as given, as "
+            "WMT's *-good-stnd.csv) or auto (standardised when the scores leave the scale and "
+            "look like z-scores).",
         )
         parser.add_argument("--language-pair", default="", help="Keep one pair, e.g. de-en.")
         parser.add_argument("--name", default="", help="Name of the imported protocol.")
@@ -147,6 +156,7 @@ class Command(BaseCommand):
                 system_map=self._system_map(options["system_map"]),
                 document_score=options["document_score"],
                 segment_numbering=options["segment_numbering"],
+                scores=options["scores"],
             )
             if options["dry_run"]:
                 self._preview(campaign, upload, import_options)
@@ -165,8 +175,8 @@ class Command(BaseCommand):
         if options["verbosity"] >= 1:
             self.stdout.write(f"[{'#' * 20}] done")
         summary = record.summary
-        # The numbering a WMT import applied, on the same last line.
-        numbering = segment_numbering_text(summary)
+        # The numbering a WMT import applied and standardised scores, on the same last line.
+        numbering = " ".join(filter(None, [segment_numbering_text(summary), scores_text(summary)]))
         self.stdout.write(
             f"imported {summary['judgments']} judgments ({summary['values']} values) of "
             f"{len(summary['annotators'])} annotators in {summary['tasks']} tasks"

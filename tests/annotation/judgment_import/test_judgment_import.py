@@ -268,8 +268,20 @@ MALFORMED: list[tuple[str, str, bytes, dict[str, Any], str]] = [
      {}, "ad-seg-scores-de-en.csv, line 1: this looks like WMT's segment scores"),
     ("WMT z-scores", "ad-deen-good-stnd.csv",
      b"HITId\tWorkerId\tInput.src\tInput.trg\tInput.item\thit\tsys_id\trid\ttype\tsid\tscore"
-     b"\ttime\nH1\tw\tde\ten\tad\t1\tnmt\t0\tSYSTEM\t1\t-0.52\t600\n", {},
-     "line 2: score -0.52 is outside the score scale 0–100 (a *-good-stnd* file holds z-scores"),
+     b"\ttime\nH1\tw\tde\ten\tad\t1\tnmt\t0\tSYSTEM\t1\t-0.52\t600\n", {"scores": "raw"},
+     "line 2: score -0.52 is outside the score scale 0–100 (a *-good-stnd* file holds z-scores: "
+     "import it with scores=standardised"),
+    ("standardised score not a number", "ad-deen-good-stnd.csv",
+     b"HITId\tWorkerId\tInput.src\tInput.trg\tInput.item\thit\tsys_id\trid\ttype\tsid\tscore"
+     b"\ttime\nH1\tw\tde\ten\tad\t1\tnmt\t0\tSYSTEM\t1\t-0.52\t600\n"
+     b"H1\tw\tde\ten\tad\t1\tnmt\t0\tSYSTEM\t2\tNA\t600\n", {"scores": "standardised"},
+     "ad-deen-good-stnd.csv, line 3: score 'NA' is not a number"),
+    ("raw scores with a stray negative", "a.tsv",
+     text("w\tnmt\t1\tSYSTEM\t50\nw\tnmt\t2\tSYSTEM\t-3\n"), {},
+     "a.tsv, line 3: score -3 is outside the score scale 0–100"),
+    ("standardised ranks", "a.tsv", text("w\tnmt\t1\tSYSTEM\t-0.5\n"),
+     {"protocol": "ranking", "scores": "standardised"},
+     "a.tsv: ranks are not scores, so they cannot be standardised scores"),
     ("WMT sid not a number", "ad-good-raw.csv",
      b"HITId\tWorkerId\tInput.src\tInput.trg\tInput.item\thit\tsys_id\trid\ttype\tsid\tscore"
      b"\ttime\nH1\tw\tde\ten\tad\t1\tnmt\t0\tSYSTEM\tx1\t50\t600\n", {},

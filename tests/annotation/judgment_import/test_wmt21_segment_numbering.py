@@ -21,32 +21,22 @@ import pytest
 import sacrebleu
 from scipy.stats import pearsonr
 
-from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_import
 from annotation.reports.judgments import JUDGMENT_COLUMNS
 from annotation.reports.stream import judgment_report_stream
-from tests.factories import make_campaign, make_user
-from tests.support.shared_data import shared_data
+from tests.factories import make_user
+from tests.support.wmt21_flores import FLORES, MISSING, flores_campaign, flores_xml, wmt_system
 
 pytestmark = pytest.mark.django_db
 
-FOUND = shared_data("wmt21-flores-da")
 PAIR = "zu-xh"
 SID = re.compile(rf"^{PAIR}-\d+-(\d+)-\d+\.(\d+)_\d+$")
 
-if FOUND is None:
-    pytest.skip(
-        "the WMT21 Flores data is neither beside the project nor beside its origin "
-        "(set EVALSITE_SHARED_DATA)",
-        allow_module_level=True,
-    )
-DATA: Path = FOUND
-
-
-def _xml() -> bytes:
-    return gzip.decompress((DATA / "xml" / f"florestest2021.{PAIR}.all.xml.gz").read_bytes())
+if FLORES is None:
+    pytest.skip(MISSING, allow_module_level=True)
+DATA: Path = FLORES
 
 
 def _da_file() -> UploadFile:
@@ -55,27 +45,23 @@ def _da_file() -> UploadFile:
     )
 
 
-def _system(name: str) -> str:
-    """WMT's system id without its submission number: ``GTCOM.3`` → ``GTCOM``."""
-    return name.strip('"').rsplit(".", 1)[0]
-
-
 def _published_segment_scores() -> dict[tuple[str, str], float]:
     """ad-seg-scores-zu-xh.csv: (system, sid) → the raw score (one judgment each here)."""
     lines = (DATA / "humaneval" / f"ad-seg-scores-{PAIR}.csv").read_text().splitlines()
-    return {(_system(f[0]), f[1]): float(f[2]) for f in (line.split() for line in lines[1:])}
+    return {(wmt_system(f[0]), f[1]): float(f[2]) for f in (line.split() for line in lines[1:])}
 
 
 def _published_system_scores() -> dict[str, tuple[float, int]]:
     """ad-sys-scores-zu-xh.csv: system → (raw mean, N)."""
     lines = (DATA / "humaneval" / f"ad-sys-scores-{PAIR}.csv").read_text().splitlines()
-    return {_system(f[3]): (float(f[0]), int(f[2])) for f in (line.split() for line in lines[1:])}
+    rows = (line.split() for line in lines[1:])
+    return {wmt_system(f[3]): (float(f[0]), int(f[2])) for f in rows}
 
 
 def _documents() -> dict[str, tuple[list[str], dict[str, list[str]]]]:
     """The XML's documents: id → (references, each system's outputs)."""
     found = {}
-    for doc in ET.fromstring(_xml()).iter("doc"):
+    for doc in ET.fromstring(flores_xml(PAIR)).iter("doc"):
         refs = [seg.text or "" for seg in doc.find("ref").iter("seg")]  # type: ignore[union-attr]
         hyps = {
             h.get("system", ""): [s.text or "" for s in h.iter("seg")] for h in doc.findall("hyp")
@@ -86,14 +72,7 @@ def _documents() -> dict[str, tuple[list[str], dict[str, list[str]]]]:
 
 @pytest.fixture
 def campaign() -> Any:
-    owner = make_user("wmt21-importer", organizer=True)
-    made = make_campaign(
-        owner=owner, name="Flores zu-xh", source_language="zu", target_language="xh"
-    )
-    campaign_data_import(
-        campaign=made, files=[UploadFile(f"florestest2021.{PAIR}.all.xml", _xml(), "")], user=owner
-    )
-    return made
+    return flores_campaign(PAIR, make_user("wmt21-importer", organizer=True))
 
 
 def _options(numbering: str) -> ImportOptions:

@@ -12,7 +12,9 @@ import pytest
 from django.utils import translation
 
 from annotation.campaigns.forms import MAX_HOLD_MINUTES, ProtocolConfigForm
+from annotation.models import ProtocolConfig
 from annotation.protocols import PROTOCOLS
+from tests.factories import make_campaign, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -185,3 +187,21 @@ def test_a_pull_mode_refuses_document_screens_and_keeps_merging() -> None:
     )
     assert bound.is_valid(), bound.errors
     assert bound.save(commit=False).merge_identical is True
+
+
+def test_an_edit_keeps_the_mark_of_scores_imported_standardised() -> None:
+    campaign = make_campaign(owner=make_user("importer", organizer=True))
+    config = ProtocolConfig.objects.create(
+        campaign=campaign,
+        name="Imported",
+        protocol="direct_assessment",
+        mode=PROTOCOLS["direct_assessment"].modes[0].key,
+        settings={"scores": "standardised"},
+    )
+    data = form(protocol="direct_assessment", mode=config.mode, name="Renamed").data
+    edited = ProtocolConfigForm(data=data, instance=config)
+    assert edited.is_valid(), edited.errors
+    edited.save()
+    config.refresh_from_db()
+    assert config.name == "Renamed"
+    assert config.scores_standardised
