@@ -85,15 +85,22 @@ class PairCounts:
     n: int
 
 
-def pair_counts(x: ArrayLike, y: ArrayLike, *, chunk: int = 2048) -> PairCounts:
-    """Count pair types over all i < j, in chunks of rows so memory stays O(chunk · n)."""
+def pair_counts(x: ArrayLike, y: ArrayLike, *, tie_y: float = 0.0, chunk: int = 2048) -> PairCounts:
+    """Count pair types over all i < j, in chunks of rows so memory stays O(chunk · n).
+
+    ``tie_y``: differences in y of at most this much count as ties (the metric's tie threshold ε
+    of Deutsch et al. 2023; 0 = only equal values tie)."""
+    if tie_y < 0:
+        raise ValueError(f"the tie threshold must be at least 0, got {tie_y}")
     a, b = _pair(x, y)
     n = a.size
     conc = disc = tx = ty = txy = 0
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         sx = np.sign(a[start:stop, None] - a[None, :])
-        sy = np.sign(b[start:stop, None] - b[None, :])
+        dy = b[start:stop, None] - b[None, :]
+        sy = np.sign(dy)
+        sy[np.abs(dy) <= tie_y] = 0.0  # a NaN difference stays NaN: neither tie nor order
         upper = np.arange(start, stop)[:, None] < np.arange(n)[None, :]  # each pair once
         prod = (sx * sy)[upper]
         zx = (sx == 0)[upper]
@@ -237,12 +244,15 @@ def darr_kendall(
     groups: ArrayLike,
     *,
     threshold: float = 25.0,
+    inclusive: bool = False,
 ) -> DarrTau:
     """Kendall-like τ over DA relative-ranking pairs (WMT 2017–2019; Mathur et al. 2019).
 
     Pairs are two translations of the same source (same ``groups`` label) whose human scores
-    differ by more than ``threshold`` (25 points on the 0–100 DA scale). A pair is concordant when
-    the metric orders it as the humans do; a metric tie counts as discordant, as in WMT.
+    differ by more than ``threshold`` (25 points on the 0–100 DA scale), as the findings papers
+    word it; ``inclusive`` also keeps a difference of exactly ``threshold``, as mt-metrics-eval's
+    ``KendallLike`` does (``>=``). A pair is concordant when the metric orders it as the humans
+    do; a metric tie counts as discordant, as in WMT.
     """
     h, m = _pair(human, metric)
     g = np.asarray(groups).ravel()
@@ -259,7 +269,7 @@ def darr_kendall(
         i, j = np.triu_indices(idx.size, k=1)
         dh = h[idx[i]] - h[idx[j]]
         dm = m[idx[i]] - m[idx[j]]
-        keep = np.abs(dh) > threshold
+        keep = np.abs(dh) >= threshold if inclusive else np.abs(dh) > threshold
         agree = np.sign(dh[keep]) == np.sign(dm[keep])
         conc += int(agree.sum())
         disc += int((~agree).sum())
