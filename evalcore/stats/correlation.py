@@ -415,7 +415,7 @@ def williams_test_scores(
 
 @dataclass(frozen=True)
 class CorrelationPermutation:
-    """Paired permutation test of r(h, a) − r(h, b), two-sided, p = (c + 1) / (R + 1)."""
+    """Paired permutation test of r(h, a) − r(h, b), p = (c + 1) / (R + 1)."""
 
     delta: float
     p_value: float
@@ -430,9 +430,13 @@ def correlation_permutation_test(
     *,
     method: Method = "pearson",
     n_trials: int = 1000,
+    alternative: Literal["two-sided", "greater"] = "two-sided",
     rng: np.random.Generator | int | None = None,
 ) -> CorrelationPermutation:
     """Do two metrics correlate differently with the humans? (Deutsch et al. 2021, PERM-BOTH.)
+
+    ``two-sided`` counts trials with |Δ| > |observed Δ|; ``greater`` (does a correlate better
+    than b?) counts trials with Δ ≥ observed Δ, as mt-metrics-eval's ``PermutationSigDiff``.
 
     Under the null hypothesis the two metrics are exchangeable on every point, so each trial swaps
     a's and b's score at a random half of the points. Scores are z-normalised per metric first so
@@ -459,7 +463,10 @@ def correlation_permutation_test(
         pb = np.where(swap, za, zb)
         hh = np.broadcast_to(h, pa.shape)
         diff = corr(hh, pa) - corr(hh, pb)
-        exceed += int((np.abs(diff) > abs(observed)).sum())
+        if alternative == "greater":
+            exceed += int((diff >= observed).sum())
+        else:
+            exceed += int((np.abs(diff) > abs(observed)).sum())
     return CorrelationPermutation(
         delta=observed,
         p_value=(exceed + 1.0) / (n_trials + 1.0),

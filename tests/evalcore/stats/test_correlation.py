@@ -179,3 +179,15 @@ def test_darr_kendall_reproduces_mt_metrics_eval_kendall_like_with_inclusive_thr
     )
     # The findings' "more than 25" leaves out the pair that differs by exactly the threshold.
     assert darr_kendall(gold, metric, one_group, threshold=1).pairs == 5
+
+
+def test_one_sided_permutation_test_points_the_way_of_the_hypothesis():
+    rng = np.random.default_rng(12)
+    human = rng.normal(size=40)
+    good = human + rng.normal(scale=0.3, size=40)
+    poor = rng.normal(size=40)
+    better = correlation_permutation_test(human, good, poor, alternative="greater", rng=1)
+    worse = correlation_permutation_test(human, poor, good, alternative="greater", rng=1)
+    assert better.p_value < 0.01
+    assert worse.p_value > 0.99
+    assert better.delta == pytest.approx(-worse.delta)
