@@ -1,0 +1,66 @@
+"""The uploaded score files read, their system names matched, and the table computed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from annotation.campaigns.uploads import UploadFile, decode_text
+from evalcore.metaeval.scorefiles import match_system_names, read_sys_scores, rename_systems
+from evalcore.metaeval.systems import ClusterTest, SystemMetaEvaluation, meta_evaluate_systems
+
+# The metric is named after its file, as in mt-metrics-eval (COMET-ref-A.sys.score → COMET-ref-A).
+_SUFFIX = re.compile(r"(\.sys\.score|\.score|\.tsv|\.txt)$")
+
+
+@dataclass(frozen=True)
+class UploadedMetaEvaluation:
+    """The table and what the name matching found: human systems that no metric scores (not
+    evaluated) and human names renamed to the metrics' (WMT's ``GTCOM.0`` → ``GTCOM``)."""
+
+    table: SystemMetaEvaluation
+    human_only: tuple[str, ...]
+    renamed: dict[str, str]
+
+
+def metric_name(file_name: str) -> str:
+    return _SUFFIX.sub("", file_name.rsplit("/", 1)[-1]) or file_name
+
+
+def meta_evaluation_from_uploads(
+    *,
+    human: UploadFile,
+    metrics: Sequence[UploadFile],
+    human_systems: Sequence[str],
+    include_human: bool,
+    exclude_outliers: bool,
+    lower_is_better: Sequence[str],
+    cluster_test: ClusterTest,
+    seed: int,
+    max_bytes: int,
+) -> UploadedMetaEvaluation:
+    """Raises ``ValueError`` (a ``ScoreFileError`` names file and line) or ``UploadError``
+    with a message for the organizer."""
+    human_scores = read_sys_scores(human.name, text=decode_text(human, max_bytes=max_bytes))
+    metric_scores: dict[str, dict[str, float]] = {}
+    for upload in metrics:
+        name = metric_name(upload.name)
+        if name in metric_scores:
+            raise ValueError(f"two metric files are named {name!r}; rename one")
+        text = decode_text(upload, max_bytes=max_bytes)
+        metric_scores[name] = read_sys_scores(upload.name, text=text)
+    known = {system for scores in metric_scores.values() for system in scores}
+    match = match_system_names(human_scores, known)
+    renamed = {h: m for h, m in match.pairs.items() if h != m}
+    table = meta_evaluate_systems(
+        human=rename_systems(human_scores, match.pairs),
+        metrics=metric_scores,
+        human_systems=[match.pairs.get(s, s) for s in human_systems],
+        include_human=include_human,
+        exclude_outliers=exclude_outliers,
+        lower_is_better=lower_is_better,
+        cluster_test=cluster_test,
+        rng=seed,
+    )
+    return UploadedMetaEvaluation(table=table, human_only=match.human_only, renamed=renamed)

@@ -1,0 +1,46 @@
+"""The meta-evaluation page of a campaign: organizers upload score files and see the table (or
+download it as CSV). Computed on each request from the files; nothing is stored."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
+
+from annotation.permissions import campaign_for_organizer, organizer_required
+from annotation.reports.text import download_disposition
+from metrics.metaeval.forms import MetaEvaluationForm
+from metrics.metaeval.presenters import (
+    meta_evaluation_csv,
+    meta_evaluation_rows,
+    meta_evaluation_test_rows,
+)
+
+
+@organizer_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def campaign_meta_evaluation(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    """The upload form; after a valid upload, the table and the tests between metrics, or the
+    CSV when the "Download CSV" button sent the form."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form = MetaEvaluationForm(
+        request.POST if request.method == "POST" else None,
+        request.FILES if request.method == "POST" else None,
+    )
+    context: dict[str, object] = {"campaign": campaign, "form": form}
+    if request.method == "POST" and form.is_valid():
+        result = form.evaluation()
+        if request.POST.get("download") == "csv":
+            response = HttpResponse(meta_evaluation_csv(result), content_type="text/csv")
+            response["Content-Disposition"] = download_disposition(
+                campaign.name, "meta-evaluation", "csv"
+            )
+            return response
+        context |= {
+            "result": result,
+            "rows": meta_evaluation_rows(result),
+            "tests": meta_evaluation_test_rows(result),
+        }
+    return render(request, "metrics/meta_evaluation.html", context)
