@@ -85,6 +85,34 @@ def meta_evaluation_csv(result: UploadedMetaEvaluation) -> str:
     )
 
 
+def _points(
+    systems: tuple[str, ...], scores: dict[str, float], human: dict[str, float], sign: float
+) -> list[dict[str, Any]]:
+    return [
+        {"name": s, "metric": sign * scores[s], "human": human[s]} for s in systems if s in scores
+    ]
+
+
+def meta_evaluation_plot(result: UploadedMetaEvaluation) -> dict[str, Any]:
+    """Per metric (table order), one point per evaluated system (metric score, negated for an
+    error metric as in the table; human score) and, apart, the outliers left out."""
+    table = result.table
+    plots = []
+    for row in table.rows:
+        sign = -1.0 if row.metric in table.negated else 1.0
+        scores = result.metrics[row.metric]
+        plots.append(
+            {
+                "name": row.metric,
+                "negated": row.metric in table.negated,
+                "pearson": finite_or_none(row.pearson),
+                "points": _points(table.systems, scores, result.human, sign),
+                "outliers": _points(table.excluded_outliers, scores, result.human, sign),
+            }
+        )
+    return {"metrics": plots}
+
+
 def _finite(value: Any) -> Any:
     if isinstance(value, float):
         return finite_or_none(value)

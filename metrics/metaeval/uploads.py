@@ -16,10 +16,13 @@ _SUFFIX = re.compile(r"(\.sys\.score|\.score|\.tsv|\.txt)$")
 
 @dataclass(frozen=True)
 class UploadedMetaEvaluation:
-    """The table and what the name matching found: human systems that no metric scores (not
-    evaluated) and human names renamed to the metrics' (WMT's ``GTCOM.0`` → ``GTCOM``)."""
+    """The table, the scores it was computed from (human ones under the metrics' names) and
+    what the name matching found: human systems that no metric scores (not evaluated) and human
+    names renamed to the metrics' (WMT's ``GTCOM.0`` → ``GTCOM``)."""
 
     table: SystemMetaEvaluation
+    human: dict[str, float]
+    metrics: dict[str, dict[str, float]]
     human_only: tuple[str, ...]
     renamed: dict[str, str]
 
@@ -53,8 +56,9 @@ def meta_evaluation_from_uploads(
     known = {system for scores in metric_scores.values() for system in scores}
     match = match_system_names(human_scores, known)
     renamed = {h: m for h, m in match.pairs.items() if h != m}
+    human_named = rename_systems(human_scores, match.pairs)
     table = meta_evaluate_systems(
-        human=rename_systems(human_scores, match.pairs),
+        human=human_named,
         metrics=metric_scores,
         human_systems=[match.pairs.get(s, s) for s in human_systems],
         include_human=include_human,
@@ -63,4 +67,10 @@ def meta_evaluation_from_uploads(
         cluster_test=cluster_test,
         rng=seed,
     )
-    return UploadedMetaEvaluation(table=table, human_only=match.human_only, renamed=renamed)
+    return UploadedMetaEvaluation(
+        table=table,
+        human=human_named,
+        metrics=metric_scores,
+        human_only=match.human_only,
+        renamed=renamed,
+    )

@@ -11,9 +11,11 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.permissions import campaign_for_organizer, organizer_required
 from annotation.reports.text import download_disposition
+from evalsite.csp import csp_additions
 from metrics.metaeval.forms import MetaEvaluationForm
 from metrics.metaeval.presenters import (
     meta_evaluation_csv,
+    meta_evaluation_plot,
     meta_evaluation_rows,
     meta_evaluation_test_rows,
 )
@@ -21,9 +23,10 @@ from metrics.metaeval.presenters import (
 
 @organizer_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@csp_additions("EVALSITE_CSP_DASHBOARD")  # the style attributes plotly sets, as on the dashboard
 def campaign_meta_evaluation(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
-    """The upload form; after a valid upload, the table and the tests between metrics, or the
-    CSV when the "Download CSV" button sent the form."""
+    """The upload form; after a valid upload, the table, the tests between metrics and one
+    scatter plot per metric, or the CSV when the "Download CSV" button sent the form."""
     campaign = campaign_for_organizer(request.user, campaign_id)
     form = MetaEvaluationForm(
         request.POST if request.method == "POST" else None,
@@ -42,5 +45,6 @@ def campaign_meta_evaluation(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
             "result": result,
             "rows": meta_evaluation_rows(result),
             "tests": meta_evaluation_test_rows(result),
+            "plot": meta_evaluation_plot(result),
         }
     return render(request, "metrics/meta_evaluation.html", context)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -97,6 +99,21 @@ def test_the_page_shows_the_cores_table_for_the_uploaded_files(users):
         assert f"{row.tie_accuracy:.3f}" in page
     assert "Human translations left out: ref." in page
     assert "−TER" in page
+
+
+def test_the_plot_data_are_the_uploaded_scores_negated_as_in_the_table(users):
+    url = reverse("campaign_meta_evaluation", args=[users["campaign"].pk])
+    page = client_as(users, "owner").post(url, upload(exclude_outliers="on")).content.decode()
+    found = re.search(
+        r'<script id="meta-evaluation-plot" type="application/json">(.*?)</script>', page
+    )
+    assert found is not None
+    plots = {m["name"]: m for m in json.loads(found.group(1))["metrics"]}
+    assert {p["name"]: p["metric"] for p in plots["TER"]["points"]} == {s: -TER[s] for s in "ABCDE"}
+    assert {p["name"]: p["human"] for p in plots["BLEU"]["points"]} == {
+        s: HUMAN[s] for s in "ABCDE"
+    }
+    assert [p["name"] for p in plots["BLEU"]["outliers"]] == ["F"]
 
 
 def test_the_csv_download_is_the_table_at_full_precision(users):
