@@ -392,12 +392,17 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsTest:
 
     t = (r12 − r13) · √((n − 1)(1 + r23)) / √(2K(n − 1)/(n − 3) + (r12 + r13)²/4 · (1 − r23)³),
     K = 1 − r12² − r13² − r23² + 2 r12 r13 r23.
+
+    Two identical metrics (r23 = 1) leave the test undefined: K = −(r12 − r13)² may round
+    below 0 there, and t and p are NaN then rather than an error.
     """
     if n < 4:
         raise ValueError("the Williams test needs n >= 4")
     k = 1 - r12 * r12 - r13 * r13 - r23 * r23 + 2 * r12 * r13 * r23
-    denom = math.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
-    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / denom
+    variance = 2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3
+    if not variance > 0:  # also NaN (a constant metric)
+        return WilliamsTest(t=math.nan, p_value=math.nan, df=n - 3)
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(variance)
     df = n - 3
     return WilliamsTest(t=t, p_value=float(sps.t.sf(t, df)), df=df)
 

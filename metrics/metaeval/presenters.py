@@ -49,7 +49,7 @@ def meta_evaluation_test_rows(result: UploadedMetaEvaluation) -> list[dict[str, 
             "better": test.better,
             "worse": test.worse,
             "delta": number_text(test.delta, 3),
-            "williams": p_text(test.williams_p),
+            "williams": p_text(finite_or_none(test.williams_p)),
             "williams_significant": test.williams_p <= alpha,
             "permutation": p_text(test.permutation_p),
             "permutation_significant": test.permutation_p is not None

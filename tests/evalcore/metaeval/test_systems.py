@@ -8,7 +8,11 @@ import pytest
 from scipy import stats as sps
 
 from evalcore.metaeval.systems import meta_evaluate_systems, metric_clusters
-from evalcore.stats.correlation import correlation_permutation_test, williams_test_scores
+from evalcore.stats.correlation import (
+    correlation_permutation_test,
+    williams_test,
+    williams_test_scores,
+)
 from evalcore.stats.outliers import mad_outliers
 from evalcore.stats.ties import kendall_variant
 
@@ -139,3 +143,19 @@ def test_too_few_systems_are_refused_and_three_get_no_clusters():
     )
     assert table.tests == ()
     assert {row.cluster for row in table.rows} == {None}
+
+
+def test_two_identical_metrics_are_not_significantly_different_and_share_a_cluster():
+    table = meta_evaluate_systems(
+        human=HUMAN, metrics={"good": GOOD, "copy": dict(GOOD), "poor": POOR}, rng=2
+    )
+    same = next(t for t in table.tests if {t.better, t.worse} == {"good", "copy"})
+    assert not same.williams_p <= 0.05  # NaN (undefined) or 0.5 (t = 0), never significant
+    assert same.delta == 0
+    clusters = {row.metric: row.cluster for row in table.rows}
+    assert clusters["good"] == clusters["copy"] == 1
+
+
+def test_the_williams_test_of_a_zero_variance_is_nan_not_an_error():
+    result = williams_test(0.8, 0.8, 1.0, 10)
+    assert np.isnan(result.p_value)
