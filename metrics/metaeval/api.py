@@ -17,10 +17,12 @@ from annotation.permissions import IsOrganizer, campaign_for_organizer
 from annotation.reports.text import download_disposition
 from metrics.metaeval.forms import MetaEvaluationForm
 from metrics.metaeval.presenters import meta_evaluation_csv, meta_evaluation_json
+from metrics.metaeval.sources import campaign_human_sources
 
 
 class MetaEvaluationView(APIView):
-    """Multipart fields as the page's form: ``human`` (one .sys.score file), ``metrics`` (one
+    """Multipart fields as the page's form: ``human_source`` (``file`` or a criterion of the
+    campaign's stored human analysis), ``human`` (one .sys.score file), ``metrics`` (one
     file per metric), ``human_systems``, ``include_human``, ``exclude_outliers``,
     ``lower_is_better``, ``cluster_test``, ``seed``. ``?output=csv`` answers the table as CSV."""
 
@@ -33,7 +35,12 @@ class MetaEvaluationView(APIView):
             "multipart/form-data": inline_serializer(
                 "MetaEvaluationUpload",
                 {
-                    "human": serializers.FileField(),
+                    "human_source": serializers.CharField(
+                        required=False,
+                        help_text="'file' (the default) or '<config id>:<criterion>' of the "
+                        "campaign's stored human analysis",
+                    ),
+                    "human": serializers.FileField(required=False),
                     "metrics": serializers.ListField(child=serializers.FileField()),
                     "human_systems": serializers.CharField(required=False),
                     "include_human": serializers.BooleanField(required=False),
@@ -70,7 +77,9 @@ class MetaEvaluationView(APIView):
     def post(self, request: Request, campaign_id: uuid.UUID) -> Any:
         campaign = campaign_for_organizer(request.user, campaign_id)
         # The page's form validates the API's multipart fields too: one set of rules and messages.
-        form = MetaEvaluationForm(request.POST, request.FILES)
+        form = MetaEvaluationForm(
+            request.POST, request.FILES, sources=campaign_human_sources(campaign=campaign)
+        )
         if not form.is_valid():
             errors = {
                 "non_field_errors" if field == "__all__" else field: [e["message"] for e in found]

@@ -33,7 +33,7 @@ def metric_name(file_name: str) -> str:
 
 def meta_evaluation_from_uploads(
     *,
-    human: UploadFile,
+    human: UploadFile | dict[str, float],
     metrics: Sequence[UploadFile],
     human_systems: Sequence[str],
     include_human: bool,
@@ -43,9 +43,13 @@ def meta_evaluation_from_uploads(
     seed: int,
     max_bytes: int,
 ) -> UploadedMetaEvaluation:
-    """Raises ``ValueError`` (a ``ScoreFileError`` names file and line) or ``UploadError``
-    with a message for the organizer."""
-    human_scores = read_sys_scores(human.name, text=decode_text(human, max_bytes=max_bytes))
+    """``human``: a .sys.score file, or the scores themselves (a criterion of the campaign).
+    Raises ``ValueError`` (a ``ScoreFileError`` names file and line) or ``UploadError`` with a
+    message for the organizer."""
+    if isinstance(human, UploadFile):
+        human_scores = read_sys_scores(human.name, text=decode_text(human, max_bytes=max_bytes))
+    else:
+        human_scores = dict(human)
     metric_scores: dict[str, dict[str, float]] = {}
     for upload in metrics:
         name = metric_name(upload.name)

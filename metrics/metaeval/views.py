@@ -19,6 +19,7 @@ from metrics.metaeval.presenters import (
     meta_evaluation_rows,
     meta_evaluation_test_rows,
 )
+from metrics.metaeval.sources import campaign_human_sources
 
 
 @organizer_required
@@ -31,6 +32,7 @@ def campaign_meta_evaluation(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
     form = MetaEvaluationForm(
         request.POST if request.method == "POST" else None,
         request.FILES if request.method == "POST" else None,
+        sources=campaign_human_sources(campaign=campaign),
     )
     context: dict[str, object] = {"campaign": campaign, "form": form}
     if request.method == "POST" and form.is_valid():
