@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from metrics import views
+from metrics.metaeval import views as metaeval_views
 
 urlpatterns = [
     path(
@@ -26,5 +27,10 @@ urlpatterns = [
         "campaigns/<uuid:campaign_id>/dashboard/results/<str:kind>.json",
         views.campaign_dashboard_result,
         name="campaign_dashboard_result",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/meta-evaluation/",
+        metaeval_views.campaign_meta_evaluation,
+        name="campaign_meta_evaluation",
     ),
 ]

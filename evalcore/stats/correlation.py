@@ -85,15 +85,22 @@ class PairCounts:
     n: int
 
 
-def pair_counts(x: ArrayLike, y: ArrayLike, *, chunk: int = 2048) -> PairCounts:
-    """Count pair types over all i < j, in chunks of rows so memory stays O(chunk · n)."""
+def pair_counts(x: ArrayLike, y: ArrayLike, *, tie_y: float = 0.0, chunk: int = 2048) -> PairCounts:
+    """Count pair types over all i < j, in chunks of rows so memory stays O(chunk · n).
+
+    ``tie_y``: differences in y of at most this much count as ties (the metric's tie threshold ε
+    of Deutsch et al. 2023; 0 = only equal values tie)."""
+    if tie_y < 0:
+        raise ValueError(f"the tie threshold must be at least 0, got {tie_y}")
     a, b = _pair(x, y)
     n = a.size
     conc = disc = tx = ty = txy = 0
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         sx = np.sign(a[start:stop, None] - a[None, :])
-        sy = np.sign(b[start:stop, None] - b[None, :])
+        dy = b[start:stop, None] - b[None, :]
+        sy = np.sign(dy)
+        sy[np.abs(dy) <= tie_y] = 0.0  # a NaN difference stays NaN: neither tie nor order
         upper = np.arange(start, stop)[:, None] < np.arange(n)[None, :]  # each pair once
         prod = (sx * sy)[upper]
         zx = (sx == 0)[upper]
@@ -237,12 +244,15 @@ def darr_kendall(
     groups: ArrayLike,
     *,
     threshold: float = 25.0,
+    inclusive: bool = False,
 ) -> DarrTau:
     """Kendall-like τ over DA relative-ranking pairs (WMT 2017–2019; Mathur et al. 2019).
 
     Pairs are two translations of the same source (same ``groups`` label) whose human scores
-    differ by more than ``threshold`` (25 points on the 0–100 DA scale). A pair is concordant when
-    the metric orders it as the humans do; a metric tie counts as discordant, as in WMT.
+    differ by more than ``threshold`` (25 points on the 0–100 DA scale), as the findings papers
+    word it; ``inclusive`` also keeps a difference of exactly ``threshold``, as mt-metrics-eval's
+    ``KendallLike`` does (``>=``). A pair is concordant when the metric orders it as the humans
+    do; a metric tie counts as discordant, as in WMT.
     """
     h, m = _pair(human, metric)
     g = np.asarray(groups).ravel()
@@ -259,7 +269,7 @@ def darr_kendall(
         i, j = np.triu_indices(idx.size, k=1)
         dh = h[idx[i]] - h[idx[j]]
         dm = m[idx[i]] - m[idx[j]]
-        keep = np.abs(dh) > threshold
+        keep = np.abs(dh) >= threshold if inclusive else np.abs(dh) > threshold
         agree = np.sign(dh[keep]) == np.sign(dm[keep])
         conc += int(agree.sum())
         disc += int((~agree).sum())
@@ -382,12 +392,17 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsTest:
 
     t = (r12 − r13) · √((n − 1)(1 + r23)) / √(2K(n − 1)/(n − 3) + (r12 + r13)²/4 · (1 − r23)³),
     K = 1 − r12² − r13² − r23² + 2 r12 r13 r23.
+
+    Two identical metrics (r23 = 1) leave the test undefined: K = −(r12 − r13)² may round
+    below 0 there, and t and p are NaN then rather than an error.
     """
     if n < 4:
         raise ValueError("the Williams test needs n >= 4")
     k = 1 - r12 * r12 - r13 * r13 - r23 * r23 + 2 * r12 * r13 * r23
-    denom = math.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
-    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / denom
+    variance = 2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3
+    if not variance > 0:  # also NaN (a constant metric)
+        return WilliamsTest(t=math.nan, p_value=math.nan, df=n - 3)
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(variance)
     df = n - 3
     return WilliamsTest(t=t, p_value=float(sps.t.sf(t, df)), df=df)
 
@@ -405,7 +420,7 @@ def williams_test_scores(
 
 @dataclass(frozen=True)
 class CorrelationPermutation:
-    """Paired permutation test of r(h, a) − r(h, b), two-sided, p = (c + 1) / (R + 1)."""
+    """Paired permutation test of r(h, a) − r(h, b), p = (c + 1) / (R + 1)."""
 
     delta: float
     p_value: float
@@ -420,9 +435,13 @@ def correlation_permutation_test(
     *,
     method: Method = "pearson",
     n_trials: int = 1000,
+    alternative: Literal["two-sided", "greater"] = "two-sided",
     rng: np.random.Generator | int | None = None,
 ) -> CorrelationPermutation:
     """Do two metrics correlate differently with the humans? (Deutsch et al. 2021, PERM-BOTH.)
+
+    ``two-sided`` counts trials with |Δ| > |observed Δ|; ``greater`` (does a correlate better
+    than b?) counts trials with Δ ≥ observed Δ, as mt-metrics-eval's ``PermutationSigDiff``.
 
     Under the null hypothesis the two metrics are exchangeable on every point, so each trial swaps
     a's and b's score at a random half of the points. Scores are z-normalised per metric first so
@@ -449,7 +468,10 @@ def correlation_permutation_test(
         pb = np.where(swap, za, zb)
         hh = np.broadcast_to(h, pa.shape)
         diff = corr(hh, pa) - corr(hh, pb)
-        exceed += int((np.abs(diff) > abs(observed)).sum())
+        if alternative == "greater":
+            exceed += int((diff >= observed).sum())
+        else:
+            exceed += int((np.abs(diff) > abs(observed)).sum())
     return CorrelationPermutation(
         delta=observed,
         p_value=(exceed + 1.0) / (n_trials + 1.0),

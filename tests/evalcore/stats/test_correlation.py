@@ -164,3 +164,30 @@ def test_correlation_dispatches_and_rejects_unknown_methods():
     assert math.isnan(pearson([1, 1, 1], [1, 2, 3]))
     with pytest.raises(ValueError, match="unknown method"):
         correlation(X, Y, "cosine")  # type: ignore[arg-type]
+
+
+def test_darr_kendall_reproduces_mt_metrics_eval_kendall_like_with_inclusive_threshold():
+    # mt_metrics_eval/stats_test.py CorrelationFunctionsTest.testKendallLike: 3/5 at 25 (no
+    # pair differs by exactly 25), 2/6 at 1 where mt-metrics-eval keeps |Δ| = 1 (>=).
+    gold, metric, one_group = [10, 11, 100, 150], [2, 1, 4, 3], [0, 0, 0, 0]
+    assert darr_kendall(gold, metric, one_group).tau == pytest.approx(3 / 5)
+    inclusive = darr_kendall(gold, metric, one_group, threshold=1, inclusive=True)
+    assert (inclusive.tau, inclusive.concordant, inclusive.discordant) == (
+        pytest.approx(2 / 6),
+        4,
+        2,
+    )
+    # The findings' "more than 25" leaves out the pair that differs by exactly the threshold.
+    assert darr_kendall(gold, metric, one_group, threshold=1).pairs == 5
+
+
+def test_one_sided_permutation_test_points_the_way_of_the_hypothesis():
+    rng = np.random.default_rng(12)
+    human = rng.normal(size=40)
+    good = human + rng.normal(scale=0.3, size=40)
+    poor = rng.normal(size=40)
+    better = correlation_permutation_test(human, good, poor, alternative="greater", rng=1)
+    worse = correlation_permutation_test(human, poor, good, alternative="greater", rng=1)
+    assert better.p_value < 0.01
+    assert worse.p_value > 0.99
+    assert better.delta == pytest.approx(-worse.delta)
