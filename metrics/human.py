@@ -11,20 +11,29 @@ from django.db.models import Count
 from annotation.analysis.results import Histogram, HistogramAnnotator, HumanDocument
 from annotation.analysis.selectors import campaign_analysis_compute, campaign_analysis_settings
 from annotation.analysis.services import annotator_pseudonyms_ensure
-from annotation.models import JudgmentValue, pseudonym_code
-from annotation.protocols import PROTOCOLS
+from annotation.models import JudgmentValue, ProtocolConfig, pseudonym_code
+from annotation.protocols import PROTOCOLS, SCORES_STANDARDISED
 from annotation.reports.judgments import annotator_labels
 
 # 0–100 scales are shown in bins of 10 (the last bin holds 90–100).
 SLIDER_BIN = 10
 
 
+def _standardised_configs(campaign: Any) -> Any:
+    """The campaign's configs of scores imported standardised (a subquery: a key lookup
+    inside ``exclude`` would also leave out the configs without the key, whose value is NULL)."""
+    configs = ProtocolConfig.objects.filter(campaign=campaign)
+    return configs.filter(settings__scores=SCORES_STANDARDISED).values("pk")
+
+
 def histograms(*, campaign: Any) -> list[Histogram]:
-    """Raw-score counts per protocol config, criterion and annotator (real items only)."""
+    """Raw-score counts per protocol config, criterion and annotator (real items only); none
+    of a config whose scores were imported standardised (z-scores, no raw score known)."""
     rows = (
         JudgmentValue.objects.filter(
             judgment__item__task__config__campaign=campaign, output__kind="real"
         )
+        .exclude(judgment__item__task__config__in=_standardised_configs(campaign))
         .values(
             "judgment__item__task__config_id",
             "judgment__item__task__config__name",

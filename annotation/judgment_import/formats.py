@@ -30,6 +30,7 @@ from annotation.judgment_import.rows import (
     Problems,
     _first_filled_line,
 )
+from annotation.judgment_import.standardised import scores_resolved
 from annotation.models import Campaign
 
 # Every layout, in the order the page lists them and detection asks them.
@@ -129,9 +130,11 @@ def options_for(
     parsed: ParsedJudgments, options: ImportOptions
 ) -> tuple[ImportOptions, ParsedJudgments]:
     """The options and rows as the file's layout has them imported (unchanged for a layout
-    that holds any kind's judgments)."""
+    that holds any kind's judgments), with the scores raw or standardised as the import
+    applies them (:func:`~annotation.judgment_import.standardised.scores_resolved`)."""
     layout = judgment_format(parsed.file_format)
-    return layout.options(parsed, options) if layout is not None else (options, parsed)
+    options, parsed = layout.options(parsed, options) if layout is not None else (options, parsed)
+    return scores_resolved(parsed, options), parsed
 
 
 def segments_placed(

@@ -55,11 +55,7 @@ from annotation.judgment_import.preview import PreviewSample, checks_ran, previe
 from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.judgment_import.rows import ParsedJudgments
 from annotation.judgment_import.spans import planned_spans, spans_insert
-from annotation.judgment_import.standardised import (
-    imported_settings,
-    scores_record,
-    scores_resolved,
-)
+from annotation.judgment_import.standardised import imported_settings, scores_record
 from annotation.judgment_import.wmt_segments import segment_numbering_record
 from annotation.models import (
     Assignment,
@@ -143,7 +139,6 @@ def judgments_preview(
     with _no_cyclic_gc():
         parsed = _read(upload, options)
         options, parsed = options_for(parsed, options)
-        options = scores_resolved(parsed, options)
         parsed, numbering = segments_placed(campaign, parsed, options)
         context = campaign_context(campaign, parsed)
         plan = import_plan(parsed, context, options)
@@ -211,7 +206,6 @@ def judgments_import_parsed(
     with _no_cyclic_gc():
         chosen_scores = options.scores
         options, parsed = options_for(parsed, options)
-        options = scores_resolved(parsed, options)
         with transaction.atomic():
             progress_step(report, "check")
             locked = Campaign.objects.select_for_update().get(pk=campaign.pk)

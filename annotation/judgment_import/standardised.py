@@ -6,8 +6,9 @@ them as its z-scores instead of standardising them again (annotation/analysis/sc
 
 The import's ``scores`` option: ``raw`` (the criterion's scale is checked), ``standardised``
 (any finite number is taken) or ``auto``: standardised when the file's scores leave the scale
-and look like z-scores (one below 0 and none further than :data:`Z_LIMIT` from 0), raw
-otherwise. A raw file with a stray out-of-range score is still refused, naming the row.
+and look like z-scores (one below 0, one not a whole number, none further than :data:`Z_LIMIT`
+from 0), raw otherwise. A raw file with a stray out-of-range score (raters give whole numbers)
+is still refused, naming the row.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ SCORE_KINDS = {
 """The ``scores`` choices of the page, the API and ``import_judgments --scores``."""
 
 Z_LIMIT = 10.0
-"""The farthest from 0 that ``auto`` takes a score for a z-score: standardised scores of WMT's
-releases stay within ±6; a file of raw 0–100 or 1–5 scores has most of its scores beyond."""
+"""The farthest from 0 that ``auto`` takes a score for a z-score: WMT21 Flores' standardised
+scores stay within ±5.5; a file of raw 0–100 scores has most of its scores beyond."""
 
 
 def score_kind_choices() -> list[tuple[str, Any]]:
@@ -49,7 +50,9 @@ def looks_standardised(parsed: ParsedJudgments, protocol_key: str) -> bool:
     high = max(c.maximum for c in criteria)
     scores = [row.score for row in parsed.rows]
     outside = any(not low <= x <= high for x in scores)
-    return outside and any(x < 0 for x in scores) and all(abs(x) <= Z_LIMIT for x in scores)
+    fractional = any(x != int(x) for x in scores)
+    near_zero = all(abs(x) <= Z_LIMIT for x in scores)
+    return outside and fractional and near_zero and any(x < 0 for x in scores)
 
 
 def scores_resolved(parsed: ParsedJudgments, options: ImportOptions) -> ImportOptions:

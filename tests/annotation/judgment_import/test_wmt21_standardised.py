@@ -10,6 +10,7 @@ The data is read from shared/data/wmt21-flores-da/ (tests/support/wmt21_flores.p
 
 from __future__ import annotations
 
+import gzip
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from annotation.judgment_import.services import judgments_import
 from annotation.models import JudgmentImport
 from annotation.reports.judgments import JUDGMENT_COLUMNS
 from annotation.reports.stream import judgment_report_stream
+from metrics.human import histograms
 from tests.factories import PASSWORD, imports_run_queued, make_user
 from tests.support.wmt21_flores import (
     FLORES,
@@ -55,6 +57,11 @@ def _stnd(pair: str) -> UploadFile:
     assert FLORES is not None
     name = _stnd_name(pair)
     return UploadFile(name, (FLORES / "humaneval" / name).read_bytes())
+
+
+def _raw_file() -> bytes:
+    assert FLORES is not None
+    return (FLORES / "humaneval" / "ad-good-raw.csv.gz").read_bytes()
 
 
 def _options(pair: str, scores: str = "auto") -> ImportOptions:
@@ -141,6 +148,29 @@ def test_the_judgment_report_gives_the_scores_as_z_and_no_raw_score(
     assert {r["raw"] for r in rows} == {""}
     assert {r["shifted"] for r in rows} == {""}
     assert sorted(float(r["z"]) for r in rows) == sorted(float(v) for v in given)
+
+
+def test_the_raw_score_histograms_leave_standardised_scores_out(zu_xh: Any, owner: Any) -> None:
+    assert histograms(campaign=zu_xh) == []
+    # Beside them, the raw file's scores of the same judgments have their histogram.
+    judgments_import(
+        campaign=zu_xh,
+        upload=UploadFile("ad-good-raw.csv", gzip.decompress(_raw_file())),
+        user=None,
+        options=ImportOptions(
+            file_format="wmt", language_pair="zu-xh", system_map=published_system_ids("zu-xh")
+        ),
+    )
+    [histogram] = histograms(campaign=zu_xh)
+    assert sum(sum(a.counts) for a in histogram.annotators) == 2502
+    # The judgment report: raw scores for the raw file's rows only.
+    report = b"".join(judgment_report_stream(campaign=zu_xh, file_format="tsv"))
+    lines = report.decode().splitlines()[1:]
+    rows = [dict(zip(JUDGMENT_COLUMNS, line.split("\t"), strict=True)) for line in lines]
+    raw = [r["raw"] for r in rows if r["protocol"] == "Imported: ad-good-raw.csv"]
+    assert len(raw) == 2502
+    assert all(value.isdigit() for value in raw)
+    assert {r["raw"] for r in rows if r["protocol"] == "Imported: ad-zuxh-good-stnd.csv"} == {""}
 
 
 def test_raw_scores_refuse_the_file_naming_its_first_row(zu_xh: Any) -> None:
