@@ -81,6 +81,9 @@ class ImportRow:
     text_spans: tuple[tuple[Any, ...], ...] | None = None
     # A whole-document row (Appraise's): the document's id; its score is the document's.
     document: str = ""
+    # The document a segment row's file names beside its segment (Google's ``doc``): a campaign
+    # built from the release numbers its segments within these documents.
+    segment_document: str = ""
 
 
 @dataclass

@@ -161,9 +161,11 @@ def judgments_import(
     user: User | None,
     options: ImportOptions | None = None,
     report: ImportProgress | None = None,
+    parsed: ParsedJudgments | None = None,
 ) -> JudgmentImport:
     """Parse ``upload`` and store its judgments on ``campaign``, all or nothing; ``report``
-    hears of each step as it starts (``judgment_import.progress``).
+    hears of each step as it starts (``judgment_import.progress``). ``parsed``: the upload
+    already read (a release whose texts built the campaign, judgment_import/release.py).
 
     Creates an imported :class:`ProtocolConfig` with one task per HIT (per annotator when the
     file has no HIT ids), an item per screen, the shown outputs (QC outputs pointing to their
@@ -182,7 +184,7 @@ def judgments_import(
     options = options or ImportOptions()
     with _no_cyclic_gc():
         progress_step(report, "read")
-        parsed = _read(upload, options)
+        parsed = parsed or _read(upload, options)
         options, parsed = options_for(parsed, options)
         with transaction.atomic():
             progress_step(report, "check")
