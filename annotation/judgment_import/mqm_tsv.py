@@ -40,6 +40,7 @@ from annotation.campaigns.uploads import (
     UploadFile,
     UploadProblem,
 )
+from annotation.judgment_import.alignment import same_text
 from annotation.judgment_import.layout import JudgmentFormat
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.rows import (
@@ -227,7 +228,7 @@ def _read_row(
 ) -> None:
     """One row into the group of its (rater, system, segment): its error, if it has one and
     nothing is wrong with it (else a problem naming the line)."""
-    system, _doc, _doc_id, seg_id, rater, source, target, category, severity = values
+    system, doc, _doc_id, seg_id, rater, source, target, category, severity = values
     if not is_line_number(seg_id):
         problems.add(number, f"seg_id {seg_id!r} is not a line number")
         return
@@ -244,12 +245,14 @@ def _read_row(
             return
     group = groups.setdefault(
         (google_cell_read(rater), google_cell_read(system), seg_id),
-        {"line": number, "text": text, "source": source, "doc": _doc, "errors": []},
+        {"line": number, "text": text, "source": source, "doc": doc, "errors": []},
     )
     if group["text"] != text:
         problems.add(number, "the target differs from this output's earlier rows")
         return
-    if group["source"] != source:
+    # A source is checked as the campaign's is (alignment.same_text); an output exactly, as
+    # its spans count its characters.
+    if not same_text(group["source"], source):
         problems.add(number, "the source differs from this output's earlier rows")
         return
     if category.lower() == NO_ERROR or severity.lower() == NO_ERROR:
@@ -338,7 +341,7 @@ def mqm_texts(
         segment = documents.setdefault(doc, {}).setdefault(
             seg_id, ParsedSegment(doc, seg_id, source, [], row.line, parsed.file)
         )
-        if segment.source != source:
+        if not same_text(segment.source, source):
             problems.add(
                 row.line, f"the source differs from line {segment.line}'s of seg_id {seg_id}"
             )

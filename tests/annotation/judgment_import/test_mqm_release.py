@@ -1,12 +1,9 @@
 """A campaign built in one step from a Google MQM TSV release (``campaign_from_release`` and
 ``import_judgments --create-campaign``).
 
-The file is written here by hand in the layout of Google's TED release (github
-google/wmt-mqm-human-evaluation, ``ted/ende/mqm_ted_ende.tsv``: ``system doc doc_id seg_id
-rater source target category severity comment``, seg_id counting the whole test set, so a file
-of two talks has gaps), with a reference rated as a system (``ref-A``) and a second human
-translation (``Human-B``). What the campaign holds is read back and compared with the file;
-the MQM scores are worked out here by hand with Google's weights."""
+The release (tests/support/google_mqm_release.py, in the layout of Google's TED release, with
+gaps in seg_id, two talks, ``ref-A`` and ``Human-B``) is read back from the campaign and compared
+with the file; the MQM scores are worked out here by hand with Google's weights."""
 
 from __future__ import annotations
 
@@ -37,82 +34,18 @@ from annotation.models import (
     Translation,
 )
 from tests.factories import PASSWORD, make_user
+from tests.support.google_mqm_release import (
+    ERRORS,
+    HEADER,
+    SEGMENTS,
+    SOURCES,
+    TARGETS,
+    release_rows,
+    tsv,
+)
 
 pytestmark = pytest.mark.django_db
 
-HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment"
-
-# Two talks of a TED set whose other talks were not rated: seg_id 1, 2 and 41, 43.
-SOURCES = {
-    ("talk.1", "1"): "I want to ask you all to consider a simple fact.",
-    ("talk.1", "2"): "We can stand on the Earth.",
-    ("talk.7", "41"): "The Sun burns our peripheral vision.",
-    ("talk.7", "43"): "We see light reflected off the Moon.",
-}
-TARGETS = {
-    "Facebook-AI": [
-        "Ich möchte Sie alle bitten, eine einfache Tatsache zu bedenken.",
-        "Wir können auf der Erde stehen.",
-        "Die Sonne verbrennt unsere periphere Sicht.",
-        "Wir sehen Licht, das vom Mond reflektiert wird.",
-    ],
-    "Online-W": [
-        "Ich möchte euch alle bitten, eine einfache Tatsache zu bedenken.",
-        "Wir können auf Erde stehen.",
-        "Die Sonne verbrennt unser peripheres Sehen.",
-        "Wir sehen Licht vom Mond reflektiert.",
-    ],
-    "ref-A": [
-        "Bitte bedenken Sie alle eine einfache Tatsache.",
-        "Wir können auf der Erde stehen.",
-        "Die Sonne blendet unser peripheres Sehen.",
-        "Wir sehen das vom Mond reflektierte Licht.",
-    ],
-    "Human-B": [
-        "Ich bitte Sie alle, eine einfache Tatsache zu bedenken.",
-        "Wir stehen auf der Erde.",
-        "Die Sonne verbrennt unser Sehen am Rand.",
-        "Wir sehen Licht, das der Mond zurückwirft.",
-    ],
-}
-SEGMENTS = list(SOURCES)
-NO_ERROR = ("No-error", "No-error", "")
-
-# The errors: (system, seg_id) → [(marked source, marked target, category, severity)].
-ERRORS = {
-    ("Online-W", "1"): [
-        (
-            None,
-            "Ich möchte <v>euch</v> alle bitten, eine einfache Tatsache zu bedenken.",
-            "Fluency/Register",
-            "Minor",
-        )
-    ],
-    ("Online-W", "2"): [
-        ("We can stand on <v>the</v> Earth.", None, "Accuracy/Omission", "Major"),
-    ],
-    ("Online-W", "43"): [
-        (None, "<v>Wir sehen Licht vom Mond reflektiert</v>.", "Style/Awkward", "Minor"),
-        (None, "Wir sehen Licht vom Mond <v>reflektiert</v>.", "Fluency/Grammar", "Major"),
-    ],
-    ("Facebook-AI", "41"): [
-        (
-            None,
-            "Die Sonne <v>verbrennt</v> unsere periphere Sicht.",
-            "Accuracy/Mistranslation",
-            "Major",
-        )
-    ],
-    ("ref-A", "41"): [
-        (
-            None,
-            "Die Sonne <v>blendet</v> unser peripheres Sehen.",
-            "Accuracy/Mistranslation",
-            "Minor",
-        )
-    ],
-    ("Human-B", "2"): [(None, "Wir stehen auf der Erde<v>.</v>", "Fluency/Punctuation", "Minor")],
-}
 # Google's weights by hand (major 5, minor 1, minor punctuation 0.1), per judgment; Facebook-AI's
 # first segment is judged by two raters, the other outputs by one.
 BY_HAND = {
@@ -121,30 +54,6 @@ BY_HAND = {
     "ref-A": (0 + 0 + 1 + 0) / 4,
     "Human-B": (0 + 0.1 + 0 + 0) / 4,
 }
-
-
-def _rows() -> list[tuple[str, ...]]:
-    """The file's rows: talk.7's seg 43 before its seg 41 (a document's order is its ids')."""
-    out = []
-    order = [SEGMENTS[0], SEGMENTS[1], SEGMENTS[3], SEGMENTS[2]]
-    for doc, seg in order:
-        rater = "rater1" if seg in ("1", "43") else "rater2"
-        for system, targets in TARGETS.items():
-            target = targets[SEGMENTS.index((doc, seg))]
-            errors = ERRORS.get((system, seg)) or [(None, None, "No-error", "No-error")]
-            for source, marked, category, severity in errors:
-                cells = (source or SOURCES[(doc, seg)], marked or target, category, severity)
-                out.append((system, doc, seg, seg, rater, *cells, ""))
-            if (system, seg) == ("Facebook-AI", "1"):
-                out.append(
-                    (system, doc, seg, seg, "rater2", SOURCES[(doc, seg)], target, *NO_ERROR)
-                )
-    return out
-
-
-def tsv(rows: list[tuple[str, ...]] | None = None) -> UploadFile:
-    text = "\n".join([HEADER, *("\t".join(r) for r in rows or _rows())]) + "\n"
-    return UploadFile("mqm_ted_ende.tsv", text.encode(), "")
 
 
 @pytest.fixture
@@ -218,7 +127,7 @@ def test_the_judgments_read_back_give_the_files_spans_and_mqm(owner: Any) -> Non
 def test_a_later_file_of_the_release_is_read_by_googles_seg_ids(owner: Any) -> None:
     campaign = campaign_from_release(owner=owner, name="TED en-de", files=[tsv()]).campaign
     # The rows of talk.7 only: seg_id 43 is no line of the campaign's four segments.
-    later = [r for r in _rows() if r[1] == "talk.7"]
+    later = [r for r in release_rows() if r[1] == "talk.7"]
     record = judgments_import(campaign=campaign, upload=tsv(later), user=None)
     assert record.summary["judgments"] == 8
     judged = set(
@@ -230,7 +139,7 @@ def test_a_later_file_of_the_release_is_read_by_googles_seg_ids(owner: Any) -> N
 
 
 def test_a_refused_release_leaves_no_campaign(owner: Any) -> None:
-    rows = _rows()
+    rows = release_rows()
     # Online-W's output of seg 1 as a second rater's row gives it otherwise.
     line = 2 + len(rows)
     changed = ("Online-W", "talk.1", "1", "1", "rater3", SOURCES[("talk.1", "1")])
@@ -346,3 +255,27 @@ def test_the_api_creates_the_campaign_for_an_organizer_only(owner: Any, client: 
     assert refused.status_code == 400
     assert refused.json()["problems"][0]["line"] == 2
     assert Campaign.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("changed", "message"),
+    [
+        ({1: "talk.9"}, "seg_id 1 is in doc 'talk.9' here and in doc 'talk.1' on an earlier line"),
+        ({5: "We cannot stand on the Earth."}, "the source differs from line 2's of seg_id 1"),
+    ],
+)
+def test_a_segment_the_rows_give_two_ways_is_refused_naming_the_line(
+    owner: Any, changed: dict[int, str], message: str
+) -> None:
+    rows = release_rows()
+    # A second rater's row of Online-W's first segment, with its doc or source changed.
+    extra = list(next(r for r in rows if r[0] == "Online-W" and r[3] == "1"))
+    extra[4] = "rater9"
+    for column, value in changed.items():
+        extra[column] = value
+    rows.append(tuple(extra))
+    with pytest.raises(UploadError) as refused:
+        campaign_from_release(owner=owner, name="TED en-de", files=[tsv(rows)])
+    [problem] = refused.value.problems
+    assert (problem.line, problem.message[: len(message)]) == (len(rows) + 1, message)
+    assert not Campaign.objects.exists()
