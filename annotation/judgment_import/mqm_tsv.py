@@ -381,13 +381,19 @@ def _rows_by_document(parsed: ParsedJudgments) -> ParsedJudgments:
     return replace(parsed, rows=rows)
 
 
+def campaign_keeps_google_ids(campaign: Campaign) -> bool:
+    """Whether the campaign was built from a release of this layout (its texts an upload of
+    this form): its segments' ids are Google's ``seg_id``s, which its files read and write."""
+    return Upload.objects.filter(campaign=campaign, form=FORMAT_MQM).exists()
+
+
 def mqm_segments(
     *, campaign: Campaign, parsed: ParsedJudgments, options: ImportOptions
 ) -> tuple[ParsedJudgments, dict[str, Any] | None]:
-    """A campaign built from a release (its texts an upload of this form) numbers segments by
-    Google's ``seg_id`` within ``doc``: the rows are read so. Any other campaign reads
-    ``seg_id`` as a line of its test set, as the rows give it."""
-    if not Upload.objects.filter(campaign=campaign, form=FORMAT_MQM).exists():
+    """A campaign built from a release numbers segments by Google's ``seg_id`` within ``doc``:
+    the rows are read so. Any other campaign reads ``seg_id`` as a line of its test set, as
+    the rows give it."""
+    if not campaign_keeps_google_ids(campaign):
         return parsed, None
     return _rows_by_document(parsed), None
 

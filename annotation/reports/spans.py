@@ -18,7 +18,12 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from annotation.judgment_import.mqm_tsv import MQM_COLUMNS, google_category, google_cell
+from annotation.judgment_import.mqm_tsv import (
+    MQM_COLUMNS,
+    campaign_keeps_google_ids,
+    google_category,
+    google_cell,
+)
 from annotation.models import (
     Campaign,
     ItemOutput,
@@ -218,8 +223,11 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
         .values_list("output_id", "system__name")
     ):
         credited[output].append(name)
-    outputs: dict[int, list[tuple[int, str, str, int, int, str, str]]] = defaultdict(list)
-    for item, pk, system, document, in_document, segment, source, text in (
+    # seg_id: the line in the test set, or Google's own where the campaign was built from
+    # Google's release (so that its files read back onto it).
+    google_ids = campaign_keeps_google_ids(campaign)
+    outputs: dict[int, list[tuple[int, str, str, int, str, str, str]]] = defaultdict(list)
+    for item, pk, system, document, in_document, position, external, source, text in (
         ItemOutput.objects.filter(item__task__config__in=configs, kind="real")
         .order_by("item_id", "position")
         .values_list(
@@ -229,10 +237,12 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
             "item__segment__document__external_id",
             "item__segment__position_in_document",
             "item__segment__position",
+            "item__segment__external_id",
             "item__segment__source",
             "text",
         )
     ):
+        segment = external if google_ids else str(position + 1)
         for name in (system, *credited.get(pk, ())):
             outputs[item].append((pk, name, document, in_document, segment, source, text))
     yield "\t".join(MQM_TSV_COLUMNS) + "\n"
@@ -248,7 +258,7 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
                 google_cell(_tsv(system)),
                 google_cell(_tsv(document)),
                 str(in_document + 1),
-                str(segment + 1),
+                segment,
                 google_cell(_tsv(rater)),
                 formula_safe(_tsv(source)),
             ]

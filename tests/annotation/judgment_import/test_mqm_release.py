@@ -33,6 +33,7 @@ from annotation.models import (
     System,
     Translation,
 )
+from annotation.reports.spans import mqm_tsv
 from tests.factories import PASSWORD, make_user
 from tests.support.google_mqm_release import (
     ERRORS,
@@ -279,3 +280,17 @@ def test_a_segment_the_rows_give_two_ways_is_refused_naming_the_line(
     [problem] = refused.value.problems
     assert (problem.line, problem.message[: len(message)]) == (len(rows) + 1, message)
     assert not Campaign.objects.exists()
+
+
+def test_the_campaigns_google_tsv_writes_googles_seg_ids_and_reads_back(owner: Any) -> None:
+    campaign = campaign_from_release(owner=owner, name="TED en-de", files=[tsv()]).campaign
+    written = list(mqm_tsv(campaign=campaign, labels={}))
+    assert {tuple(line.split("\t")[1:4:2]) for line in written[1:]} == set(SEGMENTS)
+    back = UploadFile("back.tsv", "".join(written).encode())
+    record = judgments_import(campaign=campaign, upload=back, user=None)
+    scores: dict[str, list[float]] = defaultdict(list)
+    for system, value in JudgmentValue.objects.filter(
+        judgment__item__task__config=record.config
+    ).values_list("output__system__name", "value"):
+        scores[system].append(-value)
+    assert {s: sum(v) / len(v) for s, v in scores.items()} == pytest.approx(BY_HAND)
