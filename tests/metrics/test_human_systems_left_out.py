@@ -14,11 +14,14 @@ from django.urls import reverse
 from scipy import stats as sps
 
 from annotation.analysis.results import HumanDocument
-from annotation.models import System
+from annotation.campaigns.selectors import campaign_inputs_stamp, content_hash
+from annotation.campaigns.services import campaign_data_import
+from annotation.models import Run, System
+from metrics import pipeline
 from metrics.documents import CorrelationsDocument
 from metrics.models import AnalysisResult
 from tests.dashboard_factories import analysis_run_sync, make_judged_demo_campaign
-from tests.factories import PASSWORD, make_user
+from tests.factories import PASSWORD, make_campaign, make_user, plain_files
 
 pytestmark = pytest.mark.django_db
 
@@ -57,3 +60,22 @@ def test_a_human_system_is_ranked_but_left_out_of_the_correlations(client: Any) 
     client.login(username=owner.username, password=PASSWORD)
     page = client.get(reverse("campaign_dashboard", args=[campaign.pk])).content.decode()
     assert f"rated as systems: {human.name}." in page
+
+
+def test_flagging_a_system_human_changes_the_fingerprint_and_nothing_else_does() -> None:
+    owner = make_user("fingerprint-owner", organizer=True)
+    campaign = make_campaign(owner=owner)
+    campaign_data_import(campaign=campaign, files=plain_files(), user=owner)
+    params = pipeline.analysis_params(campaign=campaign)
+    # Without human systems the hash is the one of the runs' (id, system) pairs, as before.
+    runs = Run.objects.filter(system__campaign=campaign).order_by("pk")
+    before = content_hash(
+        {
+            "params": params,
+            **campaign_inputs_stamp(campaign=campaign),
+            "runs": list(runs.values_list("pk", "system_id")),
+        }
+    )
+    assert pipeline.campaign_fingerprint(campaign=campaign, params=params) == before
+    System.objects.filter(pk=runs[0].system_id).update(human=True)
+    assert pipeline.campaign_fingerprint(campaign=campaign, params=params) != before
