@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from annotation.models import Campaign, JudgmentValue
 from tests.factories import PASSWORD, make_user
-from tests.support.google_mqm_release import HEADER, tsv
+from tests.support.google_mqm_release import HEADER, TARGETS, tsv
 
 pytestmark = pytest.mark.django_db
 
@@ -55,3 +55,13 @@ def test_someone_who_may_not_organize_is_refused(client: Any) -> None:
     assert client.get(URL).status_code == 403
     assert _post(client, tsv().content).status_code == 403
     assert not Campaign.objects.exists()
+
+
+def test_the_campaign_page_marks_the_human_systems(client: Any) -> None:
+    owner = make_user("page-owner", organizer=True)
+    client.login(username=owner.username, password=PASSWORD)
+    _post(client, tsv().content)
+    campaign = Campaign.objects.get()
+    page = client.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
+    marked = {name for name in TARGETS if f'{name} <span class="tag human-system"' in page}
+    assert marked == {"ref-A", "Human-B"}
