@@ -79,7 +79,9 @@ class RunInline(admin.TabularInline):
 
 @admin.register(System)
 class SystemAdmin(admin.ModelAdmin):
-    list_display = ["name", "campaign", "created"]
+    # ``human`` is set from the name; clearing it here puts the system into the correlations.
+    list_display = ["name", "campaign", "human", "created"]
+    list_filter = ["human"]
     search_fields = ["name"]
     inlines = [RunInline]
 

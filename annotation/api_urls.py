@@ -7,6 +7,7 @@ from annotation.campaigns.api import CampaignViewSet
 from annotation.crowd import api as crowd_api
 from annotation.judging import api as annotate_api
 from annotation.judging import document_api
+from annotation.judgment_import.api import CampaignFromReleaseView
 from annotation.tasking import api as roster_api
 from annotation.tasking import builds_api, pull_api
 from annotation.tutorial import api as tutorial_api
@@ -15,6 +16,12 @@ router = DefaultRouter()
 router.register("campaigns", CampaignViewSet, basename="api-campaign")
 
 urlpatterns = [
+    # Before the router's campaigns/<pk>/, which would take "from-release" for an id.
+    path(
+        "campaigns/from-release/",
+        CampaignFromReleaseView.as_view(),
+        name="api-campaign-from-release",
+    ),
     path("my/tasks/", annotate_api.my_tasks, name="api-my-tasks"),
     path("protocols/<int:config_id>/take/", annotate_api.config_take, name="api-config-take"),
     path(

@@ -5,6 +5,7 @@ from django.urls import path
 from annotation.campaigns import views
 from annotation.crowd import views as crowd_views
 from annotation.judging import views as annotate_views
+from annotation.judgment_import import views as release_views
 from annotation.tasking import views as setup_views
 from annotation.tutorial import views as tutorial_views
 
@@ -12,6 +13,11 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("campaigns/", views.campaign_list, name="campaign_list"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
+    path(
+        "campaigns/from-release/",
+        release_views.campaign_from_release_view,
+        name="campaign_from_release",
+    ),
     path("campaigns/<uuid:campaign_id>/", views.campaign_detail, name="campaign_detail"),
     path("campaigns/<uuid:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
     path("campaigns/<uuid:campaign_id>/upload/", views.campaign_upload, name="campaign_upload"),

@@ -17,7 +17,9 @@ For every human criterion that has judgments (adequacy, fluency, DA score, rank)
 - **Williams test** between every two metrics' system-level Pearson correlations.
 
 Error metrics (TER, WER, PER) are negated first, so that a metric that agrees with the humans
-always correlates positively.
+always correlates positively. Human translations rated as systems (``System.human``: Google's
+``ref-A``, WMT's ``Human-B``) are left out at both levels, as the metrics tasks leave them out,
+and named in the document (``human_systems_left_out``).
 
 Everything is whole-array numpy: one numeric query per criterion for the judgments (the human
 analysis' table) and one for their outputs' runs, filtered by protocol config and criterion (no
@@ -41,7 +43,7 @@ from annotation.analysis.tables import (
     criterion_values,
     values_array,
 )
-from annotation.models import ProtocolConfig, Segment, System
+from annotation.models import ProtocolConfig, Run, Segment, System
 from evalcore.numbers import finite_or_none
 from evalcore.stats.correlation import (
     DarrTau,
@@ -60,6 +62,7 @@ from metrics.documents import (
     Interval,
     MetricCorrelation,
     MetricScores,
+    Named,
     PearsonZ,
     Point,
     SegmentLevel,
@@ -248,6 +251,15 @@ def correlations_compute(
     seed = params["seed"]
     resamples = params["resamples"]
     configs = {c.pk: c for c in ProtocolConfig.objects.filter(campaign=campaign)}
+    human = [s for s in systems if s.human]
+    if human:
+        # Their rows drop out of the segment level with their runs' sentence scores; the
+        # system level leaves them out of its chosen systems (_criterion_correlations).
+        left_out = set(Run.objects.filter(system__in=human).values_list("pk", flat=True))
+        sentence = {
+            key: {run: v for run, v in runs.items() if run not in left_out}
+            for key, runs in sentence.items()
+        }
     out_criteria = []
     for crit in HumanDocument.read(human_doc).analysis.criteria:
         config = configs.get(crit.config_id)
@@ -273,6 +285,7 @@ def correlations_compute(
             resamples=resamples, seed=seed, da_pair_threshold=DA_PAIR_THRESHOLD
         ),
         criteria=out_criteria,
+        human_systems_left_out=[Named(id=s.pk, name=s.name) for s in human],
     )
 
 
@@ -293,7 +306,11 @@ def _criterion_correlations(
     between them; None when the criterion has no judgments."""
     family = family_of_result(crit)
     point = {s.system_id: family.point(s) for s in crit.systems if s.position > 0}
-    chosen = [i for i, s in enumerate(systems) if finite_or_none(point.get(s.pk)) is not None]
+    chosen = [
+        i
+        for i, s in enumerate(systems)
+        if not s.human and finite_or_none(point.get(s.pk)) is not None
+    ]
     inputs = _criterion_inputs(config, crit, [systems[i] for i in chosen], segment_index)
     if inputs is None:
         return None

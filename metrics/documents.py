@@ -211,6 +211,9 @@ class CorrelationsDocument(JsonDocument):
     version: str
     params: CorrelationParams
     criteria: list[CriterionCorrelations]
+    # Human translations rated as systems (System.human): shown and ranked by the human
+    # analysis, left out of every correlation here, as the metrics tasks leave them out.
+    human_systems_left_out: list[Named] = field(default_factory=list)
 
     @classmethod
     def upgraded(cls, doc: dict[str, Any], schema: int) -> dict[str, Any]:

@@ -107,15 +107,16 @@ def analysis_params(*, campaign: Any) -> dict[str, Any]:
 def campaign_fingerprint(*, campaign: Any, params: dict[str, Any]) -> str:
     """A content hash of everything an analysis reads, from a few aggregate queries: the
     parameters, the campaign's uploads, judgments and decisions (:func:`campaign_inputs_stamp`)
-    and the ids of its systems and runs."""
+    and the ids of its systems and runs, a human system's runs marked (the correlations leave
+    them out; an unmarked run hashes as before the flag existed)."""
+    runs = Run.objects.filter(system__campaign=campaign).order_by("pk")
     state = {
         "params": params,
         **campaign_inputs_stamp(campaign=campaign),
-        "runs": list(
-            Run.objects.filter(system__campaign=campaign)
-            .order_by("pk")
-            .values_list("pk", "system_id")
-        ),
+        "runs": [
+            (pk, system_id, "human") if human else (pk, system_id)
+            for pk, system_id, human in runs.values_list("pk", "system_id", "system__human")
+        ],
     }
     return content_hash(state)
 

@@ -63,6 +63,8 @@ class Dashboard:
     human_settings: AnalysisSettings | None
     correlation_params: CorrelationParams | None
     plots: dict[str, Any] = field(default_factory=dict)
+    # Human translations rated as systems, left out of the correlations (their names).
+    human_systems_left_out: list[str] = field(default_factory=list)
 
     @property
     def has_results(self) -> bool:
@@ -102,6 +104,9 @@ def dashboard_data(*, campaign: Campaign) -> Dashboard:
         human_version=human_doc.analysis.version if human_doc else "",
         human_settings=human_doc.analysis.settings if human_doc else None,
         correlation_params=correlations_doc.params if correlations_doc else None,
+        human_systems_left_out=[s.name for s in correlations_doc.human_systems_left_out]
+        if correlations_doc
+        else [],
         plots={
             "heatmaps": significance_heatmaps(metrics_doc) if metrics_doc else [],
             "histograms": histogram_plots(human_doc) if human_doc else [],

@@ -44,18 +44,12 @@ from annotation.judgment_import.background import (
     judgment_imports_abandon_stale,
 )
 from annotation.judgment_import.formats import (
-    FORMAT_AUTO,
-    FORMATS,
     judgment_file_refuse_empty,
-    system_map_parse,
 )
-from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.serializers import ImportRequestSerializer, problems_response
 from annotation.judgment_import.services import judgments_preview
-from annotation.judgment_import.standardised import SCORE_KINDS, SCORES_AUTO
-from annotation.judgment_import.wmt_segments import NUMBERING_AUTO, SEGMENT_NUMBERINGS
 from annotation.models import AnnotatorPseudonym, JudgmentImportJob, pseudonym_code
 from annotation.permissions import signed_in
-from annotation.protocols import PROTOCOLS
 
 
 class AnalysisView(CampaignAPIView):
@@ -153,87 +147,6 @@ class AnalysisSettingsView(CampaignAPIView):
         settings = serializer.settings(campaign_analysis_settings(campaign=campaign))
         changed = campaign_analysis_settings_save(campaign=campaign, settings=settings)
         return Response({**settings_document(settings), "changed": changed})
-
-
-class ImportRequestSerializer(serializers.Serializer):
-    # An empty file is refused by the import, naming it (DRF's message names no file).
-    file = serializers.FileField(help_text="The judgments file.", allow_empty_file=True)
-    file_format = serializers.ChoiceField(choices=[FORMAT_AUTO, *FORMATS], default=FORMAT_AUTO)
-    protocol = serializers.ChoiceField(choices=list(PROTOCOLS), default="direct_assessment")
-    criterion = serializers.CharField(max_length=20, required=False, default="", allow_blank=True)
-    line_base = serializers.ChoiceField(choices=[0, 1], default=1)
-    segment_numbering = serializers.ChoiceField(
-        choices=list(SEGMENT_NUMBERINGS),
-        default=NUMBERING_AUTO,
-        help_text="What a WMT DA sid counts: upload (line in the test set as uploaded), sorted "
-        "(position after sorting the documents by id, as WMT21's DA), auto (the one the "
-        "file's documents single out; refused otherwise).",
-    )
-    scores = serializers.ChoiceField(
-        choices=list(SCORE_KINDS),
-        default=SCORES_AUTO,
-        help_text="raw (checked against the criterion's scale), standardised (z-scores, taken "
-        "as given and analysed without re-standardising) or auto (standardised when the scores "
-        "leave the scale and look like z-scores).",
-    )
-    language_pair = serializers.CharField(
-        max_length=50, required=False, default="", allow_blank=True
-    )
-    name = serializers.CharField(max_length=90, required=False, default="", allow_blank=True)
-    system_map = serializers.CharField(
-        max_length=100_000,
-        required=False,
-        default="",
-        allow_blank=True,
-        help_text="The file's system names that differ from the campaign's: one "
-        "'name in the file = name in the campaign' per line.",
-    )
-    document_score = serializers.BooleanField(
-        required=False,
-        default=False,
-        help_text="Document screens with a document-level score: whole-document rows "
-        "(Appraise) become document judgments.",
-    )
-    dry_run = serializers.BooleanField(
-        required=False,
-        default=False,
-        help_text="Check the file and answer what it would store (the system names as they "
-        "map), storing nothing.",
-    )
-
-    def validate_system_map(self, text: str) -> dict[str, str]:
-        try:
-            return system_map_parse(text)
-        except UploadError as exc:
-            raise serializers.ValidationError([str(p) for p in exc.problems]) from None
-
-    def options(self) -> ImportOptions:
-        data = self.validated_data
-        return ImportOptions(
-            file_format=data["file_format"],
-            protocol=data["protocol"],
-            criterion=data["criterion"].strip(),
-            line_base=int(data["line_base"]),
-            language_pair=data["language_pair"].strip(),
-            name=data["name"].strip(),
-            system_map=data["system_map"],
-            document_score=data["document_score"],
-            segment_numbering=data["segment_numbering"],
-            scores=data["scores"],
-        )
-
-
-def problems_response(exc: UploadError) -> Response:
-    """400 with every problem of a refused import, each with its file and line."""
-    return Response(
-        {
-            "detail": str(exc.problems[0]),
-            "problems": [
-                {"file": p.file, "line": p.line, "message": p.message} for p in exc.problems
-            ],
-        },
-        status=status.HTTP_400_BAD_REQUEST,
-    )
 
 
 IMPORT_JOB = inline_serializer(

@@ -34,7 +34,7 @@ from annotation.judgment_import.background import (
 )
 from annotation.judgment_import.formats import judgment_file_refuse_empty
 from annotation.judgment_import.services import judgments_preview
-from annotation.models import JudgmentImport, JudgmentImportJob
+from annotation.models import JudgmentImport, JudgmentImportJob, System
 from annotation.permissions import campaign_for_organizer, organizer_required, signed_in
 
 # The imports listed on the import page, newest first.
@@ -63,6 +63,10 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
             "exploring": not shown.campaign_setting,
             "span_summaries": campaign_span_summaries(campaign=campaign),
             "document_scores": campaign_document_scores(campaign=campaign, settings=settings),
+            # Human translations rated as systems, marked in the system tables.
+            "human_systems": set(
+                System.objects.filter(campaign=campaign, human=True).values_list("pk", flat=True)
+            ),
             "imports": JudgmentImport.objects.filter(campaign=campaign).select_related(
                 "config", "imported_by"
             ),

@@ -261,6 +261,7 @@ class CampaignViewSet(
                 "systems": [
                     {
                         "name": s.name,
+                        "human": s.human,
                         "runs": [
                             {
                                 "name": r.name,

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import ProtectedError
 
 from annotation.campaigns.parse import parse_upload
+from annotation.campaigns.systems import system_name_is_human
 from annotation.campaigns.uploads import (
     ParsedOutput,
     ParsedUpload,
@@ -311,7 +312,9 @@ def _store_outputs(
     translations: list[Translation] = []
     runs_added = 0
     for name, outputs in by_system.items():
-        system = System.objects.create(campaign=campaign, name=name)
+        system = System.objects.create(
+            campaign=campaign, name=name, human=system_name_is_human(name)
+        )
         for position, out in enumerate(sorted(outputs, key=lambda o: o.run)):
             run = Run.objects.create(system=system, name=out.run, position=position)
             runs_added += 1

@@ -14,17 +14,33 @@ Categories are Google's, mapped onto MQM's typology by ``GOOGLE_CATEGORIES`` bot
 one is read as its parent where MQM has it (``Style/Awkward`` → ``style``), otherwise as
 ``other``, except a punctuation or non-translation one, whose weight would be a guess (refused).
 ``seg_id`` is the segment's line number in the test set.
+
+A release builds its own campaign (``FORMAT.texts``, :func:`mqm_texts`): the documents are the
+``doc`` column's in order of first appearance, the segments Google's ``seg_id``s (gaps and all:
+Google's TED file leaves out whole talks) in their order within each document, the sources and
+every system's outputs the rows' texts without the markers. Such a campaign's segments keep
+Google's ids, so a later file of the release is read against them (``FORMAT.segments``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from annotation.campaigns.uploads import UploadError, UploadProblem
+from annotation.campaigns.uploads import (
+    DEFAULT_RUN,
+    ParsedOutput,
+    ParsedSegment,
+    ParsedUpload,
+    UploadError,
+    UploadFile,
+    UploadProblem,
+)
+from annotation.judgment_import.alignment import same_text
 from annotation.judgment_import.layout import JudgmentFormat
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.rows import (
@@ -36,6 +52,7 @@ from annotation.judgment_import.rows import (
     clip,
     is_line_number,
 )
+from annotation.models import Campaign, Upload
 from annotation.protocols.mqm import (
     CATEGORIES,
     MQM,
@@ -211,7 +228,7 @@ def _read_row(
 ) -> None:
     """One row into the group of its (rater, system, segment): its error, if it has one and
     nothing is wrong with it (else a problem naming the line)."""
-    system, _doc, _doc_id, seg_id, rater, source, target, category, severity = values
+    system, doc, _doc_id, seg_id, rater, source, target, category, severity = values
     if not is_line_number(seg_id):
         problems.add(number, f"seg_id {seg_id!r} is not a line number")
         return
@@ -228,10 +245,15 @@ def _read_row(
             return
     group = groups.setdefault(
         (google_cell_read(rater), google_cell_read(system), seg_id),
-        {"line": number, "text": text, "source": source, "errors": []},
+        {"line": number, "text": text, "source": source, "doc": doc, "errors": []},
     )
     if group["text"] != text:
         problems.add(number, "the target differs from this output's earlier rows")
+        return
+    # A source is checked as the campaign's is (alignment.same_text); an output exactly, as
+    # its spans count its characters.
+    if not same_text(group["source"], source):
+        problems.add(number, "the source differs from this output's earlier rows")
         return
     if category.lower() == NO_ERROR or severity.lower() == NO_ERROR:
         return
@@ -277,6 +299,7 @@ def _judgment_row(
         source_text=group["source"],
         output_text=text,
         spans=tuple(spans),
+        segment_document=google_cell_read(group["doc"]),
     )
 
 
@@ -289,10 +312,98 @@ def mqm_options(
     return options, parsed
 
 
+def mqm_texts(
+    parsed: ParsedJudgments, companions: Sequence[UploadFile]
+) -> tuple[ParsedUpload, ParsedJudgments]:
+    """The texts of a release (see the module) as an upload of a new campaign brings them, and
+    the rows with their segments as ``doc:seg_id``. Refused, naming the line: a ``seg_id`` under
+    two documents, an empty source, a source or a system's output that differs between rows."""
+    problems = Problems(parsed.file)
+    if companions:
+        names = ", ".join(c.name for c in companions)
+        problems.add(None, f"Google's MQM TSV carries its texts; it takes no other file ({names})")
+    documents: dict[str, dict[str, ParsedSegment]] = {}
+    document_of: dict[str, str] = {}
+    outputs: dict[str, ParsedOutput] = {}
+    for row in parsed.rows:
+        doc, seg_id = row.segment_document, row.segment
+        source, output = google_cell_read(row.source_text), google_cell_read(row.output_text)
+        if document_of.setdefault(seg_id, doc) != doc:
+            problems.add(
+                row.line,
+                f"seg_id {seg_id} is in doc {doc!r} here and in doc {document_of[seg_id]!r} "
+                "on an earlier line (a seg_id numbers one segment of the whole test set)",
+            )
+            continue
+        if not doc or not source.strip():
+            problems.add(row.line, "the doc or the source is empty (a campaign needs both)")
+            continue
+        segment = documents.setdefault(doc, {}).setdefault(
+            seg_id, ParsedSegment(doc, seg_id, source, [], row.line, parsed.file)
+        )
+        if not same_text(segment.source, source):
+            problems.add(
+                row.line, f"the source differs from line {segment.line}'s of seg_id {seg_id}"
+            )
+            continue
+        out = outputs.setdefault(
+            row.system, ParsedOutput(system=row.system, run=DEFAULT_RUN, file=parsed.file)
+        )
+        text, line = out.by_key.setdefault((doc, seg_id), (output, row.line))
+        if text != output:
+            problems.add(
+                row.line, f"{row.system}'s output differs from line {line}'s of seg_id {seg_id}"
+            )
+    problems.raise_if_any()
+    segments = [
+        segment
+        for by_id in documents.values()
+        for _id, segment in sorted(by_id.items(), key=lambda item: int(item[0]))
+    ]
+    upload = ParsedUpload(
+        form=FORMAT_MQM,
+        files=[parsed.file],
+        segments=segments,
+        reference_labels=[],
+        outputs=list(outputs.values()),
+    )
+    return upload, _rows_by_document(parsed)
+
+
+def _rows_by_document(parsed: ParsedJudgments) -> ParsedJudgments:
+    """The rows with their segments as ``doc:seg_id`` (rows already so are left alone)."""
+    rows = [
+        replace(row, segment=f"{row.segment_document}:{row.segment}")
+        if row.segment_document and is_line_number(row.segment)
+        else row
+        for row in parsed.rows
+    ]
+    return replace(parsed, rows=rows)
+
+
+def campaign_keeps_google_ids(campaign: Campaign) -> bool:
+    """Whether the campaign was built from a release of this layout (its texts an upload of
+    this form): its segments' ids are Google's ``seg_id``s, which its files read and write."""
+    return Upload.objects.filter(campaign=campaign, form=FORMAT_MQM).exists()
+
+
+def mqm_segments(
+    *, campaign: Campaign, parsed: ParsedJudgments, options: ImportOptions
+) -> tuple[ParsedJudgments, dict[str, Any] | None]:
+    """A campaign built from a release numbers segments by Google's ``seg_id`` within ``doc``:
+    the rows are read so. Any other campaign reads ``seg_id`` as a line of its test set, as
+    the rows give it."""
+    if not campaign_keeps_google_ids(campaign):
+        return parsed, None
+    return _rows_by_document(parsed), None
+
+
 FORMAT = JudgmentFormat(
     key=FORMAT_MQM,
     label=_("Google's MQM TSV (error spans; imported as MQM)"),
     looks_like=lambda _name, lines, first: looks_like_mqm_tsv(lines[first]),
     parse=parse_mqm_tsv,
     options=mqm_options,
+    segments=mqm_segments,
+    texts=mqm_texts,
 )

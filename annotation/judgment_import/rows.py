@@ -84,6 +84,9 @@ class ImportRow:
     # Appraise's document id of the judged item (``doc#system[#badN]``), matched with its batch
     # (annotation/judgment_import/appraise_batches.py).
     item_document: str = ""
+    # The document a segment row's file names beside its segment (Google's ``doc``): a campaign
+    # built from the release numbers its segments within these documents.
+    segment_document: str = ""
 
 
 @dataclass

@@ -153,6 +153,10 @@ class System(models.Model):
         Campaign, on_delete=models.CASCADE, related_name="systems", db_index=False
     )
     name = models.CharField(max_length=200)
+    # A human translation rated as a system (Google's ``ref-A``, WMT's ``Human-B``): shown and
+    # ranked like any system, left out of metric–human correlations by default, as the metric
+    # papers do. Set from the name when the system is created (annotation.campaigns.systems).
+    human = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -23,7 +23,12 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.analysis.documents import ITEM_TYPES
 from annotation.analysis.tables import ITEM_TYPE_NAMES
-from annotation.judgment_import.mqm_tsv import MQM_COLUMNS, google_category, google_cell
+from annotation.judgment_import.mqm_tsv import (
+    MQM_COLUMNS,
+    campaign_keeps_google_ids,
+    google_category,
+    google_cell,
+)
 from annotation.models import (
     Campaign,
     ItemKind,
@@ -211,6 +216,36 @@ def _target_cell(text: str, marked: str) -> str:
     return "'" + _tsv(marked) if text.startswith(FORMULA_STARTS) else _tsv(marked)
 
 
+def _judged_outputs(
+    campaign: Campaign, configs: list[int], credited: dict[int, list[str]]
+) -> dict[int, list[tuple[int, str, str, int, str, str, str]]]:
+    """Per item, its real outputs as :func:`mqm_tsv` writes them: (output, system, document,
+    place in the document, seg_id, source, text), once for every system credited with it."""
+    # seg_id: the line in the test set, or Google's own where the campaign was built from
+    # Google's release (so that its files read back onto it).
+    google_ids = campaign_keeps_google_ids(campaign)
+    outputs: dict[int, list[tuple[int, str, str, int, str, str, str]]] = defaultdict(list)
+    for item, pk, system, document, in_document, position, external, source, text in (
+        ItemOutput.objects.filter(item__task__config__in=configs, kind="real")
+        .order_by("item_id", "position")
+        .values_list(
+            "item_id",
+            "pk",
+            "system__name",
+            "item__segment__document__external_id",
+            "item__segment__position_in_document",
+            "item__segment__position",
+            "item__segment__external_id",
+            "item__segment__source",
+            "text",
+        )
+    ):
+        segment = external if google_ids else str(position + 1)
+        for name in (system, *credited.get(pk, ())):
+            outputs[item].append((pk, name, document, in_document, segment, source, text))
+    return outputs
+
+
 def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
     """Google's MQM TSV of the campaign's MQM protocols' judgments of system outputs (QC copies
     and references left out): per judged output, its errors (severity and category as Google
@@ -234,23 +269,7 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
         .values_list("output_id", "system__name")
     ):
         credited[output].append(name)
-    outputs: dict[int, list[tuple[int, str, str, int, int, str, str]]] = defaultdict(list)
-    for item, pk, system, document, in_document, segment, source, text in (
-        ItemOutput.objects.filter(item__task__config__in=configs, kind="real")
-        .order_by("item_id", "position")
-        .values_list(
-            "item_id",
-            "pk",
-            "system__name",
-            "item__segment__document__external_id",
-            "item__segment__position_in_document",
-            "item__segment__position",
-            "item__segment__source",
-            "text",
-        )
-    ):
-        for name in (system, *credited.get(pk, ())):
-            outputs[item].append((pk, name, document, in_document, segment, source, text))
+    outputs = _judged_outputs(campaign, configs, credited)
     yield "\t".join(MQM_TSV_COLUMNS) + "\n"
     judged = (
         Judgment.objects.filter(item__task__config__in=configs)
@@ -264,7 +283,7 @@ def mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> Iterator[str]:
                 google_cell(_tsv(system)),
                 google_cell(_tsv(document)),
                 str(in_document + 1),
-                str(segment + 1),
+                segment,
                 google_cell(_tsv(rater)),
                 formula_safe(_tsv(source)),
             ]

@@ -32,6 +32,7 @@ from annotation.tasking.invites import invite_create, invite_token
 from annotation.tasking.services import task_assign_next
 from tests.dashboard_factories import analysis_run_sync
 from tests.factories import PASSWORD, full_answer, lines, make_campaign, make_config, make_user
+from tests.support.google_mqm_release import tsv
 
 ROLES = ("anonymous", "other_annotator", "staff", "other_organizer", "annotator", "owner")
 
@@ -163,6 +164,7 @@ MATRIX: dict[str, Rule] = {
     # Organizer pages
     "campaign_list": organizer_page(GET, campaign=False),
     "campaign_create": organizer_page({"GET": 200, "POST": 302}, campaign=False),
+    "campaign_from_release": organizer_page({"GET": 200, "POST": 302}, campaign=False),
     "campaign_detail": organizer_page(GET),
     "campaign_edit": organizer_page({"GET": 200, "POST": 302}),
     "campaign_upload": organizer_page({"GET": 200, "POST": 302}),
@@ -206,6 +208,7 @@ MATRIX: dict[str, Rule] = {
     "api-campaign-contents": organizer_api(GET),
     "api-campaign-segments": organizer_api(GET),
     "api-campaign-upload": organizer_api({"POST": 201}),
+    "api-campaign-from-release": organizer_api({"POST": 201}, campaign=False),
     "api-analysis": organizer_api({"GET": 200, "POST": 202}),
     "api-segment-scores": organizer_api(GET),
     "api-analysis-result": organizer_api(GET),
@@ -295,6 +298,8 @@ class Seed:
             return {**campaign_fields, "co_organizers": ""}, False
         if name in {"api-campaign-list", "api-campaign-detail"}:
             return campaign_fields, True
+        if name in {"campaign_from_release", "api-campaign-from-release"}:
+            return {"campaign_name": "From a release", "file": release_file()}, False
         if name in {"campaign_upload", "api-campaign-upload"}:
             return {"systems": [extra_system_file()]}, False
         if name == "annotation_setup":
@@ -386,6 +391,12 @@ def extra_system_file() -> Any:
 
     text = ["An extra house.", "An extra dog.", "An extra Berlin.", "An extra nine."]
     return SimpleUploadedFile("extra.opt0.txt", lines(text))
+
+
+def release_file() -> Any:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile("mqm_ted_ende.tsv", tsv().content)
 
 
 def seed_build() -> Seed:

@@ -5,6 +5,13 @@
         [--language-pair de-en] [--name "WMT19 de-en"] [--user alice] \
         [--system-map names.txt] [--scores auto] [--dry-run]
 
+    python manage.py import_judgments --create-campaign NAME [--user OWNER] \
+        [--source-language en --target-language de] [--batches batches.json] judgments.tsv
+
+creates the campaign NAME from a release whose file carries its texts (Google's MQM TSV) or
+names companion files that do (``--batches``), imports the judgments onto it in the same
+transaction and prints the new campaign's id on the last line.
+
 While it imports, a progress bar shows each step with the time since the start (``-v 0``
 hides it). The file formats are documented in docs/reports.md. Exit status 2 with one line per
 problem (file and line) when the file cannot be imported; nothing is stored then.
@@ -24,6 +31,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.formats import FORMAT_AUTO, FORMATS, system_map_parse
 from annotation.judgment_import.plan import ImportOptions
+from annotation.judgment_import.release import campaign_from_release, release_format_keys
 from annotation.judgment_import.services import judgments_import, judgments_preview
 from annotation.judgment_import.standardised import SCORE_KINDS, SCORES_AUTO, scores_text
 from annotation.judgment_import.wmt_segments import (
@@ -36,11 +44,36 @@ from annotation.protocols import PROTOCOLS
 
 
 class Command(BaseCommand):
-    help = "Import past judgments (EvalSite table, Appraise CSV export, WMT DA) onto a campaign."
+    help = (
+        "Import past judgments (EvalSite table, Appraise CSV export, WMT DA, Google's MQM TSV) "
+        "onto a campaign, or create the campaign from the release (--create-campaign)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("campaign", help="The campaign's id (UUID).")
-        parser.add_argument("file", type=Path, help="The judgments file.")
+        parser.add_argument(
+            "targets",
+            nargs="+",
+            metavar="CAMPAIGN FILE | FILE",
+            help="The campaign's id (UUID) and the judgments file; with --create-campaign, "
+            "the judgments file only.",
+        )
+        parser.add_argument(
+            "--create-campaign",
+            metavar="NAME",
+            default="",
+            help="Create a campaign of this name from the release's texts and import onto it "
+            f"(formats: {', '.join(release_format_keys())}).",
+        )
+        parser.add_argument("--source-language", default="", help="With --create-campaign.")
+        parser.add_argument("--target-language", default="", help="With --create-campaign.")
+        parser.add_argument(
+            "--batches",
+            type=Path,
+            action="append",
+            default=[],
+            help="With --create-campaign: a file carrying the release's texts (Appraise's "
+            "batches); may be repeated.",
+        )
         parser.add_argument("--format", choices=[FORMAT_AUTO, *FORMATS], default=FORMAT_AUTO)
         parser.add_argument("--protocol", choices=list(PROTOCOLS), default="direct_assessment")
         parser.add_argument("--criterion", default="", help="For rows without a criterion.")
@@ -63,7 +96,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--language-pair", default="", help="Keep one pair, e.g. de-en.")
         parser.add_argument("--name", default="", help="Name of the imported protocol.")
-        parser.add_argument("--user", default="", help="Username recorded as the importer.")
+        parser.add_argument(
+            "--user",
+            default="",
+            help="Username recorded as the importer; with --create-campaign the new campaign's "
+            "owner (default: the only superuser).",
+        )
         parser.add_argument(
             "--system-map",
             type=Path,
@@ -126,12 +164,7 @@ class Command(BaseCommand):
 
         return report
 
-    def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            campaign = Campaign.objects.get(pk=options["campaign"])
-        except (Campaign.DoesNotExist, ValidationError, ValueError):
-            raise CommandError(f"no campaign with id {options['campaign']}") from None
-        path: Path = options["file"]
+    def _file(self, path: Path) -> UploadFile:
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
         if path.stat().st_size > settings.EVALSITE_UPLOAD_MAX_BYTES:
@@ -139,25 +172,92 @@ class Command(BaseCommand):
                 f"{path}: {path.stat().st_size:,} bytes; the limit is "
                 f"{settings.EVALSITE_UPLOAD_MAX_BYTES:,} (EVALSITE_UPLOAD_MAX_BYTES)"
             )
-        user = None
-        if options["user"]:
-            user = get_user_model().objects.filter(username=options["user"]).first()
-            if user is None:
-                raise CommandError(f"no user {options['user']}")
-        upload = UploadFile(name=path.name, content=path.read_bytes())
-        try:
-            import_options = ImportOptions(
-                file_format=options["format"],
-                protocol=options["protocol"],
-                criterion=options["criterion"],
-                line_base=options["line_base"],
-                language_pair=options["language_pair"],
-                name=options["name"],
-                system_map=self._system_map(options["system_map"]),
-                document_score=options["document_score"],
-                segment_numbering=options["segment_numbering"],
-                scores=options["scores"],
+        return UploadFile(name=path.name, content=path.read_bytes())
+
+    def _user(self, username: str) -> Any:
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise CommandError(f"no user {username}")
+        return user
+
+    def _owner(self, username: str) -> Any:
+        """The given user, else the only superuser (a new campaign needs an owner)."""
+        if username:
+            return self._user(username)
+        superusers = list(get_user_model().objects.filter(is_superuser=True)[:2])
+        if len(superusers) != 1:
+            raise CommandError(
+                "a new campaign needs an owner: give --user USERNAME "
+                f"(there are {'no' if not superusers else 'several'} superusers to default to)"
             )
+        return superusers[0]
+
+    def _create(self, options: dict[str, Any]) -> None:
+        """Create the campaign from the release and print its id on the last line."""
+        if options["dry_run"]:
+            raise CommandError("--dry-run does not go with --create-campaign")
+        owner = self._owner(options["user"])
+        files = [self._file(Path(target)) for target in options["targets"]]
+        companions = [self._file(path) for path in options["batches"]]
+        try:
+            record = campaign_from_release(
+                owner=owner,
+                name=options["create_campaign"],
+                files=files,
+                companions=companions,
+                options=self._import_options(options),
+                source_language=options["source_language"],
+                target_language=options["target_language"],
+                report=self._progress(options["verbosity"]),
+            )
+        except ValidationError as exc:
+            raise CommandError(
+                "nothing created: " + "; ".join(exc.messages), returncode=2
+            ) from None
+        summary = record.summary
+        self.stdout.write(
+            f"created campaign {record.campaign.name!r} with {summary['judgments']} judgments "
+            f"of {len(summary['annotators'])} annotators as protocol {record.config.name!r}"
+        )
+        self.stdout.write(str(record.campaign_id))
+
+    def _import_options(self, options: dict[str, Any]) -> ImportOptions:
+        return ImportOptions(
+            file_format=options["format"],
+            protocol=options["protocol"],
+            criterion=options["criterion"],
+            line_base=options["line_base"],
+            language_pair=options["language_pair"],
+            name=options["name"],
+            system_map=self._system_map(options["system_map"]),
+            document_score=options["document_score"],
+            segment_numbering=options["segment_numbering"],
+            scores=options["scores"],
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        targets: list[str] = options["targets"]
+        if options["create_campaign"]:
+            try:
+                self._create(options)
+            except UploadError as exc:
+                raise CommandError(
+                    "nothing created:\n" + "\n".join(str(p) for p in exc.problems), returncode=2
+                ) from None
+            return
+        if options["batches"] or len(targets) != 2:
+            raise CommandError(
+                "give the campaign's id and the judgments file, or --create-campaign NAME and "
+                "the judgments file (with --batches for companion files)"
+            )
+        try:
+            campaign = Campaign.objects.get(pk=targets[0])
+        except (Campaign.DoesNotExist, ValidationError, ValueError):
+            raise CommandError(f"no campaign with id {targets[0]}") from None
+        upload = self._file(Path(targets[1]))
+        user = self._user(options["user"]) if options["user"] else None
+        try:
+            import_options = self._import_options(options)
             if options["dry_run"]:
                 self._preview(campaign, upload, import_options)
                 return

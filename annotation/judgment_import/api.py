@@ -1,0 +1,59 @@
+"""REST API of a release of judgments that builds its own campaign (``POST
+/api/campaigns/from-release/``); imports onto an existing campaign are the analysis API's."""
+
+from __future__ import annotations
+
+from django.conf import settings as django_settings
+from django.core.exceptions import ValidationError
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import permissions, serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.campaigns.uploads import UploadError, upload_file_read
+from annotation.judgment_import.release import campaign_from_release, release_format_keys
+from annotation.judgment_import.serializers import ReleaseRequestSerializer, problems_response
+from annotation.permissions import IsOrganizer, signed_in
+
+
+class CampaignFromReleaseView(APIView):
+    permission_classes = [permissions.IsAuthenticated, IsOrganizer]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": ReleaseRequestSerializer},
+        responses={
+            201: inline_serializer(
+                "CampaignFromRelease",
+                {"id": serializers.UUIDField(), "summary": serializers.DictField()},
+            )
+        },
+        description="Create a campaign owned by the caller from a release of judgments that "
+        f"carries its texts (formats: {', '.join(release_format_keys())}) and import the "
+        "judgments onto it, all or nothing, in the request; 201 with the new campaign's id and "
+        "the import's summary, 400 with a refused file's problems (file and line).",
+    )
+    def post(self, request: Request) -> Response:
+        serializer = ReleaseRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        max_bytes = django_settings.EVALSITE_UPLOAD_MAX_BYTES
+        try:
+            record = campaign_from_release(
+                owner=signed_in(request),
+                name=data["campaign_name"].strip(),
+                files=[upload_file_read(data["file"], max_bytes=max_bytes)],
+                companions=[upload_file_read(f, max_bytes=max_bytes) for f in data["batches"]],
+                options=serializer.options(),
+                source_language=data["source_language"].strip(),
+                target_language=data["target_language"].strip(),
+            )
+        except UploadError as exc:
+            return problems_response(exc)
+        except ValidationError as exc:
+            return Response({"detail": "; ".join(exc.messages)}, status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {"id": record.campaign_id, "summary": record.summary}, status=status.HTTP_201_CREATED
+        )

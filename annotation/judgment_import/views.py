@@ -1,0 +1,55 @@
+"""The page that builds a campaign from a release of judgments in one step."""
+
+from __future__ import annotations
+
+from django.conf import settings as django_settings
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
+from annotation.judgment_import.forms import ReleaseForm
+from annotation.judgment_import.release import campaign_from_release
+from annotation.permissions import organizer_required, signed_in
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaign_from_release_view(request: HttpRequest) -> HttpResponse:
+    """A new campaign from a release's texts with its judgments imported, all or nothing (in
+    the request: the page waits for it); then the new campaign's analysis."""
+    form = ReleaseForm(request.POST or None, request.FILES or None)
+    problems: list[UploadProblem] = []
+    status = 400 if request.method == "POST" else 200
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        max_bytes = django_settings.EVALSITE_UPLOAD_MAX_BYTES
+        try:
+            record = campaign_from_release(
+                owner=signed_in(request),
+                name=data["campaign_name"].strip(),
+                files=[upload_file_read(data["file"], max_bytes=max_bytes)],
+                companions=[upload_file_read(f, max_bytes=max_bytes) for f in data["batches"]],
+                source_language=data["source_language"].strip(),
+                target_language=data["target_language"].strip(),
+            )
+        except UploadError as exc:
+            problems = exc.problems
+        except ValidationError as exc:
+            form.add_error(None, exc.messages)
+        else:
+            messages.success(
+                request,
+                _("Campaign created from the release, with %(n)d judgments imported.")
+                % {"n": record.summary["judgments"]},
+            )
+            return redirect("campaign_analysis", campaign_id=record.campaign_id)
+    return render(
+        request,
+        "annotation/campaign_from_release.html",
+        {"form": form, "problems": problems},
+        status=status,
+    )
