@@ -28,8 +28,9 @@ ESA rows keep the published score; an MQM row's value is the negated sum of the 
 config's weights (Google's: Appraise's own page counts major 5, minor 1, neutral 0 too, but
 a minor punctuation error 1 where Google counts 0.1); Appraise's ``score`` of an MQM row is its
 hidden slider's and is not read. EvalSite writes the layout too (``annotation/reports/appraise.py``,
-the span report's ``appraise.csv``), its names formula-safe: a leading apostrophe before a
-formula character is dropped from usernames and systems.
+the span report's ``appraise.csv``, with its batches in ``appraise-batches.json``), its names
+formula-safe: a leading apostrophe before a formula character is dropped from usernames,
+systems and document ids.
 """
 
 from __future__ import annotations
@@ -138,7 +139,8 @@ def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow
         return None
     # A whole-document row: its score is the document's (a document judgment), its id the
     # document part of ``document#system``.
-    document = values[7].strip().split("#", 1)[0] if whole == "True" else ""
+    item_document = google_cell_read(values[7].strip())
+    document = item_document.split("#", 1)[0] if whole == "True" else ""
     if whole == "True" and not document:
         problems.add(number, "a whole-document item without a document id (field 8)")
         return None
@@ -169,7 +171,7 @@ def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow
         language_pair=f"{values[4].strip()}-{values[5].strip()}",
         text_spans=spans,
         document=document,
-        item_document=values[7].strip(),
+        item_document=item_document,
     )
 
 

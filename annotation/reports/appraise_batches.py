@@ -1,0 +1,57 @@
+"""Appraise's batches written from a campaign: the JSON Appraise builds a campaign of
+document-level ESA/MQM tasks from, in the layout :mod:`annotation.judgment_import.appraise_batches`
+reads, so that the Appraise CSV (``appraise.py``) with these batches builds a campaign again —
+the texts each annotator saw included, a bad reference's degraded copy with its spans among
+them, which the CSV alone cannot carry (``docs/reports.md`` §4a).
+
+One batch per batch number the CSV writes (a task, split where two of its items are of one
+line); its items are the outputs shown, one per system written, with the CSV's item id (the
+segment's line), item type, ``document#system``, system, the segment's source and the shown
+text, and ``_item`` (``system | segment | document``) naming the segment.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+from typing import Any
+
+from annotation.models import Campaign
+from annotation.reports.appraise import APPRAISE_TYPE, appraise_configs, appraise_shown
+
+
+def appraise_batches(*, campaign: Campaign) -> list[dict[str, Any]]:
+    """The batches (see the module), in batch-number order."""
+    configs = [pk for pk, _name in appraise_configs(campaign)]
+    shown = sorted(appraise_shown(campaign=campaign, configs=configs), key=lambda s: s.batch)
+    meta = {
+        "sourceLanguage": campaign.source_language,
+        "targetLanguage": campaign.target_language,
+    }
+    return [
+        {
+            "task": {"batchNo": number, **meta},
+            "items": [
+                {
+                    "itemID": item.line,
+                    "itemType": APPRAISE_TYPE[item.kind],
+                    "documentID": f"{item.document}#{item.system}",
+                    "sourceID": item.document,
+                    "targetID": item.system,
+                    "sourceText": item.source,
+                    "targetText": item.text,
+                    "isCompleteDocument": False,
+                    "_item": f"{item.system} | {item.segment} | {item.document}",
+                }
+                for item in items
+            ],
+        }
+        for number, items in groupby(shown, key=lambda s: s.batch)
+    ]
+
+
+def appraise_batches_json(*, campaign: Campaign, labels: dict[int, str]) -> str:
+    """The batches as one JSON text (``labels`` is the downloads' common argument; batches
+    name no annotator)."""
+    del labels
+    return json.dumps(appraise_batches(campaign=campaign), ensure_ascii=False, indent=1)
