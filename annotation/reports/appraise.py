@@ -1,14 +1,16 @@
-"""Appraise's ESA score export written from a campaign: the CSV of Appraise's
-``ExportSystemScoresToCSV --batch-info`` for document-level ESA campaigns, which WMT's tools
-read and :mod:`annotation.judgment_import.appraise_spans` imports, so that a campaign's ESA
-judgments read back into EvalSite as they are (``docs/reports.md`` §4a).
+"""Appraise's ESA/MQM score export written from a campaign: the CSV of Appraise's
+``ExportSystemScoresToCSV --batch-info`` for document-level ESA and MQM campaigns, which WMT's
+tools read and :mod:`annotation.judgment_import.appraise_spans` imports, so that a campaign's
+ESA and MQM judgments read back into EvalSite as they are (``docs/reports.md`` §4a).
 
-One row per judged output of the campaign's ESA protocols, no header: annotator, system
-(``REF`` for a reference), the segment's line (Appraise's item id, from 1), item type (TGT, CHK,
-BAD, REF), source and target language, score, ``document#system``, ``False`` (not a whole
-document), the spans as Appraise's page writes them — UTF-16 units of the trimmed text, the end
-inclusive, ``"missing"`` for the missing-content marker, ``error_type`` null — the start and
-end of the screen (Unix seconds), the batch number (:func:`appraise_shown`; the batches are
+One row per judged output of the campaign's ESA and MQM protocols, no header: annotator,
+system (``REF`` for a reference), the segment's line (Appraise's item id, from 1), item type
+(TGT, CHK, BAD, REF), source and target language, score (MQM's: the negated weighted sum),
+``document#system``, ``False`` (not a whole document), the spans as Appraise's page writes
+them — UTF-16 units of the trimmed text, the end inclusive, ``"missing"`` for the
+missing-content marker, ``error_type`` null in ESA and in MQM the Appraise path the import
+reads back as the span's category (``appraise_spans.ERROR_TYPE``) — the start and end of the
+screen (Unix seconds), the batch number (:func:`appraise_shown`; the batches are
 ``appraise_batches.py``) and the item's id in the campaign. A merged identical output has a row
 per system credited with it (Appraise's rows are per system). The layout has no runs, and the
 import reads every row as the system's first run: rows of later runs are left out. Names are
@@ -25,6 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db.models import Q
+
+from annotation.judgment_import.appraise_spans import ERROR_TYPE
 from annotation.judgment_import.mqm_tsv import google_cell
 from annotation.models import (
     Campaign,
@@ -36,6 +41,7 @@ from annotation.models import (
     Run,
 )
 from annotation.protocols.esa import ESA, ESA_SCORE
+from annotation.protocols.mqm import MQM, MQM_SCORE
 from annotation.reports.judgments import float_text
 
 APPRAISE_TYPE = {
@@ -63,18 +69,19 @@ _VALUE_FIELDS = (
 )
 
 
-def appraise_spans(text: str, spans: list[tuple[int, int, str]]) -> list[dict[str, Any]]:
+def appraise_spans(text: str, spans: list[tuple[int, int, str, str]]) -> list[dict[str, Any]]:
     """EvalSite's spans on ``text`` (code points, end exclusive, ``[len, len + 1)`` the
-    marker) as Appraise writes them: UTF-16 units of the trimmed text, the end inclusive. A
-    span on whitespace around the text, which Appraise's page cannot mark, is written on the
-    nearest characters of the trimmed text."""
+    marker; severity and MQM category, "" in ESA) as Appraise writes them: UTF-16 units of the
+    trimmed text, the end inclusive, the category as Appraise's ``error_type`` path (null in
+    ESA). A span on whitespace around the text, which Appraise's page cannot mark, is written
+    on the nearest characters of the trimmed text."""
     shown = text.strip()
     lead = len(text) - len(text.lstrip())
     units = [0]
     for character in shown:
         units.append(units[-1] + (2 if ord(character) > 0xFFFF else 1))
     written = []
-    for start, end, severity in spans:
+    for start, end, severity, category in spans:
         if start >= len(text) or not shown:
             offsets: tuple[Any, Any] = (MISSING, MISSING)
         else:
@@ -82,7 +89,12 @@ def appraise_spans(text: str, spans: list[tuple[int, int, str]]) -> list[dict[st
             after = min(max(end - lead, first + 1), len(shown))
             offsets = (units[first], units[after] - 1)
         written.append(
-            {"start_i": offsets[0], "end_i": offsets[1], "severity": severity, "error_type": None}
+            {
+                "start_i": offsets[0],
+                "end_i": offsets[1],
+                "severity": severity,
+                "error_type": ERROR_TYPE[category] if category else None,
+            }
         )
     return written
 
@@ -91,15 +103,15 @@ def _unix(moment: datetime) -> str:
     return repr(moment.timestamp())
 
 
-def _spans(configs: list[int]) -> dict[tuple[int, int], list[tuple[int, int, str]]]:
+def _spans(configs: list[int]) -> dict[tuple[int, int], list[tuple[int, int, str, str]]]:
     """Per (judgment, output) of the configs: its spans, in order of their start."""
-    spans: dict[tuple[int, int], list[tuple[int, int, str]]] = defaultdict(list)
-    for judgment, output, start, end, severity in (
+    spans: dict[tuple[int, int], list[tuple[int, int, str, str]]] = defaultdict(list)
+    for judgment, output, start, end, severity, category in (
         JudgmentSpan.objects.filter(judgment__item__task__config__in=configs)
         .order_by("start", "end", "id")
-        .values_list("judgment_id", "output_id", "start", "end", "severity")
+        .values_list("judgment_id", "output_id", "start", "end", "severity", "category")
     ):
-        spans[(judgment, output)].append((start, end, severity))
+        spans[(judgment, output)].append((start, end, severity, category))
     return spans
 
 
@@ -115,7 +127,7 @@ def _credits(configs: list[int]) -> dict[int, list[tuple[str, int]]]:
     return credits
 
 
-def _first_runs(campaign: Campaign) -> set[int]:
+def appraise_first_runs(campaign: Campaign) -> set[int]:
     """Each system's first run, the one the import reads a row as."""
     first: dict[int, int] = {}
     for run, system in (
@@ -132,7 +144,7 @@ class Shown:
     """One output as an Appraise batch item shows it to one system's rows (``REF`` for a
     reference): the batches download writes one, the CSV names its batch."""
 
-    output: int
+    output: int  # an ItemOutput's id (a Translation's for a text no task shows)
     system: str
     kind: ItemKind
     line: int  # the segment's line: the item id
@@ -162,7 +174,7 @@ def appraise_shown(*, campaign: Campaign, configs: list[int]) -> list[Shown]:
     in task, item and output order, each in a batch: a task's own, or a further one of the
     same task when its batch already holds an item of that line (an item id names one item
     of a batch: the outputs of one segment, its repeats and bad references go apart)."""
-    credits, first_runs = _credits(configs), _first_runs(campaign)
+    credits, first_runs = _credits(configs), appraise_first_runs(campaign)
     shown: list[Shown] = []
     lines_of: dict[int, list[set[int]]] = {}  # per task: the lines each of its batches holds
     batches = 0
@@ -207,8 +219,10 @@ def appraise_shown(*, campaign: Campaign, configs: list[int]) -> list[Shown]:
 
 
 def appraise_configs(campaign: Campaign) -> list[tuple[int, str]]:
-    """The campaign's configs the export writes, (pk, name) in order."""
-    return list(campaign.protocols.filter(protocol=ESA).order_by("pk").values_list("pk", "name"))
+    """The campaign's configs the export writes (ESA's and MQM's), (pk, name) in order."""
+    return list(
+        campaign.protocols.filter(protocol__in=(ESA, MQM)).order_by("pk").values_list("pk", "name")
+    )
 
 
 def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[str]]:
@@ -225,7 +239,9 @@ def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[st
     languages = [google_cell(campaign.source_language), google_cell(campaign.target_language)]
     values = (
         JudgmentValue.objects.filter(
-            judgment__item__task__config__in=configs, criterion=ESA_SCORE.key
+            Q(judgment__item__task__config__protocol=ESA, criterion=ESA_SCORE.key)
+            | Q(judgment__item__task__config__protocol=MQM, criterion=MQM_SCORE.key),
+            judgment__item__task__config__in=configs,
         )
         .order_by(
             "judgment__item__task__config_id",

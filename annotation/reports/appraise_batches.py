@@ -7,7 +7,8 @@ them, which the CSV alone cannot carry (``docs/reports.md`` §4a).
 One batch per batch number the CSV writes (a task, split where two of its items are of one
 line); its items are the outputs shown, one per system written, with the CSV's item id (the
 segment's line), item type, ``document#system``, system, the segment's source and the shown
-text, and ``_item`` (``system | segment | document``) naming the segment.
+text, and ``_item`` (``system | segment | document``) naming the segment. Then a batch per
+system of its texts that no task shows, which no row names.
 """
 
 from __future__ import annotations
@@ -16,14 +17,51 @@ import json
 from itertools import groupby
 from typing import Any
 
-from annotation.models import Campaign
-from annotation.reports.appraise import APPRAISE_TYPE, appraise_configs, appraise_shown
+from annotation.models import Campaign, ItemKind, Translation
+from annotation.reports.appraise import (
+    APPRAISE_TYPE,
+    Shown,
+    appraise_configs,
+    appraise_first_runs,
+    appraise_shown,
+)
+
+
+def _unshown(*, campaign: Campaign, shown: list[Shown]) -> list[Shown]:
+    """The campaign's translations no task shows (of each system's first run), in a batch per
+    system after the tasks' batches: a new campaign needs every system's text of every
+    segment, and no row names these batches."""
+    seen = {(s.system, s.line) for s in shown if s.kind in (ItemKind.REAL, ItemKind.REPEAT)}
+    batch = max((s.batch for s in shown), default=0)
+    unshown: list[Shown] = []
+    numbers: dict[str, int] = {}
+    for pk, system, position, segment, document, source, text in (
+        Translation.objects.filter(run__in=appraise_first_runs(campaign))
+        .order_by("run__system_id", "segment__position")
+        .values_list(
+            "pk",
+            "run__system__name",
+            "segment__position",
+            "segment__external_id",
+            "segment__document__external_id",
+            "segment__source",
+            "text",
+        )
+    ):
+        if (system, position + 1) in seen:
+            continue
+        number = numbers.setdefault(system, batch + len(numbers) + 1)
+        unshown.append(
+            Shown(pk, system, ItemKind.REAL, position + 1, document, segment, source, text, number)
+        )
+    return unshown
 
 
 def appraise_batches(*, campaign: Campaign) -> list[dict[str, Any]]:
     """The batches (see the module), in batch-number order."""
     configs = [pk for pk, _name in appraise_configs(campaign)]
     shown = sorted(appraise_shown(campaign=campaign, configs=configs), key=lambda s: s.batch)
+    shown += _unshown(campaign=campaign, shown=shown)
     meta = {
         "sourceLanguage": campaign.source_language,
         "targetLanguage": campaign.target_language,

@@ -323,7 +323,7 @@ SPAN_FORMATS: tuple[ReportFormat, ...] = (
     ReportFormat("tsv", "TSV", TSV_TYPE, span_report_tsv),
     ReportFormat("jsonl", "JSONL", JSONL_TYPE, span_report_jsonl),
     ReportFormat("mqm.tsv", "MQM TSV", TSV_TYPE, span_report_mqm_tsv, title=_("Google’s MQM TSV")),
-    # Appraise's ESA score export (ExportSystemScoresToCSV).
+    # Appraise's ESA/MQM score export (ExportSystemScoresToCSV --batch-info).
     ReportFormat("appraise.csv", "Appraise CSV", CSV_TYPE, appraise_esa_csv),
     # Its batches (the texts shown): with the CSV, a new campaign reads everything back.
     ReportFormat(

@@ -26,11 +26,13 @@ from hypothesis import strategies as st
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
 from annotation.judging.services import judgment_record
-from annotation.judgment_import.rows import SYSTEM, ImportRow, Problems
+from annotation.judgment_import.appraise_spans import parse_appraise_spans
+from annotation.judgment_import.rows import Problems
 from annotation.judgment_import.services import judgments_import
 from annotation.judgment_import.text_spans import spans_on_text
 from annotation.models import Campaign, Item, JudgmentSpan, JudgmentValue
 from annotation.protocols import ESA
+from annotation.protocols.mqm import CATEGORIES
 from annotation.reports.appraise import appraise_esa_csv, appraise_spans
 from annotation.tasking.services import task_assign_next
 from evalsite.formatting import FORMULA_STARTS
@@ -262,44 +264,53 @@ def test_judgments_of_merged_outputs_are_written_for_every_credited_system(owner
 
 
 @st.composite
-def text_and_spans(draw: Any) -> tuple[str, list[tuple[int, int, str]]]:
+def text_and_spans(draw: Any) -> tuple[str, list[tuple[int, int, str, str]]]:
     """A text (whitespace around it, characters beyond the Basic Multilingual Plane) and spans
-    on its characters that do not overlap, the missing-content marker perhaps among them."""
+    on its characters that do not overlap, the missing-content marker perhaps among them; ESA's
+    (no category) or MQM's (every category and severity)."""
     core = draw(st.text(st.sampled_from(["a", "ß", "中", "😀", "🚗", " ", "="]), min_size=1))
     core = core.strip() or "x"
     text = draw(st.sampled_from(["", " ", "  "])) + core + draw(st.sampled_from(["", " "]))
     lead = len(text) - len(text.lstrip())
     cuts = sorted(draw(st.sets(st.integers(lead, lead + len(core)), max_size=8)))
     pairs = [(a, b) for a, b in itertools.pairwise(cuts) if a < b][::2]
-    spans = [(a, b, draw(st.sampled_from(["minor", "major"]))) for a, b in pairs]
+    mqm = draw(st.booleans())
+    severities = ["minor", "major", "neutral"] if mqm else ["minor", "major"]
+    categories = [c.key for c in CATEGORIES] if mqm else [""]
+
+    def marked() -> tuple[str, str]:
+        return draw(st.sampled_from(severities)), draw(st.sampled_from(categories))
+
+    spans = [(a, b, *marked()) for a, b in pairs]
     if draw(st.booleans()):
-        spans.append((len(text), len(text) + 1, "major"))
+        spans.append((len(text), len(text) + 1, *marked()))
     return text, spans
 
 
 @given(text_and_spans())
-def test_spans_written_in_appraises_offsets_are_placed_back_on_the_same_characters(
-    drawn: tuple[str, list[tuple[int, int, str]]],
+def test_spans_written_in_appraises_offsets_are_read_back_on_the_same_characters(
+    drawn: tuple[str, list[tuple[int, int, str, str]]],
 ) -> None:
     text, spans = drawn
-    written = appraise_spans(text, spans)
-    row = ImportRow(
-        line=1,
-        annotator="r",
-        system="s",
-        segment="1",
-        type=SYSTEM,
-        score=50.0,
-        text_spans=tuple(
-            (
-                None if s["start_i"] == "missing" else s["start_i"],
-                None if s["end_i"] == "missing" else s["end_i"],
-                s["severity"],
-                "",
-            )
-            for s in written
-        ),
-    )
+    buffer = io.StringIO()
+    written = json.dumps(appraise_spans(text, spans))
+    values = ["r", "s", "1", "TGT", "de", "en", "50", "d#s", "False", written, "1.0e9", "1.1e9"]
+    csv.writer(buffer, lineterminator="\n").writerow(values)
+    (row,) = parse_appraise_spans("f", buffer.getvalue().splitlines(), 0).rows
     placed = spans_on_text(Problems("f"), row, text)
     assert placed is not None
-    assert placed.spans == tuple(sorted((a, b, severity, "") for a, b, severity in spans))
+    assert placed.spans == tuple(sorted(spans))
+
+
+def test_every_mqm_category_is_written_as_a_path_that_reads_back_as_it() -> None:
+    text = "ein Satz"
+    spans = [(0, 3, "minor", category.key) for category in CATEGORIES]
+    lines = []
+    for start, end, severity, category in spans:
+        written = json.dumps(appraise_spans(text, [(start, end, severity, category)]))
+        buffer = io.StringIO()
+        row = ["r", "s", "1", "TGT", "de", "en", "0", "d#s", "False", written, "1e9", "1.1e9"]
+        csv.writer(buffer, lineterminator="\n").writerow(row)
+        lines.append(buffer.getvalue().rstrip("\n"))
+    read = parse_appraise_spans("f", lines, 0).rows
+    assert [row.text_spans[0][3] for row in read if row.text_spans] == [c.key for c in CATEGORIES]

@@ -106,6 +106,7 @@ def system_means(campaign: Campaign, criterion: str) -> dict[str, float]:
     ("scores", "batches", "criterion"),
     [
         ("240520rc6ESA.scores.csv", "batches_wmt23_en-de_esa.json.gz", "score"),
+        ("240521rc6MQM.scores.csv", "batches_wmt23_en-de_mqm.json.gz", "mqm"),
     ],
 )
 def test_the_campaigns_appraise_csv_and_batches_read_back_every_judgment_and_span(
