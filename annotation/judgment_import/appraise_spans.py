@@ -27,9 +27,11 @@ types is MQM, else ESA (the import's protocol option, when it names one of the t
 ESA rows keep the published score; an MQM row's value is the negated sum of the imported
 config's weights (Google's: Appraise's own page counts major 5, minor 1, neutral 0 too, but
 a minor punctuation error 1 where Google counts 0.1); Appraise's ``score`` of an MQM row is its
-hidden slider's and is not read. EvalSite writes the layout too (``annotation/reports/appraise.py``,
-the span report's ``appraise.csv``), its names formula-safe: a leading apostrophe before a
-formula character is dropped from usernames and systems.
+hidden slider's and is not read. Two paths are EvalSite's own, for MQM's categories
+outside Appraise's typology: ``["Non-translation"]`` and ``["Source error"]``. EvalSite
+writes the layout too (``annotation/reports/appraise.py``, the span report's ``appraise.csv``,
+with its batches in ``appraise-batches.json``), its names formula-safe: a leading apostrophe
+before a formula character is dropped from usernames, systems and document ids.
 """
 
 from __future__ import annotations
@@ -90,6 +92,29 @@ CATEGORY = {
     "style": "style",
     "terminology": "terminology",
     "locale convention": "locale-convention",
+    # MQM's own categories outside Appraise's typology, as EvalSite's export writes them.
+    "non-translation": "non-translation",
+    "source error": "source-error",
+}
+
+# Each MQM category as EvalSite's export writes it: an Appraise path that reads back as it.
+ERROR_TYPE = {
+    "accuracy/mistranslation": ["Accuracy", "Mistranslation"],
+    "accuracy/omission": ["Accuracy", "Omission"],
+    "accuracy/addition": ["Accuracy", "Addition"],
+    "accuracy/untranslated": ["Accuracy", "Untranslated"],
+    "fluency/grammar": ["Linguistic conventions", "Grammar"],
+    "fluency/spelling": ["Linguistic conventions", "Spelling"],
+    "fluency/punctuation": ["Linguistic conventions", "Punctuation"],
+    "fluency/register": ["Style", "Language register"],
+    "fluency/inconsistency": ["Style", "Inconsistent style"],
+    "fluency/character-encoding": ["Linguistic conventions", "Character encoding"],
+    "terminology": ["Terminology"],
+    "style": ["Style"],
+    "locale-convention": ["Locale convention"],
+    "non-translation": ["Non-translation"],
+    "source-error": ["Source error"],
+    "other": ["Other"],
 }
 
 
@@ -138,7 +163,8 @@ def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow
         return None
     # A whole-document row: its score is the document's (a document judgment), its id the
     # document part of ``document#system``.
-    document = values[7].strip().split("#", 1)[0] if whole == "True" else ""
+    item_document = google_cell_read(values[7].strip())
+    document = item_document.split("#", 1)[0] if whole == "True" else ""
     if whole == "True" and not document:
         problems.add(number, "a whole-document item without a document id (field 8)")
         return None
@@ -169,7 +195,7 @@ def _parsed_row(problems: Problems, number: int, values: list[str]) -> ImportRow
         language_pair=f"{values[4].strip()}-{values[5].strip()}",
         text_spans=spans,
         document=document,
-        item_document=values[7].strip(),
+        item_document=item_document,
     )
 
 

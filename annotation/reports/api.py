@@ -125,7 +125,8 @@ class SpanReportView(CampaignAPIView):
         description="The error spans of the campaign's ESA and MQM protocols, one row per span: "
         "fmt is csv, tsv or jsonl; mqm.tsv is Google's MQM TSV (system, doc, doc_id, seg_id, "
         "rater, source, target with the span marked <v>…</v>, category, severity; a judged "
-        "output without errors is one No-error row).",
+        "output without errors is one No-error row); appraise.csv is Appraise's ESA/MQM score "
+        "export and appraise-batches.json its batches (together they build a campaign again).",
     )
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)

@@ -1,17 +1,20 @@
-"""Appraise's ESA score export written from a campaign: the 12-field CSV of Appraise's
-``ExportSystemScoresToCSV`` for document-level ESA campaigns, which WMT's tools read and
-:mod:`annotation.judgment_import.appraise_spans` imports, so that a campaign's ESA judgments
-read back into EvalSite as they are (``docs/reports.md`` §4a).
+"""Appraise's ESA/MQM score export written from a campaign: the CSV of Appraise's
+``ExportSystemScoresToCSV --batch-info`` for document-level ESA and MQM campaigns, which WMT's
+tools read and :mod:`annotation.judgment_import.appraise_spans` imports, so that a campaign's
+ESA and MQM judgments read back into EvalSite as they are (``docs/reports.md`` §4a).
 
-One row per judged output of the campaign's ESA protocols, no header: annotator, system
-(``REF`` for a reference), the segment's line (Appraise's item id, from 1), item type (TGT, CHK,
-BAD, REF), source and target language, score, ``document#system``, ``False`` (not a whole
-document), the spans as Appraise's page writes them — UTF-16 units of the trimmed text, the end
-inclusive, ``"missing"`` for the missing-content marker, ``error_type`` null — and the start
-and end of the screen (Unix seconds). A merged identical output has a row per system credited
-with it (Appraise's rows are per system). The layout has no runs, and the import reads every
-row as the system's first run: rows of later runs are left out. Names are written formula-safe
-and reversibly (``google_cell``), as in Google's MQM TSV.
+One row per judged output of the campaign's ESA and MQM protocols, no header: annotator,
+system (``REF`` for a reference), the segment's line (Appraise's item id, from 1), item type
+(TGT, CHK, BAD, REF), source and target language, score (MQM's: the negated weighted sum),
+``document#system``, ``False`` (not a whole document), the spans as Appraise's page writes
+them — UTF-16 units of the trimmed text, the end inclusive, ``"missing"`` for the
+missing-content marker, ``error_type`` null in ESA and in MQM the Appraise path the import
+reads back as the span's category (``appraise_spans.ERROR_TYPE``) — the start and end of the
+screen (Unix seconds), the batch number (:func:`appraise_shown`; the batches are
+``appraise_batches.py``) and the item's id in the campaign. A merged identical output has a row
+per system credited with it (Appraise's rows are per system). The layout has no runs, and the
+import reads every row as the system's first run: rows of later runs are left out. Names are
+written formula-safe and reversibly (``google_cell``), as in Google's MQM TSV.
 """
 
 from __future__ import annotations
@@ -20,19 +23,25 @@ import csv
 import io
 import json
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db.models import Q
+
+from annotation.judgment_import.appraise_spans import ERROR_TYPE
 from annotation.judgment_import.mqm_tsv import google_cell
 from annotation.models import (
     Campaign,
     ItemKind,
+    ItemOutput,
     ItemOutputCredit,
     JudgmentSpan,
     JudgmentValue,
     Run,
 )
 from annotation.protocols.esa import ESA, ESA_SCORE
+from annotation.protocols.mqm import MQM, MQM_SCORE
 from annotation.reports.judgments import float_text
 
 APPRAISE_TYPE = {
@@ -45,12 +54,11 @@ MISSING = "missing"
 
 _VALUE_FIELDS = (
     "judgment_id",
+    "judgment__item_id",
     "judgment__item__task__config_id",
     "output_id",
     "value",
     "judgment__annotator_id",
-    "output__system__name",
-    "output__run_id",
     "output__kind",
     "judgment__item__segment__position",
     "judgment__item__segment__document__external_id",
@@ -61,18 +69,19 @@ _VALUE_FIELDS = (
 )
 
 
-def appraise_spans(text: str, spans: list[tuple[int, int, str]]) -> list[dict[str, Any]]:
+def appraise_spans(text: str, spans: list[tuple[int, int, str, str]]) -> list[dict[str, Any]]:
     """EvalSite's spans on ``text`` (code points, end exclusive, ``[len, len + 1)`` the
-    marker) as Appraise writes them: UTF-16 units of the trimmed text, the end inclusive. A
-    span on whitespace around the text, which Appraise's page cannot mark, is written on the
-    nearest characters of the trimmed text."""
+    marker; severity and MQM category, "" in ESA) as Appraise writes them: UTF-16 units of the
+    trimmed text, the end inclusive, the category as Appraise's ``error_type`` path (null in
+    ESA). A span on whitespace around the text, which Appraise's page cannot mark, is written
+    on the nearest characters of the trimmed text."""
     shown = text.strip()
     lead = len(text) - len(text.lstrip())
     units = [0]
     for character in shown:
         units.append(units[-1] + (2 if ord(character) > 0xFFFF else 1))
     written = []
-    for start, end, severity in spans:
+    for start, end, severity, category in spans:
         if start >= len(text) or not shown:
             offsets: tuple[Any, Any] = (MISSING, MISSING)
         else:
@@ -80,7 +89,12 @@ def appraise_spans(text: str, spans: list[tuple[int, int, str]]) -> list[dict[st
             after = min(max(end - lead, first + 1), len(shown))
             offsets = (units[first], units[after] - 1)
         written.append(
-            {"start_i": offsets[0], "end_i": offsets[1], "severity": severity, "error_type": None}
+            {
+                "start_i": offsets[0],
+                "end_i": offsets[1],
+                "severity": severity,
+                "error_type": ERROR_TYPE[category] if category else None,
+            }
         )
     return written
 
@@ -89,15 +103,15 @@ def _unix(moment: datetime) -> str:
     return repr(moment.timestamp())
 
 
-def _spans(configs: list[int]) -> dict[tuple[int, int], list[tuple[int, int, str]]]:
+def _spans(configs: list[int]) -> dict[tuple[int, int], list[tuple[int, int, str, str]]]:
     """Per (judgment, output) of the configs: its spans, in order of their start."""
-    spans: dict[tuple[int, int], list[tuple[int, int, str]]] = defaultdict(list)
-    for judgment, output, start, end, severity in (
+    spans: dict[tuple[int, int], list[tuple[int, int, str, str]]] = defaultdict(list)
+    for judgment, output, start, end, severity, category in (
         JudgmentSpan.objects.filter(judgment__item__task__config__in=configs)
         .order_by("start", "end", "id")
-        .values_list("judgment_id", "output_id", "start", "end", "severity")
+        .values_list("judgment_id", "output_id", "start", "end", "severity", "category")
     ):
-        spans[(judgment, output)].append((start, end, severity))
+        spans[(judgment, output)].append((start, end, severity, category))
     return spans
 
 
@@ -113,7 +127,7 @@ def _credits(configs: list[int]) -> dict[int, list[tuple[str, int]]]:
     return credits
 
 
-def _first_runs(campaign: Campaign) -> set[int]:
+def appraise_first_runs(campaign: Campaign) -> set[int]:
     """Each system's first run, the one the import reads a row as."""
     first: dict[int, int] = {}
     for run, system in (
@@ -125,18 +139,109 @@ def _first_runs(campaign: Campaign) -> set[int]:
     return set(first.values())
 
 
+@dataclass(frozen=True)
+class Shown:
+    """One output as an Appraise batch item shows it to one system's rows (``REF`` for a
+    reference): the batches download writes one, the CSV names its batch."""
+
+    output: int  # an ItemOutput's id (a Translation's for a text no task shows)
+    system: str
+    kind: ItemKind
+    line: int  # the segment's line: the item id
+    document: str
+    segment: str  # the segment's id
+    source: str
+    text: str
+    batch: int
+
+
+_SHOWN_FIELDS = (
+    "id",
+    "item__task_id",
+    "kind",
+    "system__name",
+    "run_id",
+    "item__segment__position",
+    "item__segment__external_id",
+    "item__segment__document__external_id",
+    "item__segment__source",
+    "text",
+)
+
+
+def appraise_shown(*, campaign: Campaign, configs: list[int]) -> list[Shown]:
+    """Every output of the configs' tasks per system it is written for (as the CSV's rows),
+    in task, item and output order, each in a batch: a task's own, or a further one of the
+    same task when its batch already holds an item of that line (an item id names one item
+    of a batch: the outputs of one segment, its repeats and bad references go apart)."""
+    credits, first_runs = _credits(configs), appraise_first_runs(campaign)
+    shown: list[Shown] = []
+    lines_of: dict[int, list[set[int]]] = {}  # per task: the lines each of its batches holds
+    batches = 0
+    for values_row in (
+        ItemOutput.objects.filter(item__task__config__in=configs)
+        .order_by("item__task__config_id", "item__task__position", "item__position", "position")
+        .values_list(*_SHOWN_FIELDS)
+    ):
+        row = dict(zip(_SHOWN_FIELDS, values_row, strict=True))
+        kind = ItemKind(row["kind"])
+        systems = (
+            [("REF", None)]
+            if kind == ItemKind.REFERENCE
+            else [(row["system__name"], row["run_id"])]
+        )
+        if kind == ItemKind.REAL:
+            systems += credits.get(row["id"], [])
+        line = row["item__segment__position"] + 1
+        for system, run in systems:
+            if run is not None and run not in first_runs:
+                continue
+            task = lines_of.setdefault(row["item__task_id"], [])
+            batch = next((k for k, lines in enumerate(task) if line not in lines), len(task))
+            if batch == len(task):
+                task.append(set())
+                batches += 1
+            task[batch].add(line)
+            shown.append(
+                Shown(
+                    output=row["id"],
+                    system=system,
+                    kind=kind,
+                    line=line,
+                    document=row["item__segment__document__external_id"],
+                    segment=row["item__segment__external_id"],
+                    source=row["item__segment__source"],
+                    text=row["text"],
+                    batch=batches - len(task) + batch + 1,
+                )
+            )
+    return shown
+
+
+def appraise_configs(campaign: Campaign) -> list[tuple[int, str]]:
+    """The campaign's configs the export writes (ESA's and MQM's), (pk, name) in order."""
+    return list(
+        campaign.protocols.filter(protocol__in=(ESA, MQM)).order_by("pk").values_list("pk", "name")
+    )
+
+
 def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[str]]:
     """The export's rows (see the module), in protocol, task, item and output order."""
-    names = campaign.protocols.filter(protocol=ESA).order_by("pk").values_list("pk", "name")
+    names = appraise_configs(campaign)
     # The layout has one judgment per annotator, system and item: the annotators of every ESA
     # config after the first are named apart, so that each judgment reads back as its own.
     apart = {pk: f"@{name}" if n else "" for n, (pk, name) in enumerate(names)}
     configs = list(apart)
-    spans, credits, first_runs = _spans(configs), _credits(configs), _first_runs(campaign)
+    spans = _spans(configs)
+    shown_of: dict[int, list[Shown]] = defaultdict(list)
+    for shown in appraise_shown(campaign=campaign, configs=configs):
+        shown_of[shown.output].append(shown)
     languages = [google_cell(campaign.source_language), google_cell(campaign.target_language)]
     values = (
         JudgmentValue.objects.filter(
-            judgment__item__task__config__in=configs, criterion=ESA_SCORE.key
+            Q(judgment__item__task__config__protocol=ESA, criterion=ESA_SCORE.key)
+            | Q(judgment__item__task__config__protocol=MQM, criterion=MQM_SCORE.key),
+            judgment__item__task__config__in=configs,
         )
         .order_by(
             "judgment__item__task__config_id",
@@ -159,30 +264,24 @@ def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[st
         annotator = row["judgment__annotator_id"]
         name = labels.get(annotator, str(annotator)) + apart[row["judgment__item__task__config_id"]]
         kind = ItemKind(row["output__kind"])
-        shown = (
-            [("REF", None)]
-            if kind == ItemKind.REFERENCE
-            else [(row["output__system__name"], row["output__run_id"])]
-        )
-        if kind == ItemKind.REAL:
-            shown += credits.get(row["output_id"], [])
         document = row["judgment__item__segment__document__external_id"]
         rows += [
             [
                 google_cell(name),
-                google_cell(system),
+                google_cell(shown.system),
                 str(row["judgment__item__segment__position"] + 1),
                 APPRAISE_TYPE[kind],
                 *languages,
                 float_text(row["value"]),
-                google_cell(f"{document}#{system}"),
+                google_cell(f"{document}#{shown.system}"),
                 "False",
                 marked,
                 _unix(start),
                 _unix(end),
+                str(shown.batch),
+                str(row["judgment__item_id"]),
             ]
-            for system, run in shown
-            if run is None or run in first_runs
+            for shown in shown_of[row["output_id"]]
         ]
     return rows
 

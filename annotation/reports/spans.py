@@ -41,9 +41,17 @@ from annotation.models import (
 from annotation.protocols import PROTOCOLS, Protocol
 from annotation.protocols.mqm import MQM
 from annotation.reports.appraise import appraise_esa_csv
+from annotation.reports.appraise_batches import appraise_batches_json
 from annotation.reports.merged import campaign_credits, is_real_kind
 from annotation.reports.span_cells import MISSING
-from annotation.reports.text import CSV_TYPE, JSONL_TYPE, TSV_TYPE, ReportFormat, cell_text
+from annotation.reports.text import (
+    CSV_TYPE,
+    JSON_TYPE,
+    JSONL_TYPE,
+    TSV_TYPE,
+    ReportFormat,
+    cell_text,
+)
 from evalsite.formatting import FORMULA_STARTS, formula_safe
 
 SPAN_COLUMNS = (
@@ -315,6 +323,14 @@ SPAN_FORMATS: tuple[ReportFormat, ...] = (
     ReportFormat("tsv", "TSV", TSV_TYPE, span_report_tsv),
     ReportFormat("jsonl", "JSONL", JSONL_TYPE, span_report_jsonl),
     ReportFormat("mqm.tsv", "MQM TSV", TSV_TYPE, span_report_mqm_tsv, title=_("Google’s MQM TSV")),
-    # Appraise's ESA score export (ExportSystemScoresToCSV).
+    # Appraise's ESA/MQM score export (ExportSystemScoresToCSV --batch-info).
     ReportFormat("appraise.csv", "Appraise CSV", CSV_TYPE, appraise_esa_csv),
+    # Its batches (the texts shown): with the CSV, a new campaign reads everything back.
+    ReportFormat(
+        "appraise-batches.json",
+        "Appraise batches",
+        JSON_TYPE,
+        appraise_batches_json,
+        title=_("Appraise’s batches: with the Appraise CSV they build a campaign again"),
+    ),
 )

@@ -21,6 +21,7 @@ from evalsite.formatting import formula_safe
 CSV_TYPE = "text/csv; charset=utf-8"
 TSV_TYPE = "text/tab-separated-values; charset=utf-8"
 JSONL_TYPE = "application/x-ndjson; charset=utf-8"
+JSON_TYPE = "application/json; charset=utf-8"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ files in Appraise's layout (spans in UTF-16 units with the end inclusive, charac
 the Basic Multilingual Plane, omissions, repeats and references, names that begin like
 spreadsheet formulas) are imported, exported and the export imported onto a second campaign
 with the same texts: every judgment, span, severity, category and score comes back, and the
-second campaign exports the same file. Judgments made in EvalSite on merged identical outputs
+second campaign exports the same rows. Judgments made in EvalSite on merged identical outputs
 are written once per credited system and read back so."""
 
 from __future__ import annotations
@@ -26,11 +26,13 @@ from hypothesis import strategies as st
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
 from annotation.judging.services import judgment_record
-from annotation.judgment_import.rows import SYSTEM, ImportRow, Problems
+from annotation.judgment_import.appraise_spans import parse_appraise_spans
+from annotation.judgment_import.rows import Problems
 from annotation.judgment_import.services import judgments_import
 from annotation.judgment_import.text_spans import spans_on_text
 from annotation.models import Campaign, Item, JudgmentSpan, JudgmentValue
 from annotation.protocols import ESA
+from annotation.protocols.mqm import CATEGORIES
 from annotation.reports.appraise import appraise_esa_csv, appraise_spans
 from annotation.tasking.services import task_assign_next
 from evalsite.formatting import FORMULA_STARTS
@@ -165,6 +167,11 @@ def stored(campaign: Campaign, rater: Any = _imported) -> Judgments:
     return found
 
 
+def appraise_fields(written: str) -> list[list[str]]:
+    """The rows' first 12 fields (Appraise's without the batch), sorted."""
+    return sorted(row[:12] for row in csv.reader(io.StringIO(written)))
+
+
 def export(campaign: Campaign) -> str:
     labels = {pk: _imported(name) for pk, name in campaign.annotators.values_list("pk", "username")}
     return appraise_esa_csv(campaign=campaign, labels=labels)
@@ -188,7 +195,8 @@ def test_an_exported_appraise_file_reads_back_to_the_same_judgments(seed: int) -
     written = export(first)
     rows = list(csv.reader(io.StringIO(written)))
     assert len(rows) == len(imported)
-    assert {len(row) for row in rows} == {12}
+    # With the batch number and the item (its id in the campaign) the batches download needs.
+    assert {len(row) for row in rows} == {14}
     names = [cell for row in rows for cell in (row[0], row[1], row[7])]
     assert not [cell for cell in names if cell.startswith(FORMULA_STARTS)]
     assert "'=sys-b" in names
@@ -197,7 +205,9 @@ def test_an_exported_appraise_file_reads_back_to_the_same_judgments(seed: int) -
     again = campaign_with(seed, f"again {seed}")
     judgments_import(campaign=again, upload=UploadFile("back.csv", written.encode(), ""), user=None)
     assert stored(again) == imported
-    assert export(again) == written
+    # The same rows again; the second campaign's tasks are the first's batches, so their
+    # order, batch numbers and item ids are its own.
+    assert appraise_fields(export(again)) == appraise_fields(written)
 
 
 def test_judgments_of_merged_outputs_are_written_for_every_credited_system(owner: Any) -> None:
@@ -254,44 +264,53 @@ def test_judgments_of_merged_outputs_are_written_for_every_credited_system(owner
 
 
 @st.composite
-def text_and_spans(draw: Any) -> tuple[str, list[tuple[int, int, str]]]:
+def text_and_spans(draw: Any) -> tuple[str, list[tuple[int, int, str, str]]]:
     """A text (whitespace around it, characters beyond the Basic Multilingual Plane) and spans
-    on its characters that do not overlap, the missing-content marker perhaps among them."""
+    on its characters that do not overlap, the missing-content marker perhaps among them; ESA's
+    (no category) or MQM's (every category and severity)."""
     core = draw(st.text(st.sampled_from(["a", "ß", "中", "😀", "🚗", " ", "="]), min_size=1))
     core = core.strip() or "x"
     text = draw(st.sampled_from(["", " ", "  "])) + core + draw(st.sampled_from(["", " "]))
     lead = len(text) - len(text.lstrip())
     cuts = sorted(draw(st.sets(st.integers(lead, lead + len(core)), max_size=8)))
     pairs = [(a, b) for a, b in itertools.pairwise(cuts) if a < b][::2]
-    spans = [(a, b, draw(st.sampled_from(["minor", "major"]))) for a, b in pairs]
+    mqm = draw(st.booleans())
+    severities = ["minor", "major", "neutral"] if mqm else ["minor", "major"]
+    categories = [c.key for c in CATEGORIES] if mqm else [""]
+
+    def marked() -> tuple[str, str]:
+        return draw(st.sampled_from(severities)), draw(st.sampled_from(categories))
+
+    spans = [(a, b, *marked()) for a, b in pairs]
     if draw(st.booleans()):
-        spans.append((len(text), len(text) + 1, "major"))
+        spans.append((len(text), len(text) + 1, *marked()))
     return text, spans
 
 
 @given(text_and_spans())
-def test_spans_written_in_appraises_offsets_are_placed_back_on_the_same_characters(
-    drawn: tuple[str, list[tuple[int, int, str]]],
+def test_spans_written_in_appraises_offsets_are_read_back_on_the_same_characters(
+    drawn: tuple[str, list[tuple[int, int, str, str]]],
 ) -> None:
     text, spans = drawn
-    written = appraise_spans(text, spans)
-    row = ImportRow(
-        line=1,
-        annotator="r",
-        system="s",
-        segment="1",
-        type=SYSTEM,
-        score=50.0,
-        text_spans=tuple(
-            (
-                None if s["start_i"] == "missing" else s["start_i"],
-                None if s["end_i"] == "missing" else s["end_i"],
-                s["severity"],
-                "",
-            )
-            for s in written
-        ),
-    )
+    buffer = io.StringIO()
+    written = json.dumps(appraise_spans(text, spans))
+    values = ["r", "s", "1", "TGT", "de", "en", "50", "d#s", "False", written, "1.0e9", "1.1e9"]
+    csv.writer(buffer, lineterminator="\n").writerow(values)
+    (row,) = parse_appraise_spans("f", buffer.getvalue().splitlines(), 0).rows
     placed = spans_on_text(Problems("f"), row, text)
     assert placed is not None
-    assert placed.spans == tuple(sorted((a, b, severity, "") for a, b, severity in spans))
+    assert placed.spans == tuple(sorted(spans))
+
+
+def test_every_mqm_category_is_written_as_a_path_that_reads_back_as_it() -> None:
+    text = "ein Satz"
+    spans = [(0, 3, "minor", category.key) for category in CATEGORIES]
+    lines = []
+    for start, end, severity, category in spans:
+        written = json.dumps(appraise_spans(text, [(start, end, severity, category)]))
+        buffer = io.StringIO()
+        row = ["r", "s", "1", "TGT", "de", "en", "0", "d#s", "False", written, "1e9", "1.1e9"]
+        csv.writer(buffer, lineterminator="\n").writerow(row)
+        lines.append(buffer.getvalue().rstrip("\n"))
+    read = parse_appraise_spans("f", lines, 0).rows
+    assert [row.text_spans[0][3] for row in read if row.text_spans] == [c.key for c in CATEGORIES]

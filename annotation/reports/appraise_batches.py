@@ -1,0 +1,95 @@
+"""Appraise's batches written from a campaign: the JSON Appraise builds a campaign of
+document-level ESA/MQM tasks from, in the layout :mod:`annotation.judgment_import.appraise_batches`
+reads, so that the Appraise CSV (``appraise.py``) with these batches builds a campaign again —
+the texts each annotator saw included, a bad reference's degraded copy with its spans among
+them, which the CSV alone cannot carry (``docs/reports.md`` §4a).
+
+One batch per batch number the CSV writes (a task, split where two of its items are of one
+line); its items are the outputs shown, one per system written, with the CSV's item id (the
+segment's line), item type, ``document#system``, system, the segment's source and the shown
+text, and ``_item`` (``system | segment | document``) naming the segment. Then a batch per
+system of its texts that no task shows, which no row names.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+from typing import Any
+
+from annotation.models import Campaign, ItemKind, Translation
+from annotation.reports.appraise import (
+    APPRAISE_TYPE,
+    Shown,
+    appraise_configs,
+    appraise_first_runs,
+    appraise_shown,
+)
+
+
+def _unshown(*, campaign: Campaign, shown: list[Shown]) -> list[Shown]:
+    """The campaign's translations no task shows (of each system's first run), in a batch per
+    system after the tasks' batches: a new campaign needs every system's text of every
+    segment, and no row names these batches."""
+    seen = {(s.system, s.line) for s in shown if s.kind in (ItemKind.REAL, ItemKind.REPEAT)}
+    batch = max((s.batch for s in shown), default=0)
+    unshown: list[Shown] = []
+    numbers: dict[str, int] = {}
+    for pk, system, position, segment, document, source, text in (
+        Translation.objects.filter(run__in=appraise_first_runs(campaign))
+        .order_by("run__system_id", "segment__position")
+        .values_list(
+            "pk",
+            "run__system__name",
+            "segment__position",
+            "segment__external_id",
+            "segment__document__external_id",
+            "segment__source",
+            "text",
+        )
+    ):
+        if (system, position + 1) in seen:
+            continue
+        number = numbers.setdefault(system, batch + len(numbers) + 1)
+        unshown.append(
+            Shown(pk, system, ItemKind.REAL, position + 1, document, segment, source, text, number)
+        )
+    return unshown
+
+
+def appraise_batches(*, campaign: Campaign) -> list[dict[str, Any]]:
+    """The batches (see the module), in batch-number order."""
+    configs = [pk for pk, _name in appraise_configs(campaign)]
+    shown = sorted(appraise_shown(campaign=campaign, configs=configs), key=lambda s: s.batch)
+    shown += _unshown(campaign=campaign, shown=shown)
+    meta = {
+        "sourceLanguage": campaign.source_language,
+        "targetLanguage": campaign.target_language,
+    }
+    return [
+        {
+            "task": {"batchNo": number, **meta},
+            "items": [
+                {
+                    "itemID": item.line,
+                    "itemType": APPRAISE_TYPE[item.kind],
+                    "documentID": f"{item.document}#{item.system}",
+                    "sourceID": item.document,
+                    "targetID": item.system,
+                    "sourceText": item.source,
+                    "targetText": item.text,
+                    "isCompleteDocument": False,
+                    "_item": f"{item.system} | {item.segment} | {item.document}",
+                }
+                for item in items
+            ],
+        }
+        for number, items in groupby(shown, key=lambda s: s.batch)
+    ]
+
+
+def appraise_batches_json(*, campaign: Campaign, labels: dict[int, str]) -> str:
+    """The batches as one JSON text (``labels`` is the downloads' common argument; batches
+    name no annotator)."""
+    del labels
+    return json.dumps(appraise_batches(campaign=campaign), ensure_ascii=False, indent=1)
