@@ -14,7 +14,7 @@ from annotation.models import ItemKind
 OutputKey = tuple[str, int]
 
 
-@dataclass
+@dataclass(slots=True)
 class _PlannedOutput:
     kind: str
     source: OutputKey
@@ -24,7 +24,7 @@ class _PlannedOutput:
     original: tuple[str, Any, int] | None = None  # (task, item key, slot) of the original
 
 
-@dataclass
+@dataclass(slots=True)
 class _PlannedItem:
     task: str
     key: Any
@@ -50,7 +50,7 @@ class _PlannedItem:
         return ItemKind.REAL
 
 
-@dataclass
+@dataclass(slots=True)
 class _PlannedJudgment:
     annotator: str
     task: str
