@@ -57,9 +57,9 @@ class _PlannedJudgment:
     item: Any
     values: dict[tuple[int, str], float] = field(default_factory=dict)  # (slot, criterion)
     # An error-span kind's spans by slot, (start, end, severity, category), and the line of
-    # the row that gave each.
-    spans: dict[int, tuple[tuple[int, int, str, str], ...]] = field(default_factory=dict)
-    span_lines: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # the row that gave each; None (not two empty dicts a judgment) while it has none.
+    spans: dict[int, tuple[tuple[int, int, str, str], ...]] | None = None
+    span_lines: dict[int, tuple[int, ...]] | None = None
     seconds: float | None = None
     started: float | None = None
     submitted: float | None = None
