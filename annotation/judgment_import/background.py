@@ -109,7 +109,12 @@ def judgment_import_run(*, job_id: Any) -> JudgmentImportJob | None:
         status=JudgmentImportJob.Status.RUNNING, started=now, progressed=now
     ):
         return None
-    job = JudgmentImportJob.objects.select_related("campaign", "requested_by").get(pk=job_id)
+    # The file's bytes are read once, into the upload alone: the job's copy would double them.
+    job = (
+        JudgmentImportJob.objects.select_related("campaign", "requested_by")
+        .defer("content")
+        .get(pk=job_id)
+    )
     running = JudgmentImportJob.objects.filter(pk=job.pk, status=JudgmentImportJob.Status.RUNNING)
     try:
         with heartbeat(running), translation.override(job.language), transaction.atomic():
@@ -120,7 +125,7 @@ def judgment_import_run(*, job_id: Any) -> JudgmentImportJob | None:
                 return None
             record = judgments_import(
                 campaign=job.campaign,
-                upload=UploadFile(name=job.file_name, content=bytes(job.content)),
+                upload=UploadFile(name=job.file_name, content=_job_content(job.pk)),
                 user=job.requested_by,
                 options=ImportOptions(**job.options),
                 report=_reporter(job.pk),
@@ -146,6 +151,11 @@ def judgment_import_run(*, job_id: Any) -> JudgmentImportJob | None:
         progress_forget(progress_key(job.pk))
     job.refresh_from_db()
     return job
+
+
+def _job_content(job_id: Any) -> bytes:
+    """The job's file, read alone (the job itself is loaded without it)."""
+    return bytes(JudgmentImportJob.objects.values_list("content", flat=True).get(pk=job_id))
 
 
 def judgment_import_fail(

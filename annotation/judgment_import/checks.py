@@ -66,8 +66,8 @@ def spans_refused(
     errors on the same words: Google's MQM TSV)."""
     for judgment in judgments.values():
         outputs = tasks[judgment.task][judgment.item].outputs
-        for slot, spans in judgment.spans.items():
-            lines = judgment.span_lines[slot]
+        for slot, spans in (judgment.spans or {}).items():
+            lines = (judgment.span_lines or {})[slot]
             if not isinstance(protocol, SpanProtocol):
                 problems.add(lines[0], f"error spans, but {protocol.key} judgments have none")
                 continue

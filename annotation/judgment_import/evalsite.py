@@ -4,6 +4,7 @@ and the optional ones), tab- or comma-separated."""
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 
 from django.utils.translation import gettext_lazy as _
@@ -87,10 +88,10 @@ def _parse_evalsite(name: str, lines: list[str], first: int) -> ParsedJudgments:
             rows.append(
                 ImportRow(
                     **row,
-                    run=get("run"),
-                    hit=get("hit"),
-                    item=get("item"),
-                    criterion=get("criterion"),
+                    run=sys.intern(get("run")),
+                    hit=sys.intern(get("hit")),
+                    item=sys.intern(get("item")),
+                    criterion=sys.intern(get("criterion")),
                     seconds=seconds,
                     source_text=get("source"),
                     output_text=get("output"),

@@ -492,8 +492,10 @@ def _judge(
         return
     judgment.values[(slot, criterion)] = row.score
     if row.spans is not None:  # several rows' spans of one output are checked together
-        judgment.spans[slot] = judgment.spans.get(slot, ()) + row.spans
-        judgment.span_lines[slot] = judgment.span_lines.get(slot, ()) + (row.line,) * len(row.spans)
+        spans = judgment.spans = judgment.spans or {}
+        lines = judgment.span_lines = judgment.span_lines or {}
+        spans[slot] = spans.get(slot, ()) + row.spans
+        lines[slot] = lines.get(slot, ()) + (row.line,) * len(row.spans)
 
 
 def _spread_hit_seconds(

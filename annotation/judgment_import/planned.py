@@ -14,7 +14,7 @@ from annotation.models import ItemKind
 OutputKey = tuple[str, int]
 
 
-@dataclass
+@dataclass(slots=True)
 class _PlannedOutput:
     kind: str
     source: OutputKey
@@ -24,7 +24,7 @@ class _PlannedOutput:
     original: tuple[str, Any, int] | None = None  # (task, item key, slot) of the original
 
 
-@dataclass
+@dataclass(slots=True)
 class _PlannedItem:
     task: str
     key: Any
@@ -50,16 +50,16 @@ class _PlannedItem:
         return ItemKind.REAL
 
 
-@dataclass
+@dataclass(slots=True)
 class _PlannedJudgment:
     annotator: str
     task: str
     item: Any
     values: dict[tuple[int, str], float] = field(default_factory=dict)  # (slot, criterion)
     # An error-span kind's spans by slot, (start, end, severity, category), and the line of
-    # the row that gave each.
-    spans: dict[int, tuple[tuple[int, int, str, str], ...]] = field(default_factory=dict)
-    span_lines: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # the row that gave each; None (not two empty dicts a judgment) while it has none.
+    spans: dict[int, tuple[tuple[int, int, str, str], ...]] | None = None
+    span_lines: dict[int, tuple[int, ...]] | None = None
     seconds: float | None = None
     started: float | None = None
     submitted: float | None = None

@@ -80,7 +80,7 @@ def preview_samples(plan: ImportPlan, context: ImportContext) -> list[PreviewSam
             values = {c: v for (s, c), v in judgment.values.items() if s == slot}
             spans = [
                 (output.text[start:end] or "(omission)", severity, category)
-                for start, end, severity, category in judgment.spans.get(slot, ())
+                for start, end, severity, category in (judgment.spans or {}).get(slot, ())
             ]
             outputs.append(
                 SampleOutput(

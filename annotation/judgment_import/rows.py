@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import math
+import sys
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -51,9 +52,10 @@ MAX_LINE_NUMBER_DIGITS = 18
 _EARLIEST_SECONDS, _LATEST_SECONDS = EARLIEST_TIME.timestamp(), LATEST_TIME.timestamp()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImportRow:
-    """One judgment of one output on one criterion, as the file gives it."""
+    """One judgment of one output on one criterion, as the file gives it (slotted: a file's
+    million rows would each carry a dict of its fields)."""
 
     line: int
     annotator: str
@@ -271,12 +273,14 @@ def _row(
     if score is None:
         problems.add(number, f"score {score_text!r} is not a number")
         return None
+    # A file repeats a few names over its rows: interned, each is held once (a million rows
+    # kept a million copies of the same annotator, system and segment names).
     return {
         "line": number,
-        "annotator": annotator,
-        "system": system,
-        "segment": segment,
-        "type": APPRAISE_TYPES.get(type_name, type_name),
+        "annotator": sys.intern(annotator),
+        "system": sys.intern(system),
+        "segment": sys.intern(segment),
+        "type": sys.intern(APPRAISE_TYPES.get(type_name, type_name)),
         "score": score,
     }
 

@@ -514,21 +514,20 @@ def _insert_judgments(
     assignment_id: dict[tuple[str, str], uuid.UUID],
     now: datetime,
 ) -> tuple[int, int]:
-    """Insert the judgments and their values in one pass over the plan; returns how many of
-    each were stored."""
+    """Insert the judgments, then their values, each streamed from the plan into the database
+    (a list of every row first held a million answers at once); returns how many of each were
+    stored."""
     judgment_ids = reserve_ids(Judgment, len(plan.judgments))
-    judgment_rows: list[tuple[Any, ...]] = []
-    value_rows: list[tuple[Any, ...]] = []
     span_rows: list[tuple[Any, ...]] = []
-    for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
-        answer: dict[str, dict[str, Any]] = {}
-        for (slot, criterion), value in planned.values.items():
-            output = output_id[(planned.task, planned.item, slot)]
-            answer.setdefault(str(output), {})[criterion] = value
-            value_rows.append((judgment_id, output, criterion, value))
-        span_rows += planned_spans(judgment_id, planned, plan, output_id, answer)
-        judgment_rows.append(
-            (
+
+    def judgment_rows() -> Iterator[tuple[Any, ...]]:
+        for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
+            answer: dict[str, dict[str, Any]] = {}
+            for (slot, criterion), value in planned.values.items():
+                output = output_id[(planned.task, planned.item, slot)]
+                answer.setdefault(str(output), {})[criterion] = value
+            span_rows.extend(planned_spans(judgment_id, planned, plan, output_id, answer))
+            yield (
                 judgment_id,
                 item_id[(planned.task, planned.item)],
                 user_id[planned.annotator],
@@ -540,7 +539,12 @@ def _insert_judgments(
                 _when(planned.submitted) or now,
                 planned.seconds,
             )
-        )
+
+    def value_rows() -> Iterator[tuple[Any, ...]]:
+        for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
+            for (slot, criterion), value in planned.values.items():
+                yield (judgment_id, output_id[(planned.task, planned.item, slot)], criterion, value)
+
     insert_rows(
         Judgment,
         (
@@ -555,8 +559,8 @@ def _insert_judgments(
             "submitted_at",
             "seconds",
         ),
-        judgment_rows,
+        judgment_rows(),
     )
-    insert_rows(JudgmentValue, ("judgment", "output", "criterion", "value"), value_rows)
+    insert_rows(JudgmentValue, ("judgment", "output", "criterion", "value"), value_rows())
     spans_insert(span_rows)
-    return len(judgment_rows), len(value_rows)
+    return len(judgment_ids), sum(len(planned.values) for planned in plan.judgments.values())

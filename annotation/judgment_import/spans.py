@@ -21,7 +21,7 @@ def planned_spans(
 ) -> list[tuple[Any, ...]]:
     """Put the judgment's spans in its ``answer`` (by output id) and return their rows."""
     rows: list[tuple[Any, ...]] = []
-    for slot, spans in planned.spans.items():
+    for slot, spans in (planned.spans or {}).items():
         output = output_id[(planned.task, planned.item, slot)]
         length = len(plan.tasks[planned.task][planned.item].outputs[slot].text)
         answer.setdefault(str(output), {})["spans"] = [

@@ -7,6 +7,7 @@ segment it names is the import's segment numbering (annotation/judgment_import/w
 from __future__ import annotations
 
 import re
+import sys
 from itertools import islice
 
 from django.utils.translation import gettext_lazy as _
@@ -126,7 +127,7 @@ def _parse_wmt(name: str, lines: list[str], first: int) -> ParsedJudgments:
         if not is_line_number(get("segment")) and not STRUCTURED_SID.match(get("segment")):
             problems.add(number, f"sid {get('segment')!r} is not a line number")
             continue
-        hit = get("hit")
+        hit = sys.intern(get("hit"))
         time_text = get("time")
         if time_text:
             seconds = _number(time_text)
@@ -139,7 +140,7 @@ def _parse_wmt(name: str, lines: list[str], first: int) -> ParsedJudgments:
             if "source_language" in column
             else ""
         )
-        rows.append(ImportRow(**row, hit=hit, language_pair=pair))
+        rows.append(ImportRow(**row, hit=hit, language_pair=sys.intern(pair)))
     problems.raise_if_any()
     return ParsedJudgments(
         name,

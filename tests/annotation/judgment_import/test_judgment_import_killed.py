@@ -39,7 +39,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SYSTEMS = ["nmt", "pbmt", "rbmt"]
 N_SEGMENTS = 40
 # Annotators who each judge every output once: enough rows for an import of several seconds.
-N_ANNOTATORS = 500
+N_ANNOTATORS = 1000
 BEAT = 1  # EVALSITE_JOB_HEARTBEAT_SECONDS of the worker and of this process
 
 
