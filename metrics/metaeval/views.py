@@ -49,4 +49,6 @@ def campaign_meta_evaluation(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
             "tests": meta_evaluation_test_rows(result),
             "plot": meta_evaluation_plot(result),
         }
-    return render(request, "metrics/meta_evaluation.html", context)
+    # A refused upload answers 400 with its problems, as every form of the app does.
+    refused = request.method == "POST" and "result" not in context
+    return render(request, "metrics/meta_evaluation.html", context, status=400 if refused else 200)

@@ -30,7 +30,7 @@ def _log_in_and_create_a_campaign(page: Any, base: str, shots: Path) -> None:
     page.click("main button[type=submit]")
     page.wait_for_url("**/campaigns/")
 
-    page.click("text=New campaign")
+    page.get_by_role("link", name="New campaign", exact=True).click()
     page.fill("#id_name", "Browser campaign <b>de-en</b>")
     page.fill("#id_source_language", "de")
     page.fill("#id_target_language", "en")

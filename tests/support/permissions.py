@@ -202,6 +202,7 @@ MATRIX: dict[str, Rule] = {
     "campaign_dashboard_status": organizer_page(GET),
     "campaign_dashboard_recompute": organizer_page({"POST": 302}),
     "campaign_dashboard_result": organizer_page(GET),
+    "campaign_meta_evaluation": organizer_page({"GET": 200, "POST": 400}),
     # Organizer API
     "api-campaign-list": organizer_api({"GET": 200, "POST": 201}, campaign=False),
     "api-campaign-detail": organizer_api({"GET": 200, "PUT": 200, "PATCH": 200}),
@@ -223,6 +224,7 @@ MATRIX: dict[str, Rule] = {
     # Invalid bodies (no file, no annotator): the role check passed, validation refused.
     "api-campaign-judgment-imports": organizer_api({"POST": 400}),
     "api-campaign-judgment-import-job": organizer_api(GET),
+    "api-meta-evaluation": organizer_api({"POST": 400}),
     "api-campaign-annotator-decisions": organizer_api({"POST": 400}),
     # Annotator pages and API
     "my_tasks": logged_in(GET),
