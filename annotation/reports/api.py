@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from drf_spectacular.plumbing import build_array_type, build_basic_type
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import NotFound
@@ -50,8 +51,11 @@ def _format_parameter(report: str) -> OpenApiParameter:
 def _file_responses(report: str) -> dict[Any, Any]:
     """A report file in each of its formats' media types (without charset, as OpenAPI keys)."""
     types = {f.content_type.split(";")[0] for f in REPORT_FORMATS[report]}
+    arrays = any(f.json_array for f in REPORT_FORMATS[report])
+    an_object = build_basic_type(OpenApiTypes.OBJECT)
+    assert an_object is not None
     return {
-        (200, media_type): OpenApiTypes.OBJECT
+        (200, media_type): (build_array_type(an_object) if arrays else OpenApiTypes.OBJECT)
         if media_type == "application/json"
         else OpenApiTypes.BINARY
         for media_type in sorted(types)

@@ -332,5 +332,6 @@ SPAN_FORMATS: tuple[ReportFormat, ...] = (
         JSON_TYPE,
         appraise_batches_json,
         title=_("Appraise’s batches: with the Appraise CSV they build a campaign again"),
+        json_array=True,
     ),
 )

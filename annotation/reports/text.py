@@ -37,6 +37,8 @@ class ReportFormat:
     # The body: the report's own arguments → text or byte chunks (each report's tuple says).
     write: Callable[..., Any]
     title: str | Promise = ""  # the button's tooltip
+    # A JSON body that is a list (Appraise's batches) rather than an object: the API's schema.
+    json_array: bool = False
 
 
 def report_format(formats: Sequence[ReportFormat], extension: str) -> ReportFormat | None:
