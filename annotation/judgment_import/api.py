@@ -13,7 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.campaigns.uploads import UploadError, upload_file_read
-from annotation.judgment_import.release import campaign_from_release, release_format_keys
+from annotation.judgment_import.release import (
+    campaign_from_release,
+    release_format_keys,
+    release_preview,
+)
 from annotation.judgment_import.serializers import ReleaseRequestSerializer, problems_response
 from annotation.permissions import IsOrganizer, signed_in
 
@@ -25,31 +29,44 @@ class CampaignFromReleaseView(APIView):
     @extend_schema(
         request={"multipart/form-data": ReleaseRequestSerializer},
         responses={
+            200: inline_serializer(
+                "CampaignFromReleasePreview",
+                {
+                    "documents": serializers.IntegerField(),
+                    "segments": serializers.IntegerField(),
+                    "systems": serializers.ListField(child=serializers.DictField()),
+                    "judgments": serializers.DictField(),
+                },
+            ),
             201: inline_serializer(
                 "CampaignFromRelease",
                 {"id": serializers.UUIDField(), "summary": serializers.DictField()},
-            )
+            ),
         },
         description="Create a campaign owned by the caller from a release of judgments that "
         f"carries its texts (formats: {', '.join(release_format_keys())}) and import the "
         "judgments onto it, all or nothing, in the request; 201 with the new campaign's id and "
-        "the import's summary, 400 with a refused file's problems (file and line).",
+        "the import's summary, 400 with a refused file's problems (file and line). With dry_run, "
+        "200 with what it would build and store (built and rolled back: nothing is kept).",
     )
     def post(self, request: Request) -> Response:
         serializer = ReleaseRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         max_bytes = django_settings.EVALSITE_UPLOAD_MAX_BYTES
+        fields = {
+            "owner": signed_in(request),
+            "name": data["campaign_name"].strip(),
+            "files": [upload_file_read(data["file"], max_bytes=max_bytes)],
+            "companions": [upload_file_read(f, max_bytes=max_bytes) for f in data["batches"]],
+            "options": serializer.options(),
+            "source_language": data["source_language"].strip(),
+            "target_language": data["target_language"].strip(),
+        }
         try:
-            record = campaign_from_release(
-                owner=signed_in(request),
-                name=data["campaign_name"].strip(),
-                files=[upload_file_read(data["file"], max_bytes=max_bytes)],
-                companions=[upload_file_read(f, max_bytes=max_bytes) for f in data["batches"]],
-                options=serializer.options(),
-                source_language=data["source_language"].strip(),
-                target_language=data["target_language"].strip(),
-            )
+            if data["dry_run"]:
+                return Response(release_preview(**fields).as_json())
+            record = campaign_from_release(**fields)
         except UploadError as exc:
             return problems_response(exc)
         except ValidationError as exc:

@@ -9,19 +9,25 @@ the API and ``import_judgments --create-campaign`` all call :func:`campaign_from
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
 from annotation.campaigns.services import campaign_create, campaign_parsed_store
-from annotation.campaigns.uploads import UploadError, UploadFile, UploadProblem
+from annotation.campaigns.uploads import ParsedUpload, UploadError, UploadFile, UploadProblem
 from annotation.judgment_import.formats import JUDGMENT_FORMATS, judgment_format, judgments_parse
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.progress import ImportProgress
 from annotation.judgment_import.rows import ParsedJudgments
-from annotation.judgment_import.services import judgments_import_parsed
-from annotation.models import JudgmentImport
+from annotation.judgment_import.services import (
+    ImportPreview,
+    judgments_import_parsed,
+    judgments_preview_parsed,
+)
+from annotation.models import Campaign, JudgmentImport, System, Upload
 
 # BCP-47's "undetermined": a campaign's languages when neither the release nor the organizer
 # names them (they can be set on the campaign's page later).
@@ -31,6 +37,32 @@ UNDETERMINED = "und"
 def release_format_keys() -> list[str]:
     """The layouts whose releases can build a campaign (they have a ``texts`` hook)."""
     return [layout.key for layout in JUDGMENT_FORMATS if layout.texts is not None]
+
+
+@dataclass(frozen=True)
+class ReleasePreview:
+    """What a release would build and store, built and then rolled back: the new campaign's
+    documents, segments and systems (``True`` for a human one) and its judgments' preview."""
+
+    documents: int
+    segments: int
+    systems: list[tuple[str, bool]]
+    judgments: ImportPreview
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "documents": self.documents,
+            "segments": self.segments,
+            "systems": [{"name": name, "human": human} for name, human in self.systems],
+            "judgments": self.judgments.as_json(),
+        }
+
+
+@dataclass(frozen=True)
+class _Release:
+    texts: ParsedUpload
+    placed: ParsedJudgments
+    languages: tuple[str, str]
 
 
 def campaign_from_release(
@@ -57,6 +89,64 @@ def campaign_from_release(
         django.core.exceptions.ValidationError: a campaign name or language that does not fit.
     """
     options = options or ImportOptions()
+    release = _release_read(files, companions, options, source_language, target_language)
+    with transaction.atomic():
+        campaign, _ = _campaign_with_texts(owner, name, release)
+        return judgments_import_parsed(
+            campaign=campaign, parsed=release.placed, user=owner, options=options, report=report
+        )
+
+
+def release_preview(
+    *,
+    owner: User,
+    name: str,
+    files: Sequence[UploadFile],
+    companions: Sequence[UploadFile] = (),
+    options: ImportOptions | None = None,
+    source_language: str = "",
+    target_language: str = "",
+) -> ReleasePreview:
+    """What :func:`campaign_from_release` would build and import, found by building it and
+    rolling it back: nothing is left. Raises the same errors."""
+    options = options or ImportOptions()
+    release = _release_read(files, companions, options, source_language, target_language)
+    with transaction.atomic():
+        campaign, upload = _campaign_with_texts(owner, name, release)
+        preview = judgments_preview_parsed(
+            campaign=campaign, parsed=release.placed, options=options
+        )
+        systems = list(
+            System.objects.filter(campaign=campaign).order_by("name").values_list("name", "human")
+        )
+        transaction.set_rollback(True)
+    return ReleasePreview(
+        documents=int(upload.summary.get("documents_added", 0)),
+        segments=int(upload.summary.get("segments_added", 0)),
+        systems=systems,
+        judgments=preview,
+    )
+
+
+def _campaign_with_texts(owner: User, name: str, release: _Release) -> tuple[Campaign, Upload]:
+    campaign = campaign_create(
+        owner=owner,
+        name=name,
+        source_language=release.languages[0],
+        target_language=release.languages[1],
+    )
+    upload = campaign_parsed_store(campaign=campaign, parsed=release.texts, user=owner)
+    return campaign, upload
+
+
+def _release_read(
+    files: Sequence[UploadFile],
+    companions: Sequence[UploadFile],
+    options: ImportOptions,
+    source_language: str,
+    target_language: str,
+) -> _Release:
+    """The release's texts and its rows placed on them; refuses what cannot build a campaign."""
     if len(files) != 1:
         raise UploadError(
             [
@@ -90,17 +180,11 @@ def campaign_from_release(
         )
     texts, placed = layout.texts(parsed, companions)
     pair = _language_pair(parsed)
-    with transaction.atomic():
-        campaign = campaign_create(
-            owner=owner,
-            name=name,
-            source_language=source_language or pair[0],
-            target_language=target_language or pair[1],
-        )
-        campaign_parsed_store(campaign=campaign, parsed=texts, user=owner)
-        return judgments_import_parsed(
-            campaign=campaign, parsed=placed, user=owner, options=options, report=report
-        )
+    return _Release(
+        texts=texts,
+        placed=placed,
+        languages=(source_language or pair[0], target_language or pair[1]),
+    )
 
 
 def _language_pair(parsed: ParsedJudgments) -> tuple[str, str]:

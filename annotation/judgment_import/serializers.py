@@ -99,7 +99,12 @@ class ReleaseRequestSerializer(ImportRequestSerializer):
     """A release of judgments that builds its own campaign: the import's fields, the new
     campaign's name and languages, and the companion files that carry the texts."""
 
-    dry_run = None  # type: ignore[assignment]
+    dry_run = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Build the campaign and check the judgments, answer what would be stored "
+        "(documents, segments, systems, the judgments' preview) and keep nothing.",
+    )
     campaign_name = serializers.CharField(max_length=200, help_text="The new campaign's name.")
     source_language = serializers.CharField(
         max_length=35,

@@ -138,6 +138,15 @@ def judgments_preview(
     options = options or ImportOptions()
     with _no_cyclic_gc():
         parsed = _read(upload, options)
+    return judgments_preview_parsed(campaign=campaign, parsed=parsed, options=options)
+
+
+def judgments_preview_parsed(
+    *, campaign: Campaign, parsed: ParsedJudgments, options: ImportOptions | None = None
+) -> ImportPreview:
+    """:func:`judgments_preview` of rows already read (a release's: ``JudgmentFormat.texts``)."""
+    options = options or ImportOptions()
+    with _no_cyclic_gc():
         options, parsed = options_for(parsed, options)
         parsed, numbering = segments_placed(campaign, parsed, options)
         context = campaign_context(campaign, parsed)

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
 from annotation.judgment_import.forms import ReleaseForm
-from annotation.judgment_import.release import campaign_from_release
+from annotation.judgment_import.release import campaign_from_release, release_preview
 from annotation.permissions import organizer_required, signed_in
 
 
@@ -24,23 +24,36 @@ def campaign_from_release_view(request: HttpRequest) -> HttpResponse:
     form = ReleaseForm(request.POST or None, request.FILES or None)
     problems: list[UploadProblem] = []
     status = 400 if request.method == "POST" else 200
+    preview = None
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         max_bytes = django_settings.EVALSITE_UPLOAD_MAX_BYTES
+        fields = {
+            "owner": signed_in(request),
+            "name": data["campaign_name"].strip(),
+            "files": [upload_file_read(data["file"], max_bytes=max_bytes)],
+            "companions": [upload_file_read(f, max_bytes=max_bytes) for f in data["batches"]],
+            "source_language": data["source_language"].strip(),
+            "target_language": data["target_language"].strip(),
+        }
         try:
-            record = campaign_from_release(
-                owner=signed_in(request),
-                name=data["campaign_name"].strip(),
-                files=[upload_file_read(data["file"], max_bytes=max_bytes)],
-                companions=[upload_file_read(f, max_bytes=max_bytes) for f in data["batches"]],
-                source_language=data["source_language"].strip(),
-                target_language=data["target_language"].strip(),
-            )
+            if "preview" in request.POST:
+                # Built and rolled back: what it would store, nothing kept.
+                preview = release_preview(**fields)
+                status = 200
+            else:
+                record = campaign_from_release(**fields)
         except UploadError as exc:
             problems = exc.problems
         except ValidationError as exc:
             form.add_error(None, exc.messages)
         else:
+            if preview is not None:
+                return render(
+                    request,
+                    "annotation/campaign_from_release.html",
+                    {"form": form, "problems": [], "preview": preview},
+                )
             messages.success(
                 request,
                 _("Campaign created from the release, with %(n)d judgments imported.")

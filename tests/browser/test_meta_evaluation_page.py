@@ -25,7 +25,7 @@ def write(path: Path, scores: dict[str, float]) -> str:
 
 
 def test_the_page_draws_a_scatter_per_metric_with_the_outlier_apart(  # type: ignore[no-untyped-def]
-    page: Any, live_server, tmp_path: Path
+    page: Any, live_server, tmp_path: Path, output_dir: Path
 ) -> None:
     owner = make_user("meta-browser", organizer=True)
     campaign = make_campaign(owner=owner, name="Meta")
@@ -52,3 +52,6 @@ def test_the_page_draws_a_scatter_per_metric_with_the_outlier_apart(  # type: ig
         ".map((el) => el.data.map((t) => t.x.length))"
     )
     assert traces == [[6, 1], [6, 1]]
+    shots = output_dir / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=shots / "meta-evaluation.png", full_page=True)

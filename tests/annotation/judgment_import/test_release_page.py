@@ -65,3 +65,36 @@ def test_the_campaign_page_marks_the_human_systems(client: Any) -> None:
     page = client.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
     marked = {name for name in TARGETS if f'{name} <span class="tag human-system"' in page}
     assert marked == {"ref-A", "Human-B"}
+
+
+def test_the_preview_shows_what_the_release_builds_and_keeps_nothing(client: Any) -> None:
+    make_user("page-owner", organizer=True)
+    client.login(username="page-owner", password=PASSWORD)
+    upload = SimpleUploadedFile("mqm_ted_ende.tsv", tsv().content)
+    answer = client.post(URL, {"campaign_name": "TED en-de", "file": upload, "preview": "1"})
+    html = answer.content.decode()
+    assert answer.status_code == 200, html[:2000]
+    assert 'id="release-preview"' in html
+    assert 'id="import-checks"' in html
+    assert html.count('class="import-sample"') == 3
+    # A system's very text, as the annotators saw it, and the human system marked.
+    assert any(text in html for texts in TARGETS.values() for text in texts)
+    assert "ref-A · human" in html
+    assert not Campaign.objects.exists()
+
+
+def test_the_api_dry_run_answers_the_preview_and_keeps_nothing(client: Any) -> None:
+    owner = make_user("page-owner", organizer=True)
+    client.login(username=owner.username, password=PASSWORD)
+    upload = SimpleUploadedFile("mqm_ted_ende.tsv", tsv().content)
+    answer = client.post(
+        reverse("api-campaign-from-release"),
+        {"file": upload, "campaign_name": "TED", "dry_run": "true"},
+    )
+    assert answer.status_code == 200, answer.content[:2000]
+    body = answer.json()
+    assert body["judgments"]["judgments"] == 17
+    assert len(body["judgments"]["samples"]) == 3
+    assert {"name": "ref-A", "human": True} in body["systems"]
+    assert body["segments"] > 0
+    assert not Campaign.objects.exists()
