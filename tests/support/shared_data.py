@@ -8,6 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -26,3 +28,16 @@ def shared_data(name: str) -> Path | None:
     if origin and Path(origin).is_dir():
         places.append(Path(origin).resolve().parent / "shared" / "data")
     return next((place / name for place in places if (place / name).is_dir()), None)
+
+
+def shared_data_or_skip(name: str) -> Path:
+    """The folder ``name`` of the shared data; where no place holds it, the calling test module
+    is skipped, saying where the data is looked for."""
+    found = shared_data(name)
+    if found is None:
+        pytest.skip(
+            f"the shared data {name} is neither beside the project nor beside its origin "
+            "(set EVALSITE_SHARED_DATA)",
+            allow_module_level=True,
+        )
+    return found

@@ -26,18 +26,11 @@ from annotation.judgment_import.formats import judgment_format, judgments_parse
 from annotation.judgment_import.services import judgments_import_parsed
 from annotation.models import JudgmentImport, JudgmentSpan, JudgmentValue
 from tests.factories import make_campaign, make_user
-from tests.support.shared_data import shared_data
+from tests.support.shared_data import shared_data_or_skip
 
 pytestmark = pytest.mark.django_db
 
-FOUND = shared_data("esa-wmt23-rc6")
-if FOUND is None:
-    pytest.skip(
-        "the ESA rc6 data is neither beside the project nor beside its origin "
-        "(set EVALSITE_SHARED_DATA)",
-        allow_module_level=True,
-    )
-DATA: Path = FOUND
+DATA: Path = shared_data_or_skip("esa-wmt23-rc6")
 KINDS = {"TGT": "real", "BAD": "bad_ref"}
 
 

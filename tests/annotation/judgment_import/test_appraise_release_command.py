@@ -14,18 +14,11 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Campaign, Document, JudgmentImport, Segment, System
 from tests.factories import make_user
-from tests.support.shared_data import shared_data
+from tests.support.shared_data import shared_data_or_skip
 
 pytestmark = pytest.mark.django_db
 
-FOUND = shared_data("esa-wmt23-rc6")
-if FOUND is None:
-    pytest.skip(
-        "the ESA rc6 data is neither beside the project nor beside its origin "
-        "(set EVALSITE_SHARED_DATA)",
-        allow_module_level=True,
-    )
-DATA: Path = FOUND
+DATA: Path = shared_data_or_skip("esa-wmt23-rc6")
 SCORES = "240520rc6ESA.scores.csv"
 BATCHES = "batches_wmt23_en-de_esa.json.gz"
 

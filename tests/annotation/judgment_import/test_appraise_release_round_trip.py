@@ -26,18 +26,11 @@ from annotation.models import Campaign, JudgmentImport, JudgmentSpan, JudgmentVa
 from annotation.reports.appraise import appraise_esa_csv
 from evalsite.formatting import FORMULA_STARTS
 from tests.factories import PASSWORD, make_user
-from tests.support.shared_data import shared_data
+from tests.support.shared_data import shared_data_or_skip
 
 pytestmark = pytest.mark.django_db
 
-FOUND = shared_data("esa-wmt23-rc6")
-if FOUND is None:
-    pytest.skip(
-        "the ESA rc6 data is neither beside the project nor beside its origin "
-        "(set EVALSITE_SHARED_DATA)",
-        allow_module_level=True,
-    )
-DATA: Path = FOUND
+DATA: Path = shared_data_or_skip("esa-wmt23-rc6")
 
 
 def release(name: str, scores: UploadFile, batches: UploadFile) -> JudgmentImport:

@@ -8,7 +8,6 @@ category and score, and every system's MQM, comes back, and the file's own MQM i
 from __future__ import annotations
 
 import itertools
-import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
@@ -21,8 +20,6 @@ from hypothesis import strategies as st
 
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
-from annotation.judging.screens import JudgmentError, annotation_screen
-from annotation.judging.services import judgment_record
 from annotation.judgment_import.mqm_tsv import (
     GOOGLE_CATEGORIES,
     google_cell,
@@ -35,9 +32,9 @@ from annotation.judgment_import.text_spans import texts_unneutralised
 from annotation.models import Campaign, JudgmentSpan, JudgmentValue
 from annotation.protocols.mqm import CATEGORIES
 from annotation.reports.spans import mqm_tsv
-from annotation.tasking.services import task_assign_next
 from evalsite.formatting import FORMULA_STARTS
 from tests.factories import lines, make_campaign, make_config, make_user
+from tests.support.screens import answer_every_screen
 
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
 WORDS = ["Haus", "klein", "über", "Straße", "中文", "😀", "a", "bc", "x.", "—", "'s", "=1", "-"]
@@ -272,21 +269,7 @@ def judge_all(campaign: Campaign, raters: list[Any], rng: np.random.Generator, n
         qc_reference=0,
     )
     for rater in raters:
-        assignment = task_assign_next(config=config, annotator=rater)
-        assert assignment is not None
-        while True:
-            try:
-                screen = annotation_screen(assignment_id=assignment.pk, annotator=rater)
-            except JudgmentError:
-                break
-            judgment_record(
-                assignment_id=assignment.pk,
-                annotator=rater,
-                item_id=screen.item.pk,
-                revision_seen=0,
-                submission_id=uuid.uuid4(),
-                answer={str(o.pk): {"spans": _marks(rng, o.text)} for o in screen.outputs},
-            )
+        answer_every_screen(config, rater, lambda o: {"spans": _marks(rng, o.text)})
 
 
 @pytest.mark.django_db

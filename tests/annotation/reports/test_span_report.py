@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import re
-import uuid
 from collections import defaultdict
 from typing import Any
 
@@ -15,12 +14,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.judging.screens import JudgmentError, annotation_screen
-from annotation.judging.services import judgment_record
 from annotation.models import ItemKind, ItemOutput, JudgmentSpan, JudgmentValue
 from annotation.reports.spans import MQM_TSV_COLUMNS, SPAN_COLUMNS, google_category
-from annotation.tasking.services import task_assign_next
 from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
+from tests.support.screens import answer_every_screen
 
 pytestmark = pytest.mark.django_db
 
@@ -75,21 +72,7 @@ def judged_mqm_campaign():  # type: ignore[no-untyped-def]
         campaign, "mqm", outputs_per_screen=1, items_per_task=8, annotations_per_task=2
     )
     for rater in raters:
-        assignment = task_assign_next(config=config, annotator=rater)
-        assert assignment is not None
-        while True:
-            try:
-                screen = annotation_screen(assignment_id=assignment.pk, annotator=rater)
-            except JudgmentError:
-                break
-            judgment_record(
-                assignment_id=assignment.pk,
-                annotator=rater,
-                item_id=screen.item.pk,
-                revision_seen=0,
-                submission_id=uuid.uuid4(),
-                answer={str(o.pk): {"spans": spans_for(o)} for o in screen.outputs},
-            )
+        answer_every_screen(config, rater, lambda o: {"spans": spans_for(o)})
     return owner, campaign
 
 

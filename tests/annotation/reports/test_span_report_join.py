@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-import uuid
 from collections import Counter
 from typing import Any
 
@@ -15,13 +14,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.judging.screens import JudgmentError, annotation_screen
-from annotation.judging.services import judgment_record
 from annotation.models import ItemOutput, JudgmentSpan
 from annotation.protocols import ESA
-from annotation.tasking.services import task_assign_next
 from tests.factories import PASSWORD, make_config, make_user
 from tests.merge_factories import MERGE_SYSTEMS, make_merge_campaign
+from tests.support.screens import answer_every_screen
 
 pytestmark = pytest.mark.django_db
 
@@ -55,21 +52,7 @@ def judged_esa_campaign(owner: Any) -> Any:
     raters = [make_user(f"esa-rater{n}") for n in range(2)]
     campaign.annotators.add(*raters)
     for n, rater in enumerate(raters):
-        assignment = task_assign_next(config=config, annotator=rater)
-        assert assignment is not None
-        while True:
-            try:
-                screen = annotation_screen(assignment_id=assignment.pk, annotator=rater)
-            except JudgmentError:
-                break
-            judgment_record(
-                assignment_id=assignment.pk,
-                annotator=rater,
-                item_id=screen.item.pk,
-                revision_seen=0,
-                submission_id=uuid.uuid4(),
-                answer={str(o.pk): answer_for(o, n) for o in screen.outputs},
-            )
+        answer_every_screen(config, rater, lambda o, n=n: answer_for(o, n))
     return campaign
 
 

@@ -17,16 +17,9 @@ from evalcore.metaeval.scorefiles import (
     rename_systems,
 )
 from evalcore.metaeval.systems import meta_evaluate_systems
-from tests.support.shared_data import shared_data
+from tests.support.shared_data import shared_data_or_skip
 
-FOUND = shared_data("wmt21-flores-da")
-if FOUND is None:
-    pytest.skip(
-        "the WMT21 Flores data is neither beside the project nor beside its origin "
-        "(set EVALSITE_SHARED_DATA)",
-        allow_module_level=True,
-    )
-DATA: Path = FOUND
+DATA: Path = shared_data_or_skip("wmt21-flores-da")
 PAIRS = ("bn-hi", "hi-bn", "xh-zu", "zu-xh")
 
 
