@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
@@ -12,9 +11,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.campaigns.uploads import UploadError, upload_file_read
+from annotation.campaigns.uploads import UploadError
 from annotation.judgment_import.release import (
     campaign_from_release,
+    release_fields,
     release_format_keys,
     release_preview,
 )
@@ -53,16 +53,7 @@ class CampaignFromReleaseView(APIView):
         serializer = ReleaseRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        max_bytes = django_settings.EVALSITE_UPLOAD_MAX_BYTES
-        fields = {
-            "owner": signed_in(request),
-            "name": data["campaign_name"].strip(),
-            "files": [upload_file_read(data["file"], max_bytes=max_bytes)],
-            "companions": [upload_file_read(f, max_bytes=max_bytes) for f in data["batches"]],
-            "options": serializer.options(),
-            "source_language": data["source_language"].strip(),
-            "target_language": data["target_language"].strip(),
-        }
+        fields = release_fields(signed_in(request), data, serializer.options())
         try:
             if data["dry_run"]:
                 return Response(release_preview(**fields).as_json())

@@ -8,7 +8,7 @@ the API and ``import_judgments --create-campaign`` all call :func:`campaign_from
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,13 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from annotation.campaigns.services import campaign_create, campaign_parsed_store
-from annotation.campaigns.uploads import ParsedUpload, UploadError, UploadFile, UploadProblem
+from annotation.campaigns.uploads import (
+    ParsedUpload,
+    UploadError,
+    UploadFile,
+    UploadProblem,
+    upload_file_read,
+)
 from annotation.judgment_import.formats import JUDGMENT_FORMATS, judgment_format, judgments_parse
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.progress import ImportProgress
@@ -63,6 +69,24 @@ class _Release:
     texts: ParsedUpload
     placed: ParsedJudgments
     languages: tuple[str, str]
+
+
+def release_fields(
+    owner: User, data: Mapping[str, Any], options: ImportOptions | None = None
+) -> dict[str, Any]:
+    """The arguments of :func:`campaign_from_release` and :func:`release_preview` from the
+    fields the page's form and the API share (``campaign_name``, ``file``, ``batches``, the
+    languages), the uploaded files read (raises UploadError for one over the size limit)."""
+    max_bytes = settings.EVALSITE_UPLOAD_MAX_BYTES
+    return {
+        "owner": owner,
+        "name": data["campaign_name"].strip(),
+        "files": [upload_file_read(data["file"], max_bytes=max_bytes)],
+        "companions": [upload_file_read(f, max_bytes=max_bytes) for f in data["batches"]],
+        "options": options,
+        "source_language": data["source_language"].strip(),
+        "target_language": data["target_language"].strip(),
+    }
 
 
 def campaign_from_release(

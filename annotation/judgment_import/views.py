@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings as django_settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
@@ -10,9 +9,13 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from annotation.campaigns.uploads import UploadError, UploadProblem, upload_file_read
+from annotation.campaigns.uploads import UploadError, UploadProblem
 from annotation.judgment_import.forms import ReleaseForm
-from annotation.judgment_import.release import campaign_from_release, release_preview
+from annotation.judgment_import.release import (
+    campaign_from_release,
+    release_fields,
+    release_preview,
+)
 from annotation.permissions import organizer_required, signed_in
 
 
@@ -26,16 +29,7 @@ def campaign_from_release_view(request: HttpRequest) -> HttpResponse:
     status = 400 if request.method == "POST" else 200
     preview = None
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        max_bytes = django_settings.EVALSITE_UPLOAD_MAX_BYTES
-        fields = {
-            "owner": signed_in(request),
-            "name": data["campaign_name"].strip(),
-            "files": [upload_file_read(data["file"], max_bytes=max_bytes)],
-            "companions": [upload_file_read(f, max_bytes=max_bytes) for f in data["batches"]],
-            "source_language": data["source_language"].strip(),
-            "target_language": data["target_language"].strip(),
-        }
+        fields = release_fields(signed_in(request), form.cleaned_data)
         try:
             if "preview" in request.POST:
                 # Built and rolled back: what it would store, nothing kept.
