@@ -118,7 +118,7 @@ def submit_in_place(page, done: int) -> None:  # type: ignore[no-untyped-def]
     load (a marker set on this document survives)."""
     page.evaluate("window.__samePage = true")
     page.keyboard.press("Enter")
-    page.wait_for_function(f"() => document.getElementById('progress').value === {done}")
+    page.wait_for_function(f"() => document.getElementById('progress')?.value === {done}")
     page.wait_for_selector("fieldset.criterion.focused")
     assert page.evaluate("window.__samePage") is True
 

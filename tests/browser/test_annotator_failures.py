@@ -59,7 +59,7 @@ def test_an_annotator_logged_out_mid_item_logs_in_again_and_sends_the_same_answe
     login.close()
     page.bring_to_front()
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.getElementById('progress').value === 1")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 1")
     assert error.is_hidden()
     assert scores(assignment.annotator) == [75]
 
@@ -93,7 +93,7 @@ def test_an_answer_that_arrives_after_the_hold_ended_can_be_sent_after_resuming(
     tasks.close()
     page.bring_to_front()
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.getElementById('progress').value === 1")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 1")
     assert error.is_hidden()
     assert scores(assignment.annotator) == [65]
 
@@ -130,5 +130,5 @@ def test_a_server_error_keeps_the_answer_and_says_to_try_again(
     assert page.inner_text(".slider-value") == "40"
     page.unroute(submit)
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.getElementById('progress').value === 1")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 1")
     assert scores(assignment.annotator) == [40]

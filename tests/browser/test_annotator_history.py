@@ -32,7 +32,7 @@ def test_back_after_leaving_the_task_shows_the_current_item_and_progress(
     for done, score in [(1, "30"), (2, "60")]:
         page.keyboard.type(score)
         page.keyboard.press("Enter")
-        page.wait_for_function(f"() => document.getElementById('progress').value === {done}")
+        page.wait_for_function(f"() => document.getElementById('progress')?.value === {done}")
 
     # To My tasks and back: item 3, two done — not item 1 as the page first came.
     page.click("header a:has-text('My tasks')")
@@ -45,7 +45,7 @@ def test_back_after_leaving_the_task_shows_the_current_item_and_progress(
     # And forward again: My tasks as it is now, not as it was at the start.
     page.keyboard.type("90")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.getElementById('progress').value === 3")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 3")
     page.go_forward()
     page.wait_for_url("**/my/tasks/")
     assert "3 / 10" in page.inner_text("#my-assignments")
@@ -54,7 +54,7 @@ def test_back_after_leaving_the_task_shows_the_current_item_and_progress(
     assert page.title().startswith("Item 4 of 10")
     page.keyboard.type("50")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.getElementById('progress').value === 4")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 4")
     assert page.locator("#annotate-error").is_hidden()
 
 
@@ -66,7 +66,7 @@ def test_the_language_switch_after_a_revision_returns_to_the_current_item(
     for done, score in [(1, "30"), (2, "60")]:
         page.keyboard.type(score)
         page.keyboard.press("Enter")
-        page.wait_for_function(f"() => document.getElementById('progress').value === {done}")
+        page.wait_for_function(f"() => document.getElementById('progress')?.value === {done}")
     # Revise item 1; the current item (3) then comes in place, at the task's own address.
     page.goto(f"{live_server.url}/annotate/{assignment.pk}/1/")
     page.wait_for_selector("fieldset.criterion.focused")

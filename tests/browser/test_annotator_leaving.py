@@ -44,7 +44,7 @@ def test_leaving_with_an_unsent_answer_asks_first_and_staying_keeps_it(
     assert page.input_value("input[type=range]") == "64"
     page.focus("fieldset.criterion")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.getElementById('progress').value === 1")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 1")
     stored = Judgment.objects.get(annotator__username="leaver")
     assert [v for o in stored.answer.values() for v in o.values()] == [64]
     # Stored: the next item is on the page, and leaving asks nothing.
@@ -84,7 +84,7 @@ def test_the_last_answer_of_a_task_lands_on_my_tasks_saying_it_is_finished(
     for done in range(1, size):
         page.keyboard.type("70")
         page.keyboard.press("Enter")
-        page.wait_for_function(f"() => document.getElementById('progress').value === {done}")
+        page.wait_for_function(f"() => document.getElementById('progress')?.value === {done}")
     page.keyboard.type("70")
     with page.expect_navigation():
         page.keyboard.press("Enter")

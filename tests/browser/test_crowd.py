@@ -98,7 +98,7 @@ def test_a_crowd_invite_ends_with_a_code_the_organizer_verifies(  # type: ignore
     assignment_id = worker_page.url.rstrip("/").rsplit("/", 1)[1]
     for n in range(10):
         worker_page.wait_for_function(
-            "(n) => document.getElementById('progress').value === n", arg=n
+            "(n) => document.getElementById('progress')?.value === n", arg=n
         )
         worker_page.wait_for_selector("fieldset.criterion.focused")
         for key in keys_for(assignment_id):

@@ -156,7 +156,7 @@ def test_a_document_score_after_the_segments_survives_failure_reload_and_previou
     answer(page, {0: 71, 1: 72, 2: 73})
     posts.clear()
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.getElementById('progress').value === 3")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 3")
     page.wait_for_selector("fieldset.criterion.focused")
     assert len(posts) == 3
     assert all(p.endswith("/submit/") for p in posts)
@@ -208,7 +208,7 @@ def test_a_document_score_on_a_phone(browser, live_server, output_dir: Path) -> 
     answer(page, {0: 50, 1: 55, 2: 60})
     page.screenshot(path=shots / "document-score-390.png", full_page=True)
     page.locator("#submit").tap()
-    page.wait_for_function("() => document.getElementById('progress').value === 3")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 3")
     (stored,) = document_scores(assignment).values()
     assert 60 <= stored[0] <= 90
     assert Judgment.objects.filter(assignment=assignment).count() == 3

@@ -183,7 +183,7 @@ def test_a_document_screen_is_answered_segment_by_segment(  # type: ignore[no-un
     posts.clear()
     page.keyboard.press("Enter")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.getElementById('progress').value === 4")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 4")
     page.wait_for_selector("fieldset.criterion.focused")
     assert len(posts) == 2
     assert scores_of(assignment) == {0: (71, 1), 1: (72, 1), 2: (73, 1), 3: (74, 1)}
@@ -275,7 +275,7 @@ def test_esa_on_a_document_screen_on_a_phone(  # type: ignore[no-untyped-def]
         sliders.nth(n).focus()
         page.keyboard.type(str(score))
     page.locator("#submit").tap()
-    page.wait_for_function("() => document.getElementById('progress').value === 4")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 4")
     judgments = Judgment.objects.filter(assignment=assignment).order_by("item__position")
     assert [next(iter(j.answer.values()))["score"] for j in judgments] == [40, 90, 90, 90]
     spans = [len(next(iter(j.answer.values()))["spans"]) for j in judgments]
@@ -323,7 +323,7 @@ def test_a_document_answered_in_another_window_is_refused_on_screen(  # type: ig
     # The second window sends the whole document first; the first window's is now stale.
     answer_sliders(second, [80, 80, 80, 80])
     second.keyboard.press("Enter")
-    second.wait_for_function("() => document.getElementById('progress').value === 4")
+    second.wait_for_function("() => document.getElementById('progress')?.value === 4")
     posts = count_posts(first)
     answer_sliders(first, [20, 20, 20, 20])
     first.keyboard.press("Enter")

@@ -22,7 +22,7 @@ def answer(page, done: int) -> None:  # type: ignore[no-untyped-def]
     page.keyboard.press("7")
     page.keyboard.press("5")
     page.keyboard.press("Enter")
-    page.wait_for_function("(n) => document.getElementById('progress').value === n", arg=done)
+    page.wait_for_function("(n) => document.getElementById('progress')?.value === n", arg=done)
     page.wait_for_selector("fieldset.criterion.focused")
 
 

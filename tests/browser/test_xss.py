@@ -281,7 +281,7 @@ def _check_the_annotator_pages(
     first = shown.inner_text()
     page.keyboard.type("50")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.getElementById('progress').value === 1")
+    page.wait_for_function("() => document.getElementById('progress')?.value === 1")
     watch.check("annotate-next-direct_assessment")
     assert shown.inner_text() != first
     assert any(p in shown.inner_text() for p in PAYLOADS), shown.inner_text()
