@@ -12,6 +12,7 @@ out; a missing metric score where the humans scored is refused.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -80,3 +81,90 @@ def segment_correlation(
     if average_by == "sys":  # the systems are the columns of the transposed matrices
         return grouped_correlation(h.T, m.T, method=method, grouping="item")
     raise ValueError(f"unknown average_by {average_by!r}; choose none, item or sys")
+
+
+GROUPINGS: tuple[AverageBy, ...] = ("none", "item", "sys")
+_METHODS: tuple[SegmentMethod, ...] = ("pearson", "spearman", "kendall")
+
+
+@dataclass(frozen=True)
+class SegmentRow:
+    """One metric's segment-level agreement with the humans under one grouping. ``acc_eq``
+    (tie-calibrated pairwise accuracy) is computed grouped by item only, as WMT23–24 report it:
+    ungrouped, its pairs grow with the square of all scored cells."""
+
+    metric: str
+    average_by: AverageBy
+    pearson: float
+    spearman: float
+    kendall: float
+    acc_eq: float | None
+
+
+@dataclass(frozen=True)
+class SegmentMetaEvaluation:
+    """Rows per metric (best ungrouped Pearson first) × grouping (none, item, sys), and which
+    systems and segments they cover: ``n_cells`` counts the (system, segment) cells the humans
+    scored."""
+
+    rows: tuple[SegmentRow, ...]
+    systems: tuple[str, ...]
+    excluded_human: tuple[str, ...]
+    negated: tuple[str, ...]
+    n_segments: int
+    n_cells: int
+
+
+def meta_evaluate_segments(
+    *,
+    human: Mapping[str, Sequence[float]],
+    metrics: Mapping[str, Mapping[str, Sequence[float]]],
+    systems: Iterable[str] | None = None,
+    human_systems: Iterable[str] = (),
+    include_human: bool = False,
+    lower_is_better: Iterable[str] = (),
+) -> SegmentMetaEvaluation:
+    """The segment-level table of ``metrics`` (name → system → segment scores) against ``human``
+    (system → segment scores, NaN where not scored), over ``systems`` (default: every system the
+    humans scored) minus human translations unless ``include_human``. A metric without a score
+    where the humans scored is refused (:func:`segment_matrices`)."""
+    chosen = list(dict.fromkeys(systems)) if systems is not None else list(human)
+    humans = set(human_systems)
+    excluded = [] if include_human else [s for s in chosen if s in humans]
+    kept = [s for s in chosen if s not in excluded]
+    if len(kept) < 2:
+        raise ValueError(f"{len(kept)} system(s) left to evaluate; segments need at least 2")
+    unknown = sorted(set(lower_is_better) - set(metrics))
+    if unknown:
+        raise ValueError(f"lower is better names no uploaded metric: {', '.join(unknown)}")
+    negated = tuple(name for name in metrics if name in set(lower_is_better))
+    matrices = {}
+    for name, scores in metrics.items():
+        h, m = segment_matrices(human, scores, kept, metric_name=f"metric {name!r}")
+        matrices[name] = (h, -m if name in negated else m)
+    rows = [
+        SegmentRow(
+            metric=name,
+            average_by=average_by,
+            **{
+                method: segment_correlation(h, m, method=method, average_by=average_by)
+                for method in _METHODS
+            },
+            acc_eq=segment_correlation(h, m, method="acc_eq", average_by="item")
+            if average_by == "item"
+            else None,
+        )
+        for name, (h, m) in matrices.items()
+        for average_by in GROUPINGS
+    ]
+    best = {r.metric: r.pearson for r in rows if r.average_by == "none"}
+    rows.sort(key=lambda r: (-np.nan_to_num(best[r.metric], nan=-2.0), r.metric))
+    h = next(iter(matrices.values()))[0] if matrices else np.zeros((len(kept), 0))
+    return SegmentMetaEvaluation(
+        rows=tuple(rows),
+        systems=tuple(kept),
+        excluded_human=tuple(excluded),
+        negated=negated,
+        n_segments=int(h.shape[1]),
+        n_cells=int((~np.isnan(h)).sum()),
+    )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
 from rest_framework.parsers import MultiPartParser
@@ -14,23 +13,28 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.permissions import IsOrganizer, campaign_for_organizer
-from annotation.reports.text import download_disposition
 from metrics.metaeval.forms import MetaEvaluationForm
-from metrics.metaeval.presenters import meta_evaluation_csv, meta_evaluation_json
+from metrics.metaeval.presenters import (
+    CSV_DOWNLOADS,
+    meta_evaluation_download,
+    meta_evaluation_json,
+)
 from metrics.metaeval.sources import campaign_human_sources
 
 
 class MetaEvaluationView(APIView):
     """Multipart fields as the page's form: ``human_source`` (``file`` or a criterion of the
     campaign's stored human analysis), ``human`` (one .sys.score file), ``metrics`` (one
-    file per metric), ``human_systems``, ``include_human``, ``exclude_outliers``,
-    ``lower_is_better``, ``cluster_test``, ``seed``. ``?output=csv`` answers the table as CSV."""
+    file per metric), ``human_segments`` (one .seg.score file), ``metric_segments`` (one file
+    per metric), ``human_systems``, ``include_human``, ``exclude_outliers``,
+    ``lower_is_better``, ``cluster_test``, ``seed``. ``?output=csv`` answers the system-level
+    table as CSV, ``?output=segment-csv`` the segment-level one."""
 
     permission_classes = [permissions.IsAuthenticated, IsOrganizer]
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        parameters=[OpenApiParameter("output", str, required=False, enum=["json", "csv"])],
+        parameters=[OpenApiParameter("output", str, required=False, enum=["json", *CSV_DOWNLOADS])],
         request={
             "multipart/form-data": inline_serializer(
                 "MetaEvaluationUpload",
@@ -41,7 +45,11 @@ class MetaEvaluationView(APIView):
                         "campaign's stored human analysis",
                     ),
                     "human": serializers.FileField(required=False),
-                    "metrics": serializers.ListField(child=serializers.FileField()),
+                    "metrics": serializers.ListField(child=serializers.FileField(), required=False),
+                    "human_segments": serializers.FileField(required=False),
+                    "metric_segments": serializers.ListField(
+                        child=serializers.FileField(), required=False
+                    ),
                     "human_systems": serializers.CharField(required=False),
                     "include_human": serializers.BooleanField(required=False),
                     "exclude_outliers": serializers.BooleanField(required=False),
@@ -70,6 +78,8 @@ class MetaEvaluationView(APIView):
                     "seed": serializers.IntegerField(allow_null=True),
                     "outlier_cutoff": serializers.FloatField(allow_null=True),
                     "outlier_scale": serializers.FloatField(allow_null=True),
+                    "segments": serializers.DictField(allow_null=True),
+                    "segment_human_only": serializers.ListField(child=serializers.CharField()),
                 },
             )
         },
@@ -87,10 +97,7 @@ class MetaEvaluationView(APIView):
             }
             return Response(errors, status=status.HTTP_400_BAD_REQUEST)
         result = form.evaluation()
-        if request.query_params.get("output") == "csv":
-            response = HttpResponse(meta_evaluation_csv(result), content_type="text/csv")
-            response["Content-Disposition"] = download_disposition(
-                campaign.name, "meta-evaluation", "csv"
-            )
-            return response
+        output = request.query_params.get("output")
+        if output in CSV_DOWNLOADS:
+            return meta_evaluation_download(result, campaign_name=campaign.name, which=output)
         return Response(meta_evaluation_json(result))

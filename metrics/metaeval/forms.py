@@ -35,7 +35,21 @@ class MetaEvaluationForm(forms.Form):
     )
     metrics = MultipleFileField(
         label=_("Metric scores"),
+        required=False,
         help_text=_("One .sys.score file per metric; each metric is named after its file."),
+    )
+    human_segments = NamedFileField(
+        label=_("Human segment scores"),
+        required=False,
+        help_text=_(
+            "A .seg.score file: one line per segment, the system's name, a tab, its score "
+            "(None where not scored); each system's lines together, in segment order."
+        ),
+    )
+    metric_segments = MultipleFileField(
+        label=_("Metric segment scores"),
+        required=False,
+        help_text=_("One .seg.score file per metric, its segments in the human file's order."),
     )
     human_systems = forms.CharField(
         label=_("Human translations"),
@@ -76,19 +90,30 @@ class MetaEvaluationForm(forms.Form):
         if self.errors:
             return cleaned
         limit = settings.EVALSITE_UPLOAD_MAX_BYTES
-        human: UploadFile | dict[str, float]
+        if not cleaned.get("metrics") and not cleaned.get("metric_segments"):
+            raise forms.ValidationError(
+                _("Upload the metric scores: system-level files, segment-level files or both.")
+            )
+        human: UploadFile | dict[str, float] | None = None
         source = cleaned.get("human_source") or FROM_FILE
         if source != FROM_FILE:
             human = self.sources[source].scores
         elif cleaned.get("human"):
             human = upload_file_read(cleaned["human"], max_bytes=limit)
-        else:
+        elif cleaned.get("metrics"):
             raise forms.ValidationError(
                 _("Upload the human scores, or choose a criterion of this campaign.")
             )
+        if cleaned.get("metric_segments") and not cleaned.get("human_segments"):
+            raise forms.ValidationError(_("Upload the human segment scores."))
+        segments = cleaned.get("human_segments")
         try:
             self.result = meta_evaluation_from_uploads(
                 human=human,
+                human_segments=upload_file_read(segments, max_bytes=limit) if segments else None,
+                metric_segments=[
+                    upload_file_read(f, max_bytes=limit) for f in cleaned.get("metric_segments", [])
+                ],
                 metrics=[upload_file_read(f, max_bytes=limit) for f in cleaned["metrics"]],
                 human_systems=_names(cleaned.get("human_systems") or ""),
                 include_human=bool(cleaned.get("include_human")),

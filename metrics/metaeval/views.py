@@ -10,13 +10,15 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from annotation.permissions import campaign_for_organizer, organizer_required
-from annotation.reports.text import download_disposition
 from evalsite.csp import csp_additions
 from metrics.metaeval.forms import MetaEvaluationForm
 from metrics.metaeval.presenters import (
-    meta_evaluation_csv,
+    CLUSTER_TEST_LABELS,
+    CSV_DOWNLOADS,
+    meta_evaluation_download,
     meta_evaluation_plot,
     meta_evaluation_rows,
+    meta_evaluation_segment_rows,
     meta_evaluation_test_rows,
 )
 from metrics.metaeval.sources import campaign_human_sources
@@ -26,8 +28,9 @@ from metrics.metaeval.sources import campaign_human_sources
 @require_http_methods(["GET", "HEAD", "POST"])
 @csp_additions("EVALSITE_CSP_DASHBOARD")  # the style attributes plotly sets, as on the dashboard
 def campaign_meta_evaluation(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
-    """The upload form; after a valid upload, the table, the tests between metrics and one
-    scatter plot per metric, or the CSV when the "Download CSV" button sent the form."""
+    """The upload form; after a valid upload, the system-level table, the tests between
+    metrics and one scatter plot per metric, and the segment-level table; or a CSV when a
+    download button sent the form."""
     campaign = campaign_for_organizer(request.user, campaign_id)
     form = MetaEvaluationForm(
         request.POST if request.method == "POST" else None,
@@ -37,15 +40,14 @@ def campaign_meta_evaluation(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
     context: dict[str, object] = {"campaign": campaign, "form": form}
     if request.method == "POST" and form.is_valid():
         result = form.evaluation()
-        if request.POST.get("download") == "csv":
-            response = HttpResponse(meta_evaluation_csv(result), content_type="text/csv")
-            response["Content-Disposition"] = download_disposition(
-                campaign.name, "meta-evaluation", "csv"
-            )
-            return response
+        download = request.POST.get("download")
+        if download in CSV_DOWNLOADS:
+            return meta_evaluation_download(result, campaign_name=campaign.name, which=download)
         context |= {
             "result": result,
             "rows": meta_evaluation_rows(result),
+            "segment_rows": meta_evaluation_segment_rows(result),
+            "cluster_test": CLUSTER_TEST_LABELS.get(form.cleaned_data["cluster_test"]),
             "tests": meta_evaluation_test_rows(result),
             "plot": meta_evaluation_plot(result),
         }
