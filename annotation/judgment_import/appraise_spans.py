@@ -23,7 +23,9 @@ Here a span becomes EvalSite's: code points of the campaign's text of the output
 exclusive, the marker ``[len, len + 1)``; the conversion needs that text, so it is done when
 the rows are matched with the campaign
 (:func:`annotation.judgment_import.text_spans.spans_on_text`). A file whose spans carry error
-types is MQM, else ESA (the import's protocol option, when it names one of the two, decides).
+types is MQM, else ESA (the import's protocol option, when it names one of the two, decides);
+a file with neither error types nor a score other than 0 — an MQM campaign without errors
+exports as such, and would read back as ESA scores of 0 — is refused until the option chooses.
 ESA rows keep the published score; an MQM row's value is the negated sum of the imported
 config's weights (Google's: Appraise's own page counts major 5, minor 1, neutral 0 too, but
 a minor punctuation error 1 where Google counts 0.1); Appraise's ``score`` of an MQM row is its
@@ -43,6 +45,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from annotation.campaigns.uploads import UploadError, UploadProblem
 from annotation.judgment_import.appraise_batches import BATCHES, appraise_batch_texts
 from annotation.judgment_import.documents import documents_refused
 from annotation.judgment_import.layout import JudgmentFormat
@@ -287,8 +290,7 @@ def appraise_options(
     document scores when they have whole-document rows."""
     protocol = options.protocol
     if protocol not in (ESA, MQM):
-        typed = any(s[3] for row in parsed.rows for s in row.text_spans or ())
-        protocol = MQM if typed else ESA
+        protocol = _protocol_of(parsed)
     options = replace(options, protocol=protocol, criterion="")
     if parsed.documents and parsed.summary.get(BATCHES):
         # The batches say which items were whole documents: their scores are the documents'.
@@ -307,6 +309,20 @@ def appraise_options(
         for row in parsed.rows
     ]
     return options, replace(parsed, rows=rows)
+
+
+def _protocol_of(parsed: ParsedJudgments) -> str:
+    """MQM when a span has an error type, ESA when a score is not 0; refused otherwise."""
+    if any(s[3] for row in parsed.rows for s in row.text_spans or ()):
+        return MQM
+    if any(row.score for row in parsed.rows):
+        return ESA
+    line = parsed.rows[0].line if parsed.rows else None
+    message = (
+        "no span has an error type and every score is 0: an MQM file without errors and an ESA "
+        "file of zeros look alike; choose the protocol (ESA or MQM) to import it"
+    )
+    raise UploadError([UploadProblem(parsed.file, line, message)])
 
 
 def _as_esa(parsed: ParsedJudgments) -> ParsedJudgments:

@@ -222,3 +222,22 @@ def test_a_neutral_span_cannot_be_imported_as_esa(campaign) -> None:  # type: ig
     [problem] = refused.value.problems
     assert problem.line == 4
     assert "a neutral span" in problem.message
+
+
+def test_a_file_without_error_types_or_scores_is_refused_until_the_protocol_is_chosen(
+    campaign,
+) -> None:  # type: ignore[no-untyped-def]
+    # An MQM campaign without errors exports rows of score 0 and no spans; read as ESA they
+    # would be scores of 0, the worst translations.
+    rows = [line("alice", "good", 1, 0, []), line("alice", "bad", 2, 0, [])]
+    with pytest.raises(UploadError) as refused:
+        judgments_import(campaign=campaign, upload=export(rows), user=None)
+    [problem] = refused.value.problems
+    assert problem.line == 1
+    assert "choose the protocol (ESA or MQM)" in problem.message
+    assert not JudgmentValue.objects.exists()
+    record = judgments_import(
+        campaign=campaign, upload=export(rows), user=None, options=ImportOptions(protocol="mqm")
+    )
+    assert record.config.protocol == "mqm"
+    assert system_means("mqm") == {"good": 0.0, "bad": 0.0}
