@@ -18,7 +18,7 @@ from itertools import groupby
 from typing import Any
 
 from annotation.models import Campaign, ItemKind, Translation
-from annotation.reports.appraise import (
+from annotation.reports.appraise_shown import (
     APPRAISE_TYPE,
     Shown,
     appraise_configs,
