@@ -14,7 +14,9 @@ screen (Unix seconds), the batch number (:func:`appraise_shown`; the batches are
 ``appraise_batches.py``) and the item's id in the campaign. A merged identical output has a row
 per system credited with it (Appraise's rows are per system). The layout has no runs, and the
 import reads every row as the system's first run: rows of later runs are left out. Names are
-written formula-safe and reversibly (``google_cell``), as in Google's MQM TSV.
+written formula-safe and reversibly (``google_cell``), as in Google's MQM TSV. After the
+segment rows, one whole-document row (``True``, no spans) per document score
+(``appraise_documents.py``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from annotation.models import (
 )
 from annotation.protocols.esa import ESA, ESA_SCORE
 from annotation.protocols.mqm import MQM, MQM_SCORE
+from annotation.reports.appraise_documents import appraise_document_rows
 from annotation.reports.appraise_shown import (
     APPRAISE_TYPE,
     Shown,
@@ -111,6 +114,39 @@ def _spans(configs: list[int]) -> dict[tuple[int, int], list[tuple[int, int, str
     return spans
 
 
+def _document_rows(
+    campaign: Campaign,
+    configs: list[int],
+    shown: list[Shown],
+    labels: dict[int, str],
+    apart: dict[int, str],
+    languages: list[str],
+) -> list[list[str]]:
+    """The whole-document rows: one per document judgment (``appraise_documents.py``)."""
+    rows = []
+    for document in appraise_document_rows(campaign=campaign, configs=configs, shown=shown):
+        name = labels.get(document.annotator, str(document.annotator)) + apart[document.config]
+        whole = document.shown
+        rows.append(
+            [
+                google_cell(name),
+                google_cell(whole.system),
+                str(whole.item_id),
+                APPRAISE_TYPE[whole.kind],
+                *languages,
+                str(document.score),
+                google_cell(f"{whole.document}#{whole.system}"),
+                "True",
+                "[]",
+                _unix(document.start),
+                _unix(document.end),
+                str(whole.batch),
+                str(document.screen),
+            ]
+        )
+    return rows
+
+
 def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[str]]:
     """The export's rows (see the module), in protocol, task, item and output order."""
     names = appraise_configs(campaign)
@@ -120,7 +156,8 @@ def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[st
     configs = list(apart)
     spans = _spans(configs)
     shown_of: dict[int, list[Shown]] = defaultdict(list)
-    for shown in appraise_shown(campaign=campaign, configs=configs):
+    every_shown = appraise_shown(campaign=campaign, configs=configs)
+    for shown in every_shown:
         shown_of[shown.output].append(shown)
     languages = [google_cell(campaign.source_language), google_cell(campaign.target_language)]
     values = (
@@ -169,6 +206,7 @@ def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[st
             ]
             for shown in shown_of[row["output_id"]]
         ]
+    rows += _document_rows(campaign, configs, every_shown, labels, apart, languages)
     return rows
 
 

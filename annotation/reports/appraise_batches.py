@@ -7,8 +7,9 @@ them, which the CSV alone cannot carry (``docs/reports.md`` §4a).
 One batch per batch number the CSV writes (a task, split where two of its items are of one
 line); its items are the outputs shown, one per system written, with the CSV's item id (the
 segment's line), item type, ``document#system``, system, the segment's source and the shown
-text, and ``_item`` (``system | segment | document``) naming the segment. Then a batch per
-system of its texts that no task shows, which no row names.
+text, and ``_item`` (``system | segment | document``) naming the segment; after them a
+whole-document item per document score the CSV writes (``appraise_documents.py``). Then a batch
+per system of its texts that no task shows, which no row names.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from itertools import groupby
 from typing import Any
 
 from annotation.models import Campaign, ItemKind, Translation
+from annotation.reports.appraise_documents import appraise_document_rows
 from annotation.reports.appraise_shown import (
     APPRAISE_TYPE,
     Shown,
@@ -57,10 +59,31 @@ def _unshown(*, campaign: Campaign, shown: list[Shown]) -> list[Shown]:
     return unshown
 
 
+def _document_items(
+    *, campaign: Campaign, configs: list[int], shown: list[Shown]
+) -> dict[int, list[dict[str, Any]]]:
+    """Per batch: its whole-document items, one per document and system with a score."""
+    items: dict[int, dict[tuple[int, str], dict[str, Any]]] = {}
+    for row in appraise_document_rows(campaign=campaign, configs=configs, shown=shown):
+        whole = row.shown
+        items.setdefault(whole.batch, {})[(whole.item_id, whole.system)] = {
+            "itemID": whole.item_id,
+            "itemType": APPRAISE_TYPE[whole.kind],
+            "documentID": f"{whole.document}#{whole.system}",
+            "sourceID": whole.document,
+            "targetID": whole.system,
+            "sourceText": whole.source,
+            "targetText": whole.text,
+            "isCompleteDocument": True,
+        }
+    return {batch: list(found.values()) for batch, found in items.items()}
+
+
 def appraise_batches(*, campaign: Campaign) -> list[dict[str, Any]]:
     """The batches (see the module), in batch-number order."""
     configs = [pk for pk, _name in appraise_configs(campaign)]
     shown = sorted(appraise_shown(campaign=campaign, configs=configs), key=lambda s: s.batch)
+    documents = _document_items(campaign=campaign, configs=configs, shown=shown)
     shown += _unshown(campaign=campaign, shown=shown)
     meta = {
         "sourceLanguage": campaign.source_language,
@@ -82,7 +105,8 @@ def appraise_batches(*, campaign: Campaign) -> list[dict[str, Any]]:
                     "_item": f"{item.system} | {item.segment} | {item.document}",
                 }
                 for item in items
-            ],
+            ]
+            + documents.get(number, []),
         }
         for number, items in groupby(shown, key=lambda s: s.batch)
     ]
