@@ -28,11 +28,12 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 import re
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from django.conf import settings
@@ -55,12 +56,16 @@ from annotation.judgment_import.rows import (
     Problems,
     clip,
 )
+from annotation.protocols.mqm import Weights
 
 FORM = "appraise"
 OUTPUT_TYPES = ("TGT", "CHK")
 RESUBMISSIONS = "last"  # the answer kept of an item answered more than once
 # The summary's count of batches read: the rows were placed on them.
 BATCHES = "batches"
+# A batch's task may carry the MQM weights its scores were computed with (EvalSite's export
+# writes them; Appraise's batches have none): the import then scores MQM rows with them.
+MQM_WEIGHTS = "_mqmWeights"
 _TUTORIAL = re.compile(r"""^\s*\{\s*['"]tutorial['"]\s*:""")
 _APPRAISE_TYPE = {ours: theirs for theirs, ours in APPRAISE_TYPES.items()}
 _REQUIRED = ("itemID", "itemType", "documentID", "targetID", "sourceText", "targetText")
@@ -87,6 +92,7 @@ class Batch:
     file: str
     batch_no: str
     items: dict[str, BatchItem]
+    weights: dict[str, float] | None = None  # MQM_WEIGHTS, when the batch carries them
 
     @property
     def label(self) -> str:
@@ -150,6 +156,7 @@ def appraise_batch_texts(
     placed = sorted(kept.values(), key=lambda row: row.line)
     summary = {
         BATCHES: len(batches),
+        **_placed_weights(parsed.file, batches, batch_of),
         "batch_of_annotator": batch_of,
         "tutorial_rows": counts["tutorial_rows"],
         "duplicate_rows": counts["duplicate_rows"],
@@ -318,9 +325,46 @@ def _batches(upload: UploadFile) -> list[Batch]:
                 )
             elif read is not None:
                 items[read.item_id] = read
-        batches.append(Batch(upload.name, batch_no, items))
+        weights = _weights(
+            problems, label, meta.get(MQM_WEIGHTS) if isinstance(meta, dict) else None
+        )
+        batches.append(Batch(upload.name, batch_no, items, weights))
     problems.raise_if_any()
     return batches
+
+
+def _placed_weights(
+    file: str, batches: list[Batch], batch_of: dict[str, list[str]]
+) -> dict[str, dict[str, float]]:
+    """``{MQM_WEIGHTS: weights}`` when the batches the rows were placed on carry MQM weights
+    (one set: a config has one); refused when they carry different ones."""
+    used = {label for labels in batch_of.values() for label in labels}
+    found = {
+        json.dumps(b.weights, sort_keys=True) for b in batches if b.label in used and b.weights
+    }
+    if len(found) > 1:
+        message = _("the batches carry different MQM weights: import their rows apart")
+        raise UploadError([UploadProblem(file, None, message)])
+    return {MQM_WEIGHTS: json.loads(found.pop())} if found else {}
+
+
+def _weights(problems: Problems, label: str, given: Any) -> dict[str, float] | None:
+    """The batch's MQM weights: an object of finite numbers named as MQM's weights."""
+    if given is None:
+        return None
+    known = {f.name for f in fields(Weights)}
+    if not (
+        isinstance(given, dict)
+        and set(given) <= known
+        and all(isinstance(v, int | float) and math.isfinite(v) for v in given.values())
+    ):
+        problems.add(
+            None,
+            _("%(batch)s: %(key)s must map %(names)s to numbers")
+            % {"batch": label, "key": MQM_WEIGHTS, "names": ", ".join(sorted(known))},
+        )
+        return None
+    return Weights.from_json(given).as_json()
 
 
 def _distinct(batches: list[Batch]) -> None:

@@ -27,8 +27,9 @@ types is MQM, else ESA (the import's protocol option, when it names one of the t
 a file with neither error types nor a score other than 0 — an MQM campaign without errors
 exports as such, and would read back as ESA scores of 0 — is refused until the option chooses.
 ESA rows keep the published score; an MQM row's value is the negated sum of the imported
-config's weights (Google's: Appraise's own page counts major 5, minor 1, neutral 0 too, but
-a minor punctuation error 1 where Google counts 0.1); Appraise's ``score`` of an MQM row is its
+config's weights: the batches' ``_mqmWeights`` when EvalSite's export wrote them (the imported
+config keeps them), else Google's (Appraise's own page counts major 5, minor 1, neutral 0 too,
+but a minor punctuation error 1 where Google counts 0.1); Appraise's ``score`` of an MQM row is its
 hidden slider's and is not read. Two paths are EvalSite's own, for MQM's categories
 outside Appraise's typology: ``["Non-translation"]`` and ``["Source error"]``. EvalSite
 writes the layout too (``annotation/reports/appraise.py``, the span report's ``appraise.csv``,
@@ -46,7 +47,11 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from annotation.campaigns.uploads import UploadError, UploadProblem
-from annotation.judgment_import.appraise_batches import BATCHES, appraise_batch_texts
+from annotation.judgment_import.appraise_batches import (
+    BATCHES,
+    MQM_WEIGHTS,
+    appraise_batch_texts,
+)
 from annotation.judgment_import.documents import documents_refused
 from annotation.judgment_import.layout import JudgmentFormat
 from annotation.judgment_import.mqm_tsv import google_cell_read
@@ -298,7 +303,11 @@ def appraise_options(
     documents_refused(parsed, options)
     if protocol == ESA:
         return options, _as_esa(parsed)
-    weights = Weights()
+    # Google's weights, unless the batches carry the ones the scores were computed with.
+    given = parsed.summary.get(MQM_WEIGHTS)
+    weights = Weights.from_json(given)
+    if given:
+        options = replace(options, weights=weights.as_json())
     rows = [
         replace(
             row,

@@ -76,6 +76,8 @@ class ImportOptions:
         segment_numbering: what a WMT sid counts (judgment_import/wmt_segments.py).
         scores: raw, standardised (z-scores taken as given, outside the scale) or auto
             (judgment_import/standardised.py).
+        weights: MQM's weights of the imported config (Google's when empty): an Appraise
+            release's batches may carry them.
     """
 
     file_format: str = FORMAT_AUTO
@@ -88,6 +90,7 @@ class ImportOptions:
     document_score: bool = False
     segment_numbering: str = "auto"
     scores: str = "auto"
+    weights: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

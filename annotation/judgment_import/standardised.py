@@ -23,6 +23,7 @@ from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.rows import ParsedJudgments
 from annotation.models import JudgmentImport
 from annotation.protocols import PROTOCOLS, SCORES_SETTING, SCORES_STANDARDISED
+from annotation.protocols.mqm import WEIGHTS
 
 SCORES_AUTO = "auto"
 SCORES_RAW = "raw"
@@ -81,8 +82,14 @@ def scores_resolved(parsed: ParsedJudgments, options: ImportOptions) -> ImportOp
 
 
 def imported_settings(options: ImportOptions) -> dict[str, Any]:
-    """The imported protocol config's settings: the standardised flag, if the scores are."""
-    return {SCORES_SETTING: SCORES_STANDARDISED} if options.scores == SCORES_STANDARDISED else {}
+    """The imported protocol config's settings: the standardised flag, if the scores are, and
+    MQM's weights, if the import scored with weights of its own."""
+    settings: dict[str, Any] = {}
+    if options.scores == SCORES_STANDARDISED:
+        settings[SCORES_SETTING] = SCORES_STANDARDISED
+    if options.weights:
+        settings[WEIGHTS] = dict(options.weights)
+    return settings
 
 
 def scores_record(record: JudgmentImport, chosen: str, options: ImportOptions) -> None:

@@ -18,7 +18,9 @@ import json
 from itertools import groupby
 from typing import Any
 
+from annotation.judgment_import.appraise_batches import MQM_WEIGHTS
 from annotation.models import Campaign, ItemKind, Translation
+from annotation.protocols.mqm import MQM, WEIGHTS, Weights
 from annotation.reports.appraise_documents import appraise_document_rows
 from annotation.reports.appraise_shown import (
     APPRAISE_TYPE,
@@ -79,9 +81,18 @@ def _document_items(
     return {batch: list(found.values()) for batch, found in items.items()}
 
 
+def _mqm_weights(campaign: Campaign) -> dict[int, dict[str, float]]:
+    """Per MQM config: its weights, which the batches carry so that the scores read back."""
+    return {
+        pk: Weights.from_json((settings or {}).get(WEIGHTS)).as_json()
+        for pk, settings in campaign.protocols.filter(protocol=MQM).values_list("pk", "settings")
+    }
+
+
 def appraise_batches(*, campaign: Campaign) -> list[dict[str, Any]]:
     """The batches (see the module), in batch-number order."""
     configs = [pk for pk, _name in appraise_configs(campaign)]
+    weights = _mqm_weights(campaign)
     shown = sorted(appraise_shown(campaign=campaign, configs=configs), key=lambda s: s.batch)
     documents = _document_items(campaign=campaign, configs=configs, shown=shown)
     shown += _unshown(campaign=campaign, shown=shown)
@@ -89,27 +100,33 @@ def appraise_batches(*, campaign: Campaign) -> list[dict[str, Any]]:
         "sourceLanguage": campaign.source_language,
         "targetLanguage": campaign.target_language,
     }
-    return [
-        {
-            "task": {"batchNo": number, **meta},
-            "items": [
-                {
-                    "itemID": item.line,
-                    "itemType": APPRAISE_TYPE[item.kind],
-                    "documentID": f"{item.document}#{item.system}",
-                    "sourceID": item.document,
-                    "targetID": item.system,
-                    "sourceText": item.source,
-                    "targetText": item.text,
-                    "isCompleteDocument": False,
-                    "_item": f"{item.system} | {item.segment} | {item.document}",
-                }
-                for item in items
-            ]
-            + documents.get(number, []),
-        }
-        for number, items in groupby(shown, key=lambda s: s.batch)
-    ]
+    batches = []
+    for number, group in groupby(shown, key=lambda s: s.batch):
+        items = list(group)
+        task: dict[str, Any] = {"batchNo": number, **meta}
+        if items[0].config in weights:
+            task[MQM_WEIGHTS] = weights[items[0].config]
+        batches.append(
+            {
+                "task": task,
+                "items": [
+                    {
+                        "itemID": item.line,
+                        "itemType": APPRAISE_TYPE[item.kind],
+                        "documentID": f"{item.document}#{item.system}",
+                        "sourceID": item.document,
+                        "targetID": item.system,
+                        "sourceText": item.source,
+                        "targetText": item.text,
+                        "isCompleteDocument": False,
+                        "_item": f"{item.system} | {item.segment} | {item.document}",
+                    }
+                    for item in items
+                ]
+                + documents.get(number, []),
+            }
+        )
+    return batches
 
 
 def appraise_batches_json(*, campaign: Campaign, labels: dict[int, str]) -> str:

@@ -58,10 +58,12 @@ class Shown:
     source: str
     text: str
     batch: int
+    config: int = 0  # the protocol config whose task shows it (0: none, a text no task shows)
 
 
 _SHOWN_FIELDS = (
     "id",
+    "item__task__config_id",
     "item__task_id",
     "kind",
     "system__name",
@@ -118,6 +120,7 @@ def appraise_shown(*, campaign: Campaign, configs: list[int]) -> list[Shown]:
                     source=row["item__segment__source"],
                     text=row["text"],
                     batch=batches - len(task) + batch + 1,
+                    config=row["item__task__config_id"],
                 )
             )
     return shown
