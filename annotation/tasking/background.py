@@ -12,10 +12,13 @@ request: the setup page records a :class:`TaskBuild` and a Celery worker runs it
 - While that transaction runs, nothing it writes is visible to others, its progress included:
   the worker reports its stage and rows written to the cache (Redis, or files in ``var/cache``
   for the embedded default), which the page reads.
-- A build whose worker died (SIGKILL, the out-of-memory killer) stays "running" until Redis
-  delivers its message again (the visibility timeout), or until it has not moved for
-  ``EVALSITE_JOB_STALE_SECONDS`` — the analysis jobs' rule: the next click then marks it failed
-  ("abandoned") and starts a new build. A message of a build that has ended does nothing.
+- A running build keeps a heartbeat (``evalsite.jobs.heartbeat``), as judgment imports do: one
+  whose heartbeat is older than a minute (its worker died: SIGKILL, the out-of-memory killer)
+  is marked failed, naming the stage it stopped in, when the setup page next looks at it; its
+  transaction died with the worker, so the tasks are as they were (a build that ends after all
+  finds itself failed and rolls back). A queued build that has not moved for
+  ``EVALSITE_JOB_STALE_SECONDS`` (its message was lost) is marked failed ("abandoned"). A
+  message of a build that has ended does nothing.
 """
 
 from __future__ import annotations
@@ -27,9 +30,12 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.models import Assignment, ProtocolConfig, TaskBuild
 from annotation.tasking.build import config_lock_for_build
@@ -37,8 +43,10 @@ from annotation.tasking.pull import config_build_locked
 from annotation.tasking.source import TaskError
 from evalsite.jobs import (
     BROKER_ERRORS,
+    heartbeat,
     progress_forget,
     progress_put,
+    record_lock,
     registered_task,
     stale_abandon,
 )
@@ -46,6 +54,14 @@ from evalsite.jobs import (
 logger = logging.getLogger(__name__)
 
 UNDER_WAY = (TaskBuild.Status.QUEUED, TaskBuild.Status.RUNNING)
+
+# The stages a build reports (``tasking.pull.config_build_locked``), as the page names them.
+BUILD_STAGES = {
+    "removing": gettext_lazy("Removing the old tasks"),
+    "reading": gettext_lazy("Reading the campaign's data"),
+    "planning": gettext_lazy("Planning screens, tasks and QC items"),
+    "writing": gettext_lazy("Writing items"),
+}
 
 # The Celery task that runs a build, by the name ``annotation.tasks`` registers it under: the task
 # calls this module, so this module looks the task up instead of importing it.
@@ -66,7 +82,7 @@ def progress_key(build_id: Any) -> str:
 def task_build_request(*, config: ProtocolConfig, user: User | None = None) -> BuildRequest:
     """Queue a build of the config's tasks, or join the one under way. Raises ``TaskError``
     at once when annotators have started (a rebuild would be refused anyway)."""
-    task_builds_abandon_stale(config_id=config.pk)
+    task_builds_abandon_stale(builds=TaskBuild.objects.filter(config_id=config.pk))
     if Assignment.objects.filter(task__config=config).exists():
         raise TaskError(_("Annotators have started on these tasks; they cannot be rebuilt."))
     for _attempt in range(3):
@@ -119,20 +135,19 @@ def task_build_run(*, build_id: Any) -> TaskBuild | None:
         return None
     build = TaskBuild.objects.get(pk=build_id)
     report = _reporter(build.pk)
+    running = TaskBuild.objects.filter(pk=build.pk, status=TaskBuild.Status.RUNNING)
     try:
-        with translation.override(build.language), transaction.atomic():
-            config = config_lock_for_build(build.config_id)
+        with heartbeat(running), translation.override(build.language), transaction.atomic():
             # A second delivery of this build waits for the first one's lock here; then the
-            # build is done, and there is nothing left to do.
-            if not (
-                TaskBuild.objects.select_for_update()
-                .filter(pk=build.pk, status=TaskBuild.Status.RUNNING)
-                .exists()
-            ):
+            # build has ended, and there is nothing left to do. (Not the build's row lock: the
+            # heartbeat updates that row meanwhile.)
+            record_lock(running, key=f"task-build:{build.pk}")
+            if not running.exists():
                 return None
+            config = config_lock_for_build(build.config_id)
             result = config_build_locked(config, report)
             finished = timezone.now()
-            TaskBuild.objects.filter(pk=build.pk).update(
+            if not running.update(
                 status=TaskBuild.Status.DONE,
                 tasks=result.tasks,
                 items=result.items,
@@ -140,7 +155,10 @@ def task_build_run(*, build_id: Any) -> TaskBuild | None:
                 saved_judgments=result.saved_judgments,
                 finished=finished,
                 progressed=finished,
-            )
+            ):
+                # A reader took the build for dead (its heartbeat had stopped) and said that
+                # the tasks are as they were: so they stay.
+                transaction.set_rollback(True)
     except TaskError as exc:
         task_build_fail(build_id=build.pk, error=str(exc))
     finally:
@@ -160,15 +178,40 @@ def task_build_fail(*, build_id: Any, error: str) -> bool:
     )
 
 
-def task_builds_abandon_stale(*, config_id: int) -> int:
-    """Mark the config's builds that have not moved for ``EVALSITE_JOB_STALE_SECONDS`` failed
-    ("abandoned"), as analysis jobs are; the number marked."""
+def task_builds_abandon_stale(*, builds: QuerySet[TaskBuild]) -> int:
+    """Mark the running ``builds`` whose heartbeat is older than
+    ``evalsite.jobs.heartbeat_limit()`` failed (the worker stopped; the message names the
+    stage), and those under way that have not moved for ``EVALSITE_JOB_STALE_SECONDS``
+    ("abandoned"); the number marked."""
     return stale_abandon(
-        TaskBuild.objects.filter(config_id=config_id),
+        builds,
         under_way=UNDER_WAY,
         failed=TaskBuild.Status.FAILED,
         what="task build",
+        beating=TaskBuild.Status.RUNNING,
+        stopped=_stopped_message,
     )
+
+
+def _stopped_message(build_id: Any) -> str:
+    """Why a running build whose heartbeat stopped failed, in its requester's language, naming
+    the stage its worker was in (from the cache, where the worker reported it)."""
+    language = TaskBuild.objects.filter(pk=build_id).values_list("language", flat=True).first()
+    try:
+        progress = cache.get(progress_key(build_id))
+    except BROKER_ERRORS:
+        progress = None
+    with translation.override(language or settings.LANGUAGE_CODE):
+        stage = BUILD_STAGES.get((progress or {}).get("stage", ""))
+        if stage is None:
+            return _(
+                "The worker building the tasks stopped before its first stage; the tasks are as "
+                "they were. Build again."
+            )
+        return _(
+            "The worker building the tasks stopped during “%(stage)s”; the tasks are as they "
+            "were. Build again."
+        ) % {"stage": stage}
 
 
 def _reporter(build_id: uuid.UUID) -> Any:

@@ -7,22 +7,18 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import OuterRef, Subquery
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from annotation.models import (
     Campaign,
     TaskBuild,
 )
-from annotation.tasking.background import progress_key
+from annotation.tasking.background import (
+    BUILD_STAGES,
+    progress_key,
+    task_builds_abandon_stale,
+)
 from evalsite.formatting import count_text
 from evalsite.jobs import BROKER_ERRORS
-
-BUILD_STAGES = {
-    "removing": gettext_lazy("Removing the old tasks"),
-    "reading": gettext_lazy("Reading the campaign's data"),
-    "planning": gettext_lazy("Planning screens, tasks and QC items"),
-    "writing": gettext_lazy("Writing items"),
-}
 
 
 def task_builds_latest(*, campaign: Campaign) -> dict[int, dict[str, Any]]:
@@ -33,6 +29,8 @@ def task_builds_latest(*, campaign: Campaign) -> dict[int, dict[str, Any]]:
     database, ``annotation.tasking.background``); a cache that cannot be read only hides the
     numbers."""
 
+    # A running build whose worker died is failed here, when the page looks (its heartbeat).
+    task_builds_abandon_stale(builds=TaskBuild.objects.filter(config__campaign=campaign))
     newest = TaskBuild.objects.filter(config=OuterRef("config")).order_by("-created")
     builds = list(
         TaskBuild.objects.filter(config__campaign=campaign, pk=Subquery(newest.values("pk")[:1]))

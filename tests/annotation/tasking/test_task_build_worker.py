@@ -1,7 +1,8 @@
 """Task builds on a real Celery worker process, PostgreSQL and Redis: "Build tasks" on the setup
 page is built by the worker, with the tasks a direct build writes; a worker killed in the middle
-of a build leaves no task behind, and once the build has stopped moving the next click replaces
-it and another worker builds the tasks."""
+of a build leaves no task behind, the build's heartbeat stops, the setup page then shows it
+failed, naming the stage, within seconds, and the next click replaces it and another worker
+builds the tasks."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from django.urls import reverse
 from annotation.models import Item, ItemOutput, Task, TaskBuild
 from annotation.tasking.background import progress_key
 from annotation.tasking.build import tasks_build
+from evalsite.jobs import HEARTBEATS_MISSED
 from tests.factories import (
     PASSWORD,
     make_config,
@@ -28,6 +30,8 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+BEAT = 1  # EVALSITE_JOB_HEARTBEAT_SECONDS of the worker and of this process
 
 
 def wait_for(build_id: Any, timeout: float = 120) -> TaskBuild:
@@ -60,10 +64,11 @@ def test_a_worker_builds_the_tasks_asked_on_the_setup_page(celery_worker_process
 def test_a_worker_killed_in_the_middle_of_a_build_leaves_no_task_and_a_new_click_replaces_it(  # type: ignore[no-untyped-def]
     celery_worker_process, owner, settings
 ) -> None:
+    settings.EVALSITE_JOB_HEARTBEAT_SECONDS = BEAT
     # 600 segments × 10 systems, one output a screen: 7,500 items and as many outputs to write.
     campaign = make_wide_campaign(owner=owner, segments=600, systems=10)
     config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
-    doomed = celery_worker_process(name="doomed")
+    doomed = celery_worker_process(name="doomed", env={"EVALSITE_JOB_HEARTBEAT_SECONDS": str(BEAT)})
     client = Client()
     assert client.login(username=owner.username, password=PASSWORD)
     build_url = reverse("config_build", args=[campaign.pk, config.pk])
@@ -79,22 +84,27 @@ def test_a_worker_killed_in_the_middle_of_a_build_leaves_no_task_and_a_new_click
     assert progress["done"] < progress["total"]
     os.killpg(doomed.pid, signal.SIGKILL)
     doomed.wait(timeout=30)
+    killed = time.monotonic()
 
     # The build's transaction died with the worker: nothing of it is left.
-    assert TaskBuild.objects.get(pk=build.pk).status == TaskBuild.Status.RUNNING
     assert not Task.objects.filter(config=config).exists()
     assert not ItemOutput.objects.filter(item__task__config=config).exists()
-    # A click while it still counts as running starts nothing.
-    client.post(build_url)
-    assert TaskBuild.objects.filter(config=config).count() == 1
+    # Its heartbeat stopped: the setup page, looking, fails it within a few beats.
+    setup = reverse("annotation_setup", args=[campaign.pk])
+    while (dead := TaskBuild.objects.get(pk=build.pk)).status != TaskBuild.Status.FAILED:
+        assert time.monotonic() - killed < 60, dead.__dict__
+        client.get(setup)
+        time.sleep(0.5)
+    assert time.monotonic() - killed < 2 * HEARTBEATS_MISSED * BEAT + 5
+    message = (
+        "The worker building the tasks stopped during “Writing items”; the tasks are as they "
+        "were. Build again."
+    )
+    assert dead.error == message
+    assert message in client.get(setup).content.decode()
 
-    # Once it has not moved for the stale time, the next click abandons it and starts anew.
-    settings.EVALSITE_JOB_STALE_SECONDS = 1
-    time.sleep(1.5)
+    # The next click starts a new build, which another worker builds.
     client.post(build_url)
-    abandoned = TaskBuild.objects.get(pk=build.pk)
-    assert abandoned.status == TaskBuild.Status.FAILED
-    assert abandoned.error.startswith("abandoned: no progress since")
     new = TaskBuild.objects.get(config=config, status=TaskBuild.Status.QUEUED)
     celery_worker_process(name="second")
     new = wait_for(new.pk)

@@ -9,12 +9,14 @@ worker."""
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connections, transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -24,12 +26,14 @@ from annotation.tasking import source as task_source
 from annotation.tasking.background import progress_key, task_build_request, task_build_run
 from annotation.tasking.build import config_lock_for_build, tasks_build, tasks_build_locked
 from annotation.tasking.services import task_assign_next
+from evalsite.jobs import heartbeat_limit
 from tests.factories import (
     PASSWORD,
     builds_run_queued,
     make_campaign,
     make_config,
     make_rich_campaign,
+    make_wide_campaign,
     tasks_as_rows,
 )
 
@@ -253,7 +257,11 @@ def test_a_build_that_stopped_moving_is_replaced_by_the_next_click(owner, settin
     assert "Build queued" in response.content.decode()
     dead.refresh_from_db()
     assert dead.status == TaskBuild.Status.FAILED
-    assert dead.error.startswith("abandoned: no progress since ")
+    # Running, its heartbeat stopped: failed saying the worker stopped (before any stage here).
+    assert dead.error == (
+        "The worker building the tasks stopped before its first stage; the tasks are as they "
+        "were. Build again."
+    )
     # Its message, should it come back, does nothing; the new build runs.
     assert task_build_run(build_id=dead.pk) is None
     [new] = builds_run_queued()
@@ -291,3 +299,40 @@ def test_a_build_that_cannot_be_sent_fails_saying_so(owner, monkeypatch) -> None
     # Not under way: the next click starts a build.
     organizer_client(owner).post(build_url(config))
     assert TaskBuild.objects.filter(config=config, status=TaskBuild.Status.QUEUED).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_build_taken_for_dead_leaves_the_tasks_as_they_were_when_it_ends_after_all(  # type: ignore[no-untyped-def]
+    owner,
+) -> None:
+    """A worker that lived on after the setup page failed its build (its heartbeat had stopped:
+    set back here) rolls the build back, so "the tasks are as they were" stays true."""
+    campaign = make_wide_campaign(owner=owner, segments=600, systems=10)
+    config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
+    build = task_build_request(config=config).build
+    ended: list[Any] = []
+
+    def work() -> None:
+        try:
+            ended.append(task_build_run(build_id=build.pk))
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    deadline = time.monotonic() + 60
+    while (cache.get(progress_key(build.pk)) or {}).get("stage") != "writing":
+        assert worker.is_alive(), ended
+        assert time.monotonic() < deadline, "the build did not reach its writing stage in 60 s"
+        time.sleep(0.02)
+    long_ago = timezone.now() - 2 * heartbeat_limit()
+    TaskBuild.objects.filter(pk=build.pk).update(progressed=long_ago)
+    setup_page(organizer_client(owner), config)  # the page looks: the build is failed
+    assert TaskBuild.objects.get(pk=build.pk).status == TaskBuild.Status.FAILED
+    worker.join(timeout=120)
+    assert not worker.is_alive()
+    [result] = ended
+    assert result is not None
+    assert result.status == TaskBuild.Status.FAILED
+    assert result.error.startswith("The worker building the tasks stopped during “Writing items”")
+    assert not Task.objects.filter(config=config).exists()
