@@ -125,7 +125,7 @@ def import_plan(
     tasks: dict[str, dict[Any, _PlannedItem]] = {}
     judgments: dict[tuple[str, str, Any], _PlannedJudgment] = {}
     # Where each (annotator, source) and each (annotator, segment) was shown as a SYSTEM row.
-    seen = _Seen()
+    seen = _Seen(resolved)
     _plan_system_rows(problems, resolved, tasks, judgments, seen, default_criterion)
     placeholders = _plan_qc_rows(problems, resolved, tasks, judgments, seen, default_criterion)
     problems.raise_if_any()
@@ -441,15 +441,27 @@ def _slot(
 class _Seen:
     """Where each (annotator, output) and (annotator, segment) was shown, ``""`` standing for
     any annotator: the first place in file order, overall and per HIT (a dict lookup, where a
-    scan of every place made QC rows that fall back to other annotators quadratic)."""
+    scan of every place made QC rows that fall back to other annotators quadratic). Only what
+    a QC row of ``resolved`` will look up is kept: four places of every SYSTEM row held a
+    third of a million-row import's memory."""
 
-    def __init__(self) -> None:
+    def __init__(self, resolved: list[ResolvedRow]) -> None:
         self.first: dict[tuple[str, Any], tuple[str, Any, int]] = {}
         self.first_in_task: dict[tuple[str, Any, str], tuple[str, Any, int]] = {}
+        self.wanted: set[tuple[str, Any]] = set()
+        self.wanted_in_task: set[tuple[str, Any, str]] = set()
+        for row, segment_id, source, *_, task in resolved:
+            if row.type != SYSTEM:
+                what = segment_id if row.type == REF else source
+                self.wanted.update(((row.annotator, what), ("", what)))
+                self.wanted_in_task.update(((row.annotator, what, task), ("", what, task)))
 
     def add(self, lookup: tuple[str, Any], place: tuple[str, Any, int]) -> None:
-        self.first.setdefault(lookup, place)
-        self.first_in_task.setdefault((*lookup, place[0]), place)
+        if lookup in self.wanted:
+            self.first.setdefault(lookup, place)
+        in_task = (*lookup, place[0])
+        if in_task in self.wanted_in_task:
+            self.first_in_task.setdefault(in_task, place)
 
     def original(self, wanted: tuple[str, Any], task: str) -> tuple[str, Any, int] | None:
         """Same annotator in the same HIT, the same annotator anywhere, then anyone (same HIT
