@@ -22,6 +22,7 @@ class _PlannedOutput:
     run_id: int | None
     text: str
     original: tuple[str, Any, int] | None = None  # (task, item key, slot) of the original
+    id: int = 0  # once stored
 
 
 @dataclass(slots=True)
@@ -32,6 +33,10 @@ class _PlannedItem:
     outputs: list[_PlannedOutput] = field(default_factory=list)
     slots: dict[tuple[str, OutputKey], int] = field(default_factory=dict)
     original: tuple[str, Any] | None = None  # (task, item key)
+    # Once stored: the item's id and its position in its task (the store sets them on the
+    # item, where dicts keyed by (task, key) held a few hundred bytes an item more).
+    id: int = 0
+    position: int = 0
 
     @property
     def has_real(self) -> bool:
