@@ -9,6 +9,7 @@ import logging
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from annotation.campaigns.uploads import (
@@ -119,14 +120,23 @@ def import_plan(
     protocol = PROTOCOLS[options.protocol]
     criteria = _criterion(options)
     default_criterion = _default_criterion(parsed, options, criteria)
-    resolved = _resolved_rows(problems, parsed, context, options, criteria, default_criterion)
+    # One tuple for each distinct shown output and real item key, where each row made its own.
+    shared: dict[Any, Any] = {}
+    resolved = _resolved_rows(
+        problems, parsed, context, options, criteria, default_criterion, shared
+    )
     problems.raise_if_any()
 
     tasks: dict[str, dict[Any, _PlannedItem]] = {}
     judgments: dict[tuple[str, str, Any], _PlannedJudgment] = {}
     # Where each (annotator, source) and each (annotator, segment) was shown as a SYSTEM row.
     seen = _Seen(resolved)
-    _plan_system_rows(problems, resolved, tasks, judgments, seen, default_criterion)
+    _plan_system_rows(problems, resolved, tasks, judgments, seen, default_criterion, shared)
+    # What pass 2 alone needed is let go before pass 3 plans the QC rows.
+    shared.clear()
+    seen.wanted.clear()
+    seen.wanted_in_task.clear()
+    resolved = [r for r in resolved if r[0].type != SYSTEM]
     placeholders = _plan_qc_rows(problems, resolved, tasks, judgments, seen, default_criterion)
     problems.raise_if_any()
 
@@ -182,6 +192,7 @@ def _resolved_rows(
     options: ImportOptions,
     criteria: dict[str, Criterion],
     default_criterion: str,
+    shared: dict[Any, Any],
 ) -> list[ResolvedRow]:
     """Pass 1: every row's segment and shown output, its score checked against its criterion's
     scale; rows with a problem are left out (the problems are raised after the pass)."""
@@ -212,6 +223,7 @@ def _resolved_rows(
         if shown is None:
             continue
         source, system_id, run_id, text = shown
+        source = shared.setdefault(source, source)
         bad_spans = bad_reference_spans_problem(row)
         if bad_spans is not None:
             problems.add(row.line, bad_spans)
@@ -242,13 +254,14 @@ def _plan_system_rows(
     judgments: dict[tuple[str, str, Any], _PlannedJudgment],
     seen: _Seen,
     default_criterion: str,
+    shared: dict[Any, Any],
 ) -> None:
     """Pass 2: the SYSTEM rows, as real items, noting in ``seen`` where each was shown (the
     QC rows of pass 3 look their originals up there)."""
     for row, segment_id, source, system_id, run_id, text, task in resolved:
         if row.type != SYSTEM:
             continue
-        key = row.item or ("real", source)
+        key = row.item or shared.setdefault(("real", source), ("real", source))
         item = _item(tasks, task, key, segment_id)
         if item.segment_id != segment_id:
             problems.add(row.line, f"item {row.item} shows two segments")
@@ -298,7 +311,7 @@ def _plan_qc_rows(
                 else 0
             )
             original = (task, holder_key, holder_slot)
-            seen.add(("", wanted[1]), original)
+            seen.add(("", wanted[1]), original, wanted=True)
         key = row.item or _unused_key(
             tasks, judgments, row, task, (kind, source, original[:2]), default_criterion
         )
@@ -331,7 +344,7 @@ def _unused_key(
     while True:
         item = tasks.get(task, {}).get(candidate)
         judgment = judgments.get((row.annotator, task, candidate))
-        slot = item.slots.get((kind, source)) if item is not None else None
+        slot = item.slot_of(kind, source) if item is not None else None
         if judgment is None or slot is None or (slot, criterion) not in judgment.values:
             return candidate
         n += 1
@@ -431,11 +444,11 @@ def _slot(
     text: str,
     original: tuple[str, Any, int] | None = None,
 ) -> int:
-    key = (kind, source)
-    if key not in item.slots:
-        item.slots[key] = len(item.outputs)
+    slot = item.slot_of(kind, source)
+    if slot is None:
+        slot = len(item.outputs)
         item.outputs.append(_PlannedOutput(kind, source, system_id, run_id, text, original))
-    return item.slots[key]
+    return slot
 
 
 class _Seen:
@@ -456,11 +469,14 @@ class _Seen:
                 self.wanted.update(((row.annotator, what), ("", what)))
                 self.wanted_in_task.update(((row.annotator, what, task), ("", what, task)))
 
-    def add(self, lookup: tuple[str, Any], place: tuple[str, Any, int]) -> None:
-        if lookup in self.wanted:
+    def add(
+        self, lookup: tuple[str, Any], place: tuple[str, Any, int], *, wanted: bool = False
+    ) -> None:
+        """Note ``place`` for ``lookup`` where a QC row will look for it (``wanted``: surely)."""
+        if wanted or lookup in self.wanted:
             self.first.setdefault(lookup, place)
         in_task = (*lookup, place[0])
-        if in_task in self.wanted_in_task:
+        if wanted or in_task in self.wanted_in_task:
             self.first_in_task.setdefault(in_task, place)
 
     def original(self, wanted: tuple[str, Any], task: str) -> tuple[str, Any, int] | None:
@@ -502,12 +518,18 @@ def _judge(
             f"on the same screen (HIT {row.hit or '—'})",
         )
         return
-    judgment.values[(slot, criterion)] = row.score
+    judgment.values[_value_key(slot, criterion)] = row.score
     if row.spans is not None:  # several rows' spans of one output are checked together
         spans = judgment.spans = judgment.spans or {}
         lines = judgment.span_lines = judgment.span_lines or {}
         spans[slot] = spans.get(slot, ()) + row.spans
         lines[slot] = lines.get(slot, ()) + (row.line,) * len(row.spans)
+
+
+@lru_cache(maxsize=1024)
+def _value_key(slot: int, criterion: str) -> tuple[int, str]:
+    """A planned value's key, one tuple for every judgment that uses it."""
+    return (slot, criterion)
 
 
 def _spread_hit_seconds(

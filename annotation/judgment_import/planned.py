@@ -31,12 +31,19 @@ class _PlannedItem:
     key: Any
     segment_id: int
     outputs: list[_PlannedOutput] = field(default_factory=list)
-    slots: dict[tuple[str, OutputKey], int] = field(default_factory=dict)
     original: tuple[str, Any] | None = None  # (task, item key)
     # Once stored: the item's id and its position in its task (the store sets them on the
     # item, where dicts keyed by (task, key) held a few hundred bytes an item more).
     id: int = 0
     position: int = 0
+
+    def slot_of(self, kind: str, source: OutputKey) -> int | None:
+        """The slot showing ``source`` as ``kind``. A scan: a screen shows a few outputs, and a
+        dict of them an item held a fifth of a million-row import's memory."""
+        for slot, output in enumerate(self.outputs):
+            if output.source == source and output.kind == kind:
+                return slot
+        return None
 
     @property
     def has_real(self) -> bool:
