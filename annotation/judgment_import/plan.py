@@ -145,7 +145,7 @@ def import_plan(
     problems.raise_if_any()
     _spread_hit_seconds(judgments, parsed)
     annotators = list(dict.fromkeys(row.annotator for row in parsed.rows))
-    criteria_used = sorted({c for j in judgments.values() for (_, c) in j.values})
+    criteria_used = sorted({c for j in judgments.values() for (_, c), _v in j.values})
     logger.debug("planned %d placeholder originals", placeholders)
     return ImportPlan(
         tasks=tasks, judgments=judgments, annotators=annotators, criteria=criteria_used
@@ -345,7 +345,7 @@ def _unused_key(
         item = tasks.get(task, {}).get(candidate)
         judgment = judgments.get((row.annotator, task, candidate))
         slot = item.slot_of(kind, source) if item is not None else None
-        if judgment is None or slot is None or (slot, criterion) not in judgment.values:
+        if judgment is None or slot is None or judgment.value(slot, criterion) is None:
             return candidate
         n += 1
         candidate = (*key, n)
@@ -447,7 +447,10 @@ def _slot(
     slot = item.slot_of(kind, source)
     if slot is None:
         slot = len(item.outputs)
-        item.outputs.append(_PlannedOutput(kind, source, system_id, run_id, text, original))
+        item.outputs = (
+            *item.outputs,
+            _PlannedOutput(kind, source, system_id, run_id, text, original),
+        )
     return slot
 
 
@@ -511,14 +514,14 @@ def _judge(
             submitted=row.submitted,
         )
     criterion = row.criterion or default_criterion
-    if (slot, criterion) in judgment.values:
+    if judgment.value(slot, criterion) is not None:
         problems.add(
             row.line,
             f"a second {criterion} of the same output by annotator {row.annotator} "
             f"on the same screen (HIT {row.hit or '—'})",
         )
         return
-    judgment.values[_value_key(slot, criterion)] = row.score
+    judgment.values = (*judgment.values, (_value_key(slot, criterion), row.score))
     if row.spans is not None:  # several rows' spans of one output are checked together
         spans = judgment.spans = judgment.spans or {}
         lines = judgment.span_lines = judgment.span_lines or {}

@@ -516,7 +516,7 @@ def _insert_judgments(
         for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
             item = plan.tasks[planned.task][planned.item]
             answer: dict[str, dict[str, Any]] = {}
-            for (slot, criterion), value in planned.values.items():
+            for (slot, criterion), value in planned.values:
                 answer.setdefault(str(item.outputs[slot].id), {})[criterion] = value
             span_rows.extend(planned_spans(judgment_id, planned, item, answer))
             yield (
@@ -535,7 +535,7 @@ def _insert_judgments(
     def value_rows() -> Iterator[tuple[Any, ...]]:
         for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
             outputs = plan.tasks[planned.task][planned.item].outputs
-            for (slot, criterion), value in planned.values.items():
+            for (slot, criterion), value in planned.values:
                 yield (judgment_id, outputs[slot].id, criterion, value)
 
     insert_rows(
