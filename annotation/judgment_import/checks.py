@@ -42,7 +42,7 @@ def screen_values_refused(
     number of outputs shown); the first problem is reported."""
     for judgment in judgments.values():
         n = len(tasks[judgment.task][judgment.item].outputs)
-        for (_, criterion), value in judgment.values.items():
+        for (_, criterion), value in judgment.values:
             problem = protocol.screen_value_problem(criterion, value, n)
             if problem is not None:
                 problems.add(

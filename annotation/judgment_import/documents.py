@@ -30,6 +30,7 @@ from annotation.judgment_import.plan import (
     _slot,
     unknown_system_message,
 )
+from annotation.judgment_import.planned import _PlannedItem
 from annotation.judgment_import.rows import (
     KIND_OF_TYPE,
     REF,
@@ -238,7 +239,7 @@ def document_screens(
 
 def documents_insert(
     planned: list[PlannedDocument],
-    item_id: dict[tuple[str, Any], int],
+    tasks: dict[str, dict[Any, _PlannedItem]],
     user_id: dict[str, Any],
     assignment_id: dict[tuple[str, str], uuid.UUID],
     now: datetime,
@@ -250,7 +251,7 @@ def documents_insert(
         rows.append(
             (
                 user_id[row.annotator],
-                item_id[(doc.task, doc.items[0])],
+                tasks[doc.task][doc.items[0]].id,
                 assignment_id[(row.annotator, doc.task)],
                 doc.document_id,
                 doc.system_id,

@@ -9,6 +9,7 @@ import logging
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from annotation.campaigns.uploads import (
@@ -122,14 +123,23 @@ def import_plan(
     protocol = PROTOCOLS[options.protocol]
     criteria = _criterion(options)
     default_criterion = _default_criterion(parsed, options, criteria)
-    resolved = _resolved_rows(problems, parsed, context, options, criteria, default_criterion)
+    # One tuple for each distinct shown output and real item key, where each row made its own.
+    shared: dict[Any, Any] = {}
+    resolved = _resolved_rows(
+        problems, parsed, context, options, criteria, default_criterion, shared
+    )
     problems.raise_if_any()
 
     tasks: dict[str, dict[Any, _PlannedItem]] = {}
     judgments: dict[tuple[str, str, Any], _PlannedJudgment] = {}
     # Where each (annotator, source) and each (annotator, segment) was shown as a SYSTEM row.
-    seen = _Seen()
-    _plan_system_rows(problems, resolved, tasks, judgments, seen, default_criterion)
+    seen = _Seen(resolved)
+    _plan_system_rows(problems, resolved, tasks, judgments, seen, default_criterion, shared)
+    # What pass 2 alone needed is let go before pass 3 plans the QC rows.
+    shared.clear()
+    seen.wanted.clear()
+    seen.wanted_in_task.clear()
+    resolved = [r for r in resolved if r[0].type != SYSTEM]
     placeholders = _plan_qc_rows(problems, resolved, tasks, judgments, seen, default_criterion)
     problems.raise_if_any()
 
@@ -138,7 +148,7 @@ def import_plan(
     problems.raise_if_any()
     _spread_hit_seconds(judgments, parsed)
     annotators = list(dict.fromkeys(row.annotator for row in parsed.rows))
-    criteria_used = sorted({c for j in judgments.values() for (_, c) in j.values})
+    criteria_used = sorted({c for j in judgments.values() for (_, c), _v in j.values})
     logger.debug("planned %d placeholder originals", placeholders)
     return ImportPlan(
         tasks=tasks, judgments=judgments, annotators=annotators, criteria=criteria_used
@@ -185,6 +195,7 @@ def _resolved_rows(
     options: ImportOptions,
     criteria: dict[str, Criterion],
     default_criterion: str,
+    shared: dict[Any, Any],
 ) -> list[ResolvedRow]:
     """Pass 1: every row's segment and shown output, its score checked against its criterion's
     scale; rows with a problem are left out (the problems are raised after the pass)."""
@@ -215,6 +226,7 @@ def _resolved_rows(
         if shown is None:
             continue
         source, system_id, run_id, text = shown
+        source = shared.setdefault(source, source)
         bad_spans = bad_reference_spans_problem(row)
         if bad_spans is not None:
             problems.add(row.line, bad_spans)
@@ -245,13 +257,14 @@ def _plan_system_rows(
     judgments: dict[tuple[str, str, Any], _PlannedJudgment],
     seen: _Seen,
     default_criterion: str,
+    shared: dict[Any, Any],
 ) -> None:
     """Pass 2: the SYSTEM rows, as real items, noting in ``seen`` where each was shown (the
     QC rows of pass 3 look their originals up there)."""
     for row, segment_id, source, system_id, run_id, text, task in resolved:
         if row.type != SYSTEM:
             continue
-        key = row.item or ("real", source)
+        key = row.item or shared.setdefault(("real", source), ("real", source))
         item = _item(tasks, task, key, segment_id)
         if item.segment_id != segment_id:
             problems.add(row.line, f"item {row.item} shows two segments")
@@ -301,7 +314,7 @@ def _plan_qc_rows(
                 else 0
             )
             original = (task, holder_key, holder_slot)
-            seen.add(("", wanted[1]), original)
+            seen.add(("", wanted[1]), original, wanted=True)
         key = row.item or _unused_key(
             tasks, judgments, row, task, (kind, source, original[:2]), default_criterion
         )
@@ -334,8 +347,8 @@ def _unused_key(
     while True:
         item = tasks.get(task, {}).get(candidate)
         judgment = judgments.get((row.annotator, task, candidate))
-        slot = item.slots.get((kind, source)) if item is not None else None
-        if judgment is None or slot is None or (slot, criterion) not in judgment.values:
+        slot = item.slot_of(kind, source) if item is not None else None
+        if judgment is None or slot is None or judgment.value(slot, criterion) is None:
             return candidate
         n += 1
         candidate = (*key, n)
@@ -434,25 +447,43 @@ def _slot(
     text: str,
     original: tuple[str, Any, int] | None = None,
 ) -> int:
-    key = (kind, source)
-    if key not in item.slots:
-        item.slots[key] = len(item.outputs)
-        item.outputs.append(_PlannedOutput(kind, source, system_id, run_id, text, original))
-    return item.slots[key]
+    slot = item.slot_of(kind, source)
+    if slot is None:
+        slot = len(item.outputs)
+        item.outputs = (
+            *item.outputs,
+            _PlannedOutput(kind, source, system_id, run_id, text, original),
+        )
+    return slot
 
 
 class _Seen:
     """Where each (annotator, output) and (annotator, segment) was shown, ``""`` standing for
     any annotator: the first place in file order, overall and per HIT (a dict lookup, where a
-    scan of every place made QC rows that fall back to other annotators quadratic)."""
+    scan of every place made QC rows that fall back to other annotators quadratic). Only what
+    a QC row of ``resolved`` will look up is kept: four places of every SYSTEM row held a
+    third of a million-row import's memory."""
 
-    def __init__(self) -> None:
+    def __init__(self, resolved: list[ResolvedRow]) -> None:
         self.first: dict[tuple[str, Any], tuple[str, Any, int]] = {}
         self.first_in_task: dict[tuple[str, Any, str], tuple[str, Any, int]] = {}
+        self.wanted: set[tuple[str, Any]] = set()
+        self.wanted_in_task: set[tuple[str, Any, str]] = set()
+        for row, segment_id, source, *_, task in resolved:
+            if row.type != SYSTEM:
+                what = segment_id if row.type == REF else source
+                self.wanted.update(((row.annotator, what), ("", what)))
+                self.wanted_in_task.update(((row.annotator, what, task), ("", what, task)))
 
-    def add(self, lookup: tuple[str, Any], place: tuple[str, Any, int]) -> None:
-        self.first.setdefault(lookup, place)
-        self.first_in_task.setdefault((*lookup, place[0]), place)
+    def add(
+        self, lookup: tuple[str, Any], place: tuple[str, Any, int], *, wanted: bool = False
+    ) -> None:
+        """Note ``place`` for ``lookup`` where a QC row will look for it (``wanted``: surely)."""
+        if wanted or lookup in self.wanted:
+            self.first.setdefault(lookup, place)
+        in_task = (*lookup, place[0])
+        if wanted or in_task in self.wanted_in_task:
+            self.first_in_task.setdefault(in_task, place)
 
     def original(self, wanted: tuple[str, Any], task: str) -> tuple[str, Any, int] | None:
         """Same annotator in the same HIT, the same annotator anywhere, then anyone (same HIT
@@ -486,19 +517,25 @@ def _judge(
             submitted=row.submitted,
         )
     criterion = row.criterion or default_criterion
-    if (slot, criterion) in judgment.values:
+    if judgment.value(slot, criterion) is not None:
         problems.add(
             row.line,
             f"a second {criterion} of the same output by annotator {row.annotator} "
             f"on the same screen (HIT {row.hit or '—'})",
         )
         return
-    judgment.values[(slot, criterion)] = row.score
+    judgment.values = (*judgment.values, (_value_key(slot, criterion), row.score))
     if row.spans is not None:  # several rows' spans of one output are checked together
         spans = judgment.spans = judgment.spans or {}
         lines = judgment.span_lines = judgment.span_lines or {}
         spans[slot] = spans.get(slot, ()) + row.spans
         lines[slot] = lines.get(slot, ()) + (row.line,) * len(row.spans)
+
+
+@lru_cache(maxsize=1024)
+def _value_key(slot: int, criterion: str) -> tuple[int, str]:
+    """A planned value's key, one tuple for every judgment that uses it."""
+    return (slot, criterion)
 
 
 def _spread_hit_seconds(

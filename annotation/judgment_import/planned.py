@@ -4,7 +4,7 @@ annotation/judgment_import/checks.py, stored by annotation/judgment_import/servi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from annotation.models import ItemKind
@@ -22,6 +22,7 @@ class _PlannedOutput:
     run_id: int | None
     text: str
     original: tuple[str, Any, int] | None = None  # (task, item key, slot) of the original
+    id: int = 0  # once stored
 
 
 @dataclass(slots=True)
@@ -29,9 +30,21 @@ class _PlannedItem:
     task: str
     key: Any
     segment_id: int
-    outputs: list[_PlannedOutput] = field(default_factory=list)
-    slots: dict[tuple[str, OutputKey], int] = field(default_factory=dict)
+    # A tuple (not a list): a screen shows a few outputs, and a list is 40 bytes larger.
+    outputs: tuple[_PlannedOutput, ...] = ()
     original: tuple[str, Any] | None = None  # (task, item key)
+    # Once stored: the item's id and its position in its task (the store sets them on the
+    # item, where dicts keyed by (task, key) held a few hundred bytes an item more).
+    id: int = 0
+    position: int = 0
+
+    def slot_of(self, kind: str, source: OutputKey) -> int | None:
+        """The slot showing ``source`` as ``kind``. A scan: a screen shows a few outputs, and a
+        dict of them an item held a fifth of a million-row import's memory."""
+        for slot, output in enumerate(self.outputs):
+            if output.source == source and output.kind == kind:
+                return slot
+        return None
 
     @property
     def has_real(self) -> bool:
@@ -55,7 +68,9 @@ class _PlannedJudgment:
     annotator: str
     task: str
     item: Any
-    values: dict[tuple[int, str], float] = field(default_factory=dict)  # (slot, criterion)
+    # ((slot, criterion), value) in the file's order: pairs in a tuple, where a dict of one
+    # value took 200 bytes of each of a million judgments.
+    values: tuple[tuple[tuple[int, str], float], ...] = ()
     # An error-span kind's spans by slot, (start, end, severity, category), and the line of
     # the row that gave each; None (not two empty dicts a judgment) while it has none.
     spans: dict[int, tuple[tuple[int, int, str, str], ...]] | None = None
@@ -63,6 +78,13 @@ class _PlannedJudgment:
     seconds: float | None = None
     started: float | None = None
     submitted: float | None = None
+
+    def value(self, slot: int, criterion: str) -> float | None:
+        """The value given to the output in ``slot`` on ``criterion``, if any."""
+        for (s, c), value in self.values:
+            if s == slot and c == criterion:
+                return value
+        return None
 
 
 @dataclass

@@ -77,7 +77,7 @@ def preview_samples(plan: ImportPlan, context: ImportContext) -> list[PreviewSam
         item = plan.tasks[judgment.task][judgment.item]
         outputs = []
         for slot, output in enumerate(item.outputs):
-            values = {c: v for (s, c), v in judgment.values.items() if s == slot}
+            values = {c: v for (s, c), v in judgment.values if s == slot}
             spans = [
                 (output.text[start:end] or "(omission)", severity, category)
                 for start, end, severity, category in (judgment.spans or {}).get(slot, ())

@@ -51,6 +51,7 @@ from annotation.judgment_import.documents import (
 )
 from annotation.judgment_import.formats import judgments_parse, options_for, segments_placed
 from annotation.judgment_import.plan import ImportOptions, ImportPlan, import_plan
+from annotation.judgment_import.planned import _PlannedItem, _PlannedOutput
 from annotation.judgment_import.preview import PreviewSample, checks_ran, preview_samples
 from annotation.judgment_import.progress import ImportProgress, progress_step
 from annotation.judgment_import.rows import ParsedJudgments
@@ -286,10 +287,7 @@ def _store(
     now = timezone.now()
     users = annotator_accounts(campaign, parsed, plan.annotators)
     screens = document_screens(plan, *_segment_places(campaign)) if options.document_score else {}
-    # An item's kind looks at all its outputs: computed once.
-    kinds = {
-        (name, key): item.kind for name, items in plan.tasks.items() for key, item in items.items()
-    }
+    kinds = Counter(item.kind for items in plan.tasks.values() for item in items.values())
     annotators_per_task = Counter(
         task for _, task in {(j.annotator, j.task) for j in plan.judgments.values()}
     )
@@ -307,21 +305,19 @@ def _store(
         batch_size=BATCH,
     )
     task_of = dict(zip(plan.tasks, tasks, strict=True))
-    item_id = _insert_items(plan, kinds, task_of, screens)
+    _insert_items(plan, task_of, screens)
     progress_step(report, "outputs")
-    output_id = _insert_outputs(plan, item_id)
+    _insert_outputs(plan)
     progress_step(report, "judgments")
     assignment_id = _create_assignments(plan, users, task_of, now)
     n_judgments, n_values = _insert_judgments(
         plan,
-        item_id,
-        output_id,
         {annotator: account.pk for annotator, account in users.items()},
         assignment_id,
         now,
     )
     user_id = {annotator: account.pk for annotator, account in users.items()}
-    n_documents = documents_insert(documents or [], item_id, user_id, assignment_id, now)
+    n_documents = documents_insert(documents or [], plan.tasks, user_id, assignment_id, now)
     campaign.annotators.add(*users.values())
     return JudgmentImport.objects.create(
         campaign=campaign,
@@ -342,7 +338,7 @@ def _store(
             "judgments": n_judgments,
             "document_judgments": n_documents,
             "tasks": len(tasks),
-            "items": len(kinds),
+            "items": kinds.total(),
             "criteria": plan.criteria,
             "annotators": {a: users[a].get_username() for a in plan.annotators},
             **({"release": parsed.summary} if parsed.summary else {}),
@@ -355,14 +351,14 @@ def _imported_config(
     parsed: ParsedJudgments,
     plan: ImportPlan,
     options: ImportOptions,
-    kinds: dict[tuple[str, Any], str],
+    kinds: Counter[str],
     annotators_per_task: Counter[str],
 ) -> ProtocolConfig:
     """The imported protocol config, its sizes and QC shares read off the plan (so that the
     config describes the HITs as they were)."""
     protocol = PROTOCOLS[options.protocol]
-    n_items = len(kinds)
-    per_100 = Counter(kinds.values())
+    n_items = kinds.total()
+    per_100 = kinds
     return ProtocolConfig.objects.create(
         campaign=campaign,
         name=_config_name(campaign, options, parsed.file),
@@ -384,75 +380,79 @@ def _imported_config(
 
 
 def _insert_items(
-    plan: ImportPlan,
-    kinds: dict[tuple[str, Any], str],
-    task_of: dict[str, Task],
-    screens: dict[tuple[str, Any], int],
-) -> dict[tuple[str, Any], int]:
+    plan: ImportPlan, task_of: dict[str, Task], screens: dict[tuple[str, Any], int]
+) -> None:
     """Insert every planned item, a screen of its own or on the document screen ``screens``
-    places it on; returns the id of each (task, key)."""
-    position_of: dict[tuple[str, Any], int] = {}
-    for name, items in plan.tasks.items():
-        for position, key in enumerate(items):
-            position_of[(name, key)] = position
+    places it on; each planned item gets its id and position."""
+    for items in plan.tasks.values():
+        for position, item in enumerate(items.values()):
+            item.position = position
     # Real items first, then the QC items that copy them; outputs without an original first,
     # then the copies that point to them. Ids are reserved up front so that rows can point to
     # each other without a model instance per row (see insert_rows).
     item_order = [
-        (name, key, item)
+        item
         for real in (True, False)
-        for name, items in plan.tasks.items()
-        for key, item in items.items()
-        if (kinds[(name, key)] == ItemKind.REAL) == real
+        for items in plan.tasks.values()
+        for item in items.values()
+        if (item.kind == ItemKind.REAL) == real
     ]
-    item_id = dict(
-        zip(
-            ((name, key) for name, key, _ in item_order),
-            reserve_ids(Item, len(item_order)),
-            strict=True,
-        )
-    )
-    insert_rows(
-        Item,
-        ("id", "task", "position", "kind", "segment", "original", "screen"),
-        (
-            (
-                item_id[(name, key)],
-                task_of[name].pk,
-                position_of[(name, key)],
-                kinds[(name, key)],
-                item.segment_id,
+    for item, pk in zip(item_order, reserve_ids(Item, len(item_order)), strict=True):
+        item.id = pk
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        for item in item_order:
+            kind = item.kind
+            original = (
                 None
-                if kinds[(name, key)] == ItemKind.REAL or item.original is None
-                else item_id[item.original],
-                screens.get((name, key)),
+                if kind == ItemKind.REAL or item.original is None
+                else plan.tasks[item.original[0]][item.original[1]].id
             )
-            for name, key, item in item_order
-        ),
-    )
-    return item_id
+            yield (
+                item.id,
+                task_of[item.task].pk,
+                item.position,
+                kind,
+                item.segment_id,
+                original,
+                screens.get((item.task, item.key)),
+            )
+
+    insert_rows(Item, ("id", "task", "position", "kind", "segment", "original", "screen"), rows())
 
 
-def _insert_outputs(
-    plan: ImportPlan, item_id: dict[tuple[str, Any], int]
-) -> dict[tuple[str, Any, int], int]:
+def _insert_outputs(plan: ImportPlan) -> None:
     """Insert every shown output, originals before their copies (ids reserved up front, as for
-    the items); returns the id of each (task, item key, slot)."""
-    output_order = [
-        (name, key, slot, planned)
-        for copies in (False, True)
-        for name, items in plan.tasks.items()
-        for key, item in items.items()
-        for slot, planned in enumerate(item.outputs)
-        if (planned.original is not None) == copies
-    ]
-    output_id = dict(
-        zip(
-            ((name, key, slot) for name, key, slot, _ in output_order),
-            reserve_ids(ItemOutput, len(output_order)),
-            strict=True,
-        )
-    )
+    the items, and set on each planned output)."""
+
+    def in_order() -> Iterator[tuple[_PlannedItem, int, _PlannedOutput]]:
+        for copies in (False, True):
+            for items in plan.tasks.values():
+                for item in items.values():
+                    for slot, planned in enumerate(item.outputs):
+                        if (planned.original is not None) == copies:
+                            yield item, slot, planned
+
+    n = sum(len(item.outputs) for items in plan.tasks.values() for item in items.values())
+    for (_, _, planned), pk in zip(in_order(), reserve_ids(ItemOutput, n), strict=True):
+        planned.id = pk
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        for item, slot, planned in in_order():
+            original = planned.original
+            yield (
+                planned.id,
+                item.id,
+                slot,
+                planned.kind,
+                None if planned.source[0] == "r" else planned.source[1],
+                planned.system_id,
+                planned.run_id,
+                planned.source[1] if planned.source[0] == "r" else None,
+                plan.tasks[original[0]][original[1]].outputs[original[2]].id if original else None,
+                planned.text,
+            )
+
     insert_rows(
         ItemOutput,
         (
@@ -467,23 +467,8 @@ def _insert_outputs(
             "original",
             "text",
         ),
-        (
-            (
-                output_id[(name, key, slot)],
-                item_id[(name, key)],
-                slot,
-                planned.kind,
-                None if planned.source[0] == "r" else planned.source[1],
-                planned.system_id,
-                planned.run_id,
-                planned.source[1] if planned.source[0] == "r" else None,
-                output_id[planned.original] if planned.original else None,
-                planned.text,
-            )
-            for name, key, slot, planned in output_order
-        ),
+        rows(),
     )
-    return output_id
 
 
 def _create_assignments(
@@ -517,8 +502,6 @@ def _create_assignments(
 
 def _insert_judgments(
     plan: ImportPlan,
-    item_id: dict[tuple[str, Any], int],
-    output_id: dict[tuple[str, Any, int], int],
     user_id: dict[str, Any],
     assignment_id: dict[tuple[str, str], uuid.UUID],
     now: datetime,
@@ -531,14 +514,14 @@ def _insert_judgments(
 
     def judgment_rows() -> Iterator[tuple[Any, ...]]:
         for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
+            item = plan.tasks[planned.task][planned.item]
             answer: dict[str, dict[str, Any]] = {}
-            for (slot, criterion), value in planned.values.items():
-                output = output_id[(planned.task, planned.item, slot)]
-                answer.setdefault(str(output), {})[criterion] = value
-            span_rows.extend(planned_spans(judgment_id, planned, plan, output_id, answer))
+            for (slot, criterion), value in planned.values:
+                answer.setdefault(str(item.outputs[slot].id), {})[criterion] = value
+            span_rows.extend(planned_spans(judgment_id, planned, item, answer))
             yield (
                 judgment_id,
-                item_id[(planned.task, planned.item)],
+                item.id,
                 user_id[planned.annotator],
                 assignment_id[(planned.annotator, planned.task)],
                 1,
@@ -551,8 +534,9 @@ def _insert_judgments(
 
     def value_rows() -> Iterator[tuple[Any, ...]]:
         for judgment_id, planned in zip(judgment_ids, plan.judgments.values(), strict=True):
-            for (slot, criterion), value in planned.values.items():
-                yield (judgment_id, output_id[(planned.task, planned.item, slot)], criterion, value)
+            outputs = plan.tasks[planned.task][planned.item].outputs
+            for (slot, criterion), value in planned.values:
+                yield (judgment_id, outputs[slot].id, criterion, value)
 
     insert_rows(
         Judgment,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotation.judgment_import.plan import ImportPlan, _PlannedJudgment
+from annotation.judgment_import.planned import _PlannedItem, _PlannedJudgment
 from annotation.models import JudgmentSpan
 from evalsite.db.bulk import insert_rows
 
@@ -15,15 +15,15 @@ SPAN_COLUMNS = ("judgment", "output", "start", "end", "text_length", "severity",
 def planned_spans(
     judgment_id: int,
     planned: _PlannedJudgment,
-    plan: ImportPlan,
-    output_id: dict[tuple[str, Any, int], int],
+    item: _PlannedItem,
     answer: dict[str, dict[str, Any]],
 ) -> list[tuple[Any, ...]]:
-    """Put the judgment's spans in its ``answer`` (by output id) and return their rows."""
+    """Put the judgment's spans on ``item`` (stored) in its ``answer`` (by output id) and
+    return their rows."""
     rows: list[tuple[Any, ...]] = []
     for slot, spans in (planned.spans or {}).items():
-        output = output_id[(planned.task, planned.item, slot)]
-        length = len(plan.tasks[planned.task][planned.item].outputs[slot].text)
+        output = item.outputs[slot].id
+        length = len(item.outputs[slot].text)
         answer.setdefault(str(output), {})["spans"] = [
             {"start": s, "end": e, "severity": severity, "category": category}
             for s, e, severity, category in spans
