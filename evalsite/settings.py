@@ -229,6 +229,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON that no view can use (nested too deep, 1e400, NaN, a NUL) is refused with 400 there.
+    "DEFAULT_PARSER_CLASSES": [
+        "evalsite.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # DRF's negotiation, with a shortcut for the Accept headers API clients send.
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "evalsite.negotiation.ContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -48,6 +48,10 @@ def screen_script_data(*, screen: Screen, criteria: tuple[Criterion, ...]) -> di
             "revision": screen.document_score.revision,
         },
         "outputs": [o.pk for o in screen.outputs],
+        # Each shown output's text exactly as stored, by output id: the span editor counts its
+        # offsets on it. The text in the page's markup is not the same string: the HTML parser
+        # turns CR LF and CR into LF.
+        "texts": {str(o.pk): o.text for o in screen.outputs},
         "criteria": [c.as_json() for c in criteria],
         "fluencyFirst": config.fluency_first,
         "answer": _answer_with_document_score(screen),

@@ -210,12 +210,15 @@ class SpanProtocol(Protocol):
                 "characters (or its missing-content marker at %(length)d–%(after)d)."
             ) % {"start": start, "end": end, "length": length, "after": length + 1}
         severity = span.get("severity")
-        if severity not in self._severity_keys:
+        # A list or an object is no key (and cannot be looked up in a set).
+        if not isinstance(severity, str) or severity not in self._severity_keys:
             return {}, _("severity %(value)s is not one of %(choices)s.") % {
                 "value": _quoted(severity),
                 "choices": ", ".join(s.key for s in self.severities),
             }
         category = span.get("category") or ""
+        if not isinstance(category, str):
+            return {}, _("the category must be a string.")
         if self.categories and category not in self._category_keys:
             return {}, _("category %(value)s is not one of this protocol's categories.") % {
                 "value": _quoted(category) if category else _("(none)")

@@ -10,7 +10,6 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,6 +22,7 @@ from annotation.tasking.roster import (
     campaign_roster,
     usernames_parse,
 )
+from evalsite.parsers import JSONParser
 
 
 class RosterAddSerializer(serializers.Serializer):

@@ -157,10 +157,14 @@ def _one_span_problems(protocol: Protocol, span: Any, length: int) -> list[str]:
             _("An expected span must lie within the output's %(n)d characters.") % {"n": length}
         ]
     severities = {s.key for s in getattr(protocol, "severities", ())}
-    if span.get("severity") is not None and span["severity"] not in severities:
-        return [_("Unknown severity %(name)s.") % {"name": span["severity"]}]
+    severity = span.get("severity")
+    # A list or an object is no key (and cannot be looked up in a set).
+    if severity is not None and (not isinstance(severity, str) or severity not in severities):
+        return [_("Unknown severity %(name)s.") % {"name": severity}]
     categories = {c.key for c in getattr(protocol, "categories", ())}
     category = span.get("category")
+    if category is not None and not isinstance(category, str):
+        return [_("Unknown category %(name)s.") % {"name": category}]
     if category is not None and not any(_category_matches(c, category) for c in categories):
         return [_("Unknown category %(name)s.") % {"name": category}]
     return []

@@ -1,5 +1,7 @@
 // The annotation page: keyboard-first scoring and a submit that is never silently lost.
-// Data comes from the json_script block "annotate-data"; all texts on the page are server-rendered.
+// Data comes from the json_script block "annotate-data"; the texts on the page are server-rendered,
+// and each translation's text as stored is in data.texts too (page.text): the HTML parser turns
+// CR LF and CR in the markup into LF, so offsets are never counted on the page's text nodes.
 // A page shows one item, or the items of a document screen (one per segment): each item is
 // submitted on its own, in order, so the server's rules for a submit hold for every segment.
 // The questions are the protocol kind's: its screen script (loaded before this one) registers
@@ -364,6 +366,8 @@
   // The page as the server renders the current item: texts, answers cleared, first question.
   function showItem(item) {
     data.outputs = item.outputs.map((o) => o.id);
+    data.texts = {};
+    item.outputs.forEach((o) => (data.texts[String(o.id)] = o.text));
     setItems([{ id: item.item, revision: item.revision, outputs: data.outputs }], null);
     data.answer = null;
 
@@ -419,6 +423,8 @@
   const page = {
     setValue,
     advance: (group) => focusGroup(nextUnanswered(group) || group),
+    // The question's translation exactly as the server stores it (its offsets count on it).
+    text: (group) => data.texts[group.dataset.output],
   };
 
   function onKey(event) {

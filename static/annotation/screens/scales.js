@@ -5,8 +5,9 @@
 //   set(group, v)         show v as the answer; false when v is not an answer here;
 //   reset(group)          clear the answer (a new item in place; data-output is already new);
 //   key(group, event, page) handle a key on the focused question; true when handled. ``page``
-//                         offers setValue(group, v) (set, mark answered, count as a change) and
-//                         advance(group) (focus the next unanswered question);
+//                         offers setValue(group, v) (set, mark answered, count as a change),
+//                         advance(group) (focus the next unanswered question) and text(group)
+//                         (the question's translation exactly as stored, for counting offsets);
 //   init(group, page)     wire the widget's own controls (once, on load).
 // A kind with another screen registers its own widgets the same way, in its own script.
 (function () {

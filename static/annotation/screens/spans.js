@@ -43,10 +43,12 @@
     return { chars, tokens };
   }
 
-  // The state of one editor; the text is split again when a new item is shown in place.
+  // The state of one editor; the text is split again when a new item is shown in place. The
+  // text is the stored string from the page's data, not the markup's (CR LF arrives there as LF),
+  // and the tokens replace the markup's text.
   function build(group) {
     const p = textOf(group);
-    const text = p.textContent;
+    const text = page.text(group);
     const { chars, tokens } = tokenise(text, p.lang);
     p.textContent = "";
     let at = 0;

@@ -79,6 +79,8 @@ def test_the_missing_content_marker_is_one_position_after_the_text() -> None:
         (span(0, 2.5), "start and end must be whole numbers."),  # type: ignore[arg-type]
         (span(0, True), "start and end must be whole numbers."),  # type: ignore[arg-type]
         (span(0, 3, "critical"), "severity “critical” is not one of minor, major."),
+        (span(0, 3, ["minor"]), "severity ['minor'] is not one of minor, major."),  # type: ignore[arg-type]
+        (span(0, 3, category=["style"]), "the category must be a string."),  # type: ignore[arg-type]
         (span(0, 3, category="style"), "this protocol's spans have no category."),
         ({"start": 0, "end": 3, "severity": "minor", "colour": "red"}, "unknown field colour."),
         ("0-3", "a span is {start, end, severity}."),

@@ -172,6 +172,13 @@ def test_organizer_expectations_are_checked_against_the_kind() -> None:
     assert expectation_problems(
         MQM, {"spans": {"1": [{"start": 0, "end": 3, "category": "nonsense"}]}}, [TEXT]
     ) == ["Unknown category nonsense."]
+    # A severity or category of the wrong type is refused like an unknown one.
+    assert expectation_problems(
+        ESA, {"spans": {"1": [{"start": 0, "end": 3, "severity": ["major"]}]}}, [TEXT]
+    ) == ["Unknown severity ['major']."]
+    assert expectation_problems(
+        MQM, {"spans": {"1": [{"start": 0, "end": 3, "category": {"a": 1}}]}}, [TEXT]
+    ) == ["Unknown category {'a': 1}."]
     assert expectation_problems(DA, {}, [TEXT]) == [
         "Say what a good answer does: a score range, an order or spans."
     ]
