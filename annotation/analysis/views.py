@@ -61,7 +61,7 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
             "shown": shown,
             "query": query,
             "exploring": not shown.campaign_setting,
-            "span_summaries": campaign_span_summaries(campaign=campaign),
+            "span_summaries": campaign_span_summaries(campaign=campaign, settings=settings),
             "document_scores": campaign_document_scores(campaign=campaign, settings=settings),
             # Human translations rated as systems, marked in the system tables.
             "human_systems": set(
