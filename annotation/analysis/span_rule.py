@@ -18,6 +18,7 @@ systems, credits included.
 from __future__ import annotations
 
 from annotation.analysis.qc import criterion_qc
+from annotation.analysis.results import CampaignAnalysis
 from annotation.analysis.settings import AnalysisSettings
 from annotation.analysis.tables import campaign_criteria, criterion_table_load
 from annotation.models import AnnotatorDecision, Campaign, ItemKind, ProtocolConfig
@@ -49,6 +50,19 @@ def span_annotators_left_out(
             )
             if not included
         )
+    return {config: frozenset(ids) for config, ids in left_out.items()}
+
+
+def span_annotators_left_out_of(analysis: CampaignAnalysis) -> dict[int, frozenset[int]]:
+    """The same sets read from a computed analysis (its criteria's include verdicts, decisions
+    applied), where the analysis is at hand (the dashboard's stored one): no query."""
+    left_out: dict[int, set[int]] = {}
+    for criterion in analysis.criteria:
+        kind = PROTOCOLS.get(criterion.protocol)
+        if kind is not None and kind.marks_spans:
+            left_out.setdefault(criterion.config_id, set()).update(
+                a.annotator_id for a in criterion.annotators if not a.included
+            )
     return {config: frozenset(ids) for config, ids in left_out.items()}
 
 

@@ -18,12 +18,16 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from django.db.models import QuerySet
 from django.db.models.functions import Length
 from django.utils.translation import gettext_lazy as _
 
 from annotation.analysis.selectors import campaign_analysis_settings
 from annotation.analysis.settings import AnalysisSettings
-from annotation.analysis.span_rule import span_annotators_left_out, span_counts
+from annotation.analysis.span_rule import (
+    span_annotators_left_out,
+    span_counts,
+)
 from annotation.models import (
     Campaign,
     ItemKind,
@@ -259,25 +263,31 @@ class _Shown:
 
 
 def campaign_span_summaries(
-    *, campaign: Campaign, settings: AnalysisSettings | None = None
+    *,
+    campaign: Campaign,
+    settings: AnalysisSettings | None = None,
+    left_out: dict[int, frozenset[int]] | None = None,
 ) -> list[SpanSummary]:
     """One summary per protocol config of a span kind that has judgments, in config order,
     counting spans by :mod:`annotation.analysis.span_rule` under ``settings`` (the campaign's
-    analysis setting unless given)."""
-    configs = [
-        c
-        for c in ProtocolConfig.objects.filter(campaign=campaign).order_by("created", "pk")
-        if c.protocol in PROTOCOLS and PROTOCOLS[c.protocol].marks_spans
-    ]
-    if not configs:
-        return []
-    if settings is None:
-        settings = campaign_analysis_settings(campaign=campaign)
-    left_out = span_annotators_left_out(campaign=campaign, settings=settings)
-    by_config = {c.pk: c for c in configs}
-    shown = _outputs(by_config)
+    analysis setting unless given), or with ``left_out`` given, by those verdicts (a stored
+    analysis', ``span_rule.span_annotators_left_out_of``). With ``left_out`` given it makes the
+    same five queries whatever the campaign holds (the dashboard pins its count)."""
+    span_kinds = [key for key, kind in PROTOCOLS.items() if kind.marks_spans]
+    in_campaign = ProtocolConfig.objects.filter(campaign=campaign, protocol__in=span_kinds)
+    configs = list(in_campaign.order_by("created", "pk"))
+    if left_out is None:
+        if not configs:
+            return []
+        if settings is None:
+            settings = campaign_analysis_settings(campaign=campaign)
+        left_out = span_annotators_left_out(campaign=campaign, settings=settings)
+    # The campaign's span configs as a subquery: each query below runs even when there are
+    # none, so that their number does not depend on the campaign.
+    configs_query = in_campaign.values("pk")
+    shown = _outputs(configs_query)
     judged = list(
-        Judgment.objects.filter(item__task__config__in=configs)
+        Judgment.objects.filter(item__task__config__in=configs_query)
         .order_by()
         .values_list("pk", "item_id", "annotator_id", "annotator__username", "item__task__config")
     )
@@ -285,7 +295,7 @@ def campaign_span_summaries(
         lambda: defaultdict(list)
     )
     for judgment, output, start, end, severity, category in (
-        JudgmentSpan.objects.filter(judgment__item__task__config__in=configs)
+        JudgmentSpan.objects.filter(judgment__item__task__config__in=configs_query)
         .order_by()
         .values_list("judgment_id", "output_id", "start", "end", "severity", "category")
     ):
@@ -307,18 +317,18 @@ def campaign_span_summaries(
     return summaries
 
 
-def _outputs(configs: dict[int, ProtocolConfig]) -> dict[int, dict[int, _Shown]]:
+def _outputs(configs: QuerySet[ProtocolConfig, Any]) -> dict[int, dict[int, _Shown]]:
     """The shown outputs of the configs' items, by item id and output id."""
     found: dict[int, dict[int, _Shown]] = defaultdict(dict)
     rows = (
-        ItemOutput.objects.filter(item__task__config__in=list(configs))
+        ItemOutput.objects.filter(item__task__config__in=configs)
         .order_by()
         .annotate(length=Length("text"))
         .values_list("pk", "item_id", "kind", "system__name", "original_id", "length", "text")
     )
     credited: dict[int, list[str]] = defaultdict(list)
     for output, name in ItemOutputCredit.objects.filter(
-        output__item__task__config__in=list(configs)
+        output__item__task__config__in=configs
     ).values_list("output_id", "system__name"):
         credited[output].append(name)
     for pk, item, kind, system, original, length, text in rows:

@@ -350,7 +350,14 @@ SPAN_FORMATS: tuple[ReportFormat, ...] = (
     ReportFormat("csv", "CSV", CSV_TYPE, span_report_csv),
     ReportFormat("tsv", "TSV", TSV_TYPE, span_report_tsv),
     ReportFormat("jsonl", "JSONL", JSONL_TYPE, span_report_jsonl),
-    ReportFormat("mqm.tsv", "MQM TSV", TSV_TYPE, span_report_mqm_tsv, title=_("Google’s MQM TSV")),
+    ReportFormat(
+        "mqm.tsv",
+        "MQM TSV",
+        TSV_TYPE,
+        span_report_mqm_tsv,
+        title=_("Google’s MQM TSV"),
+        only_for=(MQM,),
+    ),
     # Appraise's ESA/MQM score export (ExportSystemScoresToCSV --batch-info).
     ReportFormat("appraise.csv", "Appraise CSV", CSV_TYPE, appraise_esa_csv),
     # Its batches (the texts shown): with the CSV, a new campaign reads everything back.

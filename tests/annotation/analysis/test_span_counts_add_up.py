@@ -1,6 +1,6 @@
 """One rule for which error spans count, seen the same everywhere: over random ESA and MQM
 campaigns with merged identical outputs, QC items and an annotator who fails QC, the analysis
-page's header, its per-system table, the API and the rows of ``spans.csv`` marked
+page's header, its per-system table, the dashboard, the API and the rows of ``spans.csv`` marked
 ``included`` give the same totals, and those totals are what the rule says when worked out here
 from the stored answers and the scores' own include verdicts."""
 
@@ -9,96 +9,21 @@ from __future__ import annotations
 import csv
 import io
 import re
-import uuid
 from collections import Counter
 from typing import Any
 
-import numpy as np
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from annotation.analysis.selectors import campaign_analysis_compute, campaign_analysis_settings
 from annotation.analysis.spans import SpanSummary, campaign_span_summaries
-from annotation.judging.services import judgment_record
-from annotation.models import Item, ItemKind, ItemOutput, ItemOutputCredit, Judgment
-from annotation.tasking.services import task_assign_next
-from tests.factories import PASSWORD, make_config, make_user
-from tests.merge_factories import make_merge_campaign
+from annotation.models import ItemKind, ItemOutput, ItemOutputCredit, Judgment
+from tests.dashboard_factories import analysis_run_sync
+from tests.factories import PASSWORD
+from tests.span_factories import generated_span_campaign
 
 pytestmark = pytest.mark.django_db
-
-CATEGORIES = ("accuracy/mistranslation", "fluency/grammar", "style", "terminology")
-
-
-def _spans(rng: np.random.Generator, text: str, n: int, mqm: bool) -> list[dict[str, Any]]:
-    """Up to ``n`` random spans inside ``text`` that do not overlap (bounds drawn without
-    repeats and paired in order)."""
-    n = min(n, (len(text) + 1) // 2)
-    bounds = sorted(rng.choice(len(text) + 1, size=2 * n, replace=False).tolist())
-    spans = []
-    for start, end in zip(bounds[::2], bounds[1::2], strict=True):
-        severity = str(rng.choice(["minor", "major"]))
-        span = {"start": int(start), "end": int(end), "severity": severity}
-        if mqm:
-            span["category"] = str(rng.choice(CATEGORIES))
-        spans.append(span)
-    return spans
-
-
-def _answer(
-    rng: np.random.Generator, output: ItemOutput, protocol: str, careless: bool
-) -> dict[str, Any]:
-    """A careful annotator scores (ESA) or marks (MQM) bad references far worse than system
-    outputs; a careless one the other way round, so that QC leaves them out."""
-    mqm = protocol == "mqm"
-    bad = output.kind == ItemKind.BAD_REFERENCE
-    if careless:
-        n = 0 if bad else int(rng.integers(2, 5))
-        score = int(rng.integers(90, 101)) if bad else int(rng.integers(0, 50))
-    else:
-        n = 3 if bad else int(rng.integers(0, 3))
-        score = int(rng.integers(0, 10)) if bad else int(rng.integers(50, 101))
-    answer: dict[str, Any] = {"spans": _spans(rng, output.text, n, mqm)}
-    if not mqm:
-        answer["score"] = score
-    return answer
-
-
-def _generated_campaign(seed: int, protocol: str) -> tuple[Any, Any, Any]:
-    rng = np.random.default_rng(seed)
-    owner = make_user(f"owner{seed}", organizer=True)
-    campaign = make_merge_campaign(owner=owner)
-    n_annotators = int(rng.integers(3, 5))
-    config = make_config(
-        campaign,
-        protocol,
-        merge_identical=True,
-        items_per_task=100,
-        outputs_per_screen=1,
-        annotations_per_task=n_annotators,
-        qc_bad_reference=40,
-        qc_repeat=20,
-    )
-    careless = int(rng.integers(0, n_annotators))
-    for n in range(n_annotators):
-        annotator = make_user(f"rater{seed}-{n}")
-        assignment = task_assign_next(config=config, annotator=annotator)
-        assert assignment is not None
-        for item in Item.objects.filter(task=assignment.task).order_by("position"):
-            answer = {
-                str(o.pk): _answer(rng, o, protocol, careless=n == careless)
-                for o in item.outputs.all()
-            }
-            judgment_record(
-                assignment_id=assignment.pk,
-                annotator=annotator,
-                item_id=item.pk,
-                revision_seen=0,
-                submission_id=uuid.uuid4(),
-                answer=answer,
-            )
-    return owner, campaign, config
 
 
 def _expected(campaign: Any, config: Any) -> tuple[Counter[tuple[str, str]], Counter[str], int]:
@@ -151,7 +76,7 @@ def _page_numbers(page: str, summary: SpanSummary) -> tuple[tuple[int, int], dic
     ("seed", "protocol"), [(1, "esa"), (2, "mqm"), (3, "esa"), (4, "mqm"), (5, "mqm")]
 )
 def test_span_totals_agree_on_page_api_and_report(seed: int, protocol: str) -> None:
-    owner, campaign, config = _generated_campaign(seed, protocol)
+    owner, campaign, config = generated_span_campaign(seed, protocol)
     assert ItemOutputCredit.objects.filter(output__item__task__config=config).exists()
     errors, judged, not_counted = _expected(campaign, config)
 
@@ -178,6 +103,12 @@ def test_span_totals_agree_on_page_api_and_report(seed: int, protocol: str) -> N
     assert sum(per_system.values()) == spans
     assert per_system == {s.name: s.n_errors for s in summary.systems}
     assert "nan" not in page
+
+    # The dashboard's error-span section (with the stored analysis' QC verdicts).
+    analysis_run_sync(campaign=campaign, user=owner)
+    dashboard = client.get(reverse("campaign_dashboard", args=[campaign.pk])).content.decode()
+    assert _page_numbers(dashboard, summary) == ((spans, n_judged), per_system)
+    assert "nan" not in dashboard
 
     # The API.
     body = client.get(reverse("api-campaign-error-spans", args=[campaign.pk])).json()
