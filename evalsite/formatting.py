@@ -3,6 +3,7 @@ active language's number format."""
 
 from __future__ import annotations
 
+import math
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.formats import get_format, number_format
@@ -31,9 +32,10 @@ def fixed_text(value: float, digits: int) -> str:
 
 def number_text(value: float | None, digits: int) -> str:
     """A number with ``digits`` decimals (:func:`fixed_text`) and the active language's decimal
-    separator; "—" when missing. Every page writes numbers through this function (templates by
-    ``{% load numbers %}``), so that one value shows the same digits everywhere."""
-    if value is None:
+    separator; "—" when missing or not finite (a page never shows "nan"). Every page writes
+    numbers through this function (templates by ``{% load numbers %}``), so that one value shows
+    the same digits everywhere."""
+    if value is None or not math.isfinite(value):
         return "—"
     text = fixed_text(value, digits)
     separator = get_format("DECIMAL_SEPARATOR")

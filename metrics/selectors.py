@@ -18,6 +18,7 @@ from typing import Any
 
 from annotation.analysis.results import HumanDocument
 from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.span_rule import span_annotators_left_out_of
 from annotation.models import Campaign
 from metrics.documents import CorrelationParams, CorrelationsDocument, MetricsDocument
 from metrics.models import AnalysisResult
@@ -65,6 +66,9 @@ class Dashboard:
     plots: dict[str, Any] = field(default_factory=dict)
     # Human translations rated as systems, left out of the correlations (their names).
     human_systems_left_out: list[str] = field(default_factory=list)
+    # Per span config, the annotators the stored human analysis leaves out (their spans do
+    # not count: annotation.analysis.span_rule); None without a stored human analysis.
+    span_left_out: dict[int, frozenset[int]] | None = None
 
     @property
     def has_results(self) -> bool:
@@ -107,6 +111,7 @@ def dashboard_data(*, campaign: Campaign) -> Dashboard:
         human_systems_left_out=[s.name for s in correlations_doc.human_systems_left_out]
         if correlations_doc
         else [],
+        span_left_out=span_annotators_left_out_of(human_doc.analysis) if human_doc else None,
         plots={
             "heatmaps": significance_heatmaps(metrics_doc) if metrics_doc else [],
             "histograms": histogram_plots(human_doc) if human_doc else [],

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from annotation.analysis.documents import campaign_document_scores
 from annotation.analysis.selectors import campaign_analysis_settings
+from annotation.analysis.spans import campaign_span_summaries
 from annotation.permissions import campaign_for_organizer, organizer_required
 from annotation.reports.text import download_disposition
 from evalsite.csp import csp_additions
@@ -36,9 +37,13 @@ def campaign_dashboard(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResp
     dashboard = dashboard_data(campaign=campaign)
     # Document-level scores are read live (one query when there are none), as the analysis
     # page reads them, with the campaign's analysis setting.
-    documents = campaign_document_scores(
-        campaign=campaign, settings=campaign_analysis_settings(campaign=campaign)
-    )
+    settings = campaign_analysis_settings(campaign=campaign)
+    documents = campaign_document_scores(campaign=campaign, settings=settings)
+    # So are the error spans (five queries, whatever the campaign), counted by the rule of the
+    # analysis page with the stored analysis' QC verdicts, which the page's QC table shows.
+    spans = campaign_span_summaries(campaign=campaign, left_out=dashboard.span_left_out or {})
+    if dashboard.span_left_out is None:
+        spans = []  # no stored human analysis: nobody's QC verdict is known yet
     return render(
         request,
         "metrics/dashboard.html",
@@ -47,6 +52,8 @@ def campaign_dashboard(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResp
             "dashboard": dashboard,
             "result_kinds": AnalysisResult.Kind,
             "document_scores": documents,
+            "span_summaries": spans,
+            "span_kinds": {s.protocol for s in spans},
         },
     )
 

@@ -51,6 +51,7 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
     annotator_pseudonyms_ensure(campaign=campaign)
     shown = campaign_analysis_shown(campaign=campaign, settings=settings)
     query = request.GET.urlencode()
+    spans = campaign_span_summaries(campaign=campaign, settings=settings)
     return render(
         request,
         "annotation/analysis.html",
@@ -61,7 +62,8 @@ def campaign_analysis(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespo
             "shown": shown,
             "query": query,
             "exploring": not shown.campaign_setting,
-            "span_summaries": campaign_span_summaries(campaign=campaign),
+            "span_summaries": spans,
+            "span_kinds": {s.protocol for s in spans},
             "document_scores": campaign_document_scores(campaign=campaign, settings=settings),
             # Human translations rated as systems, marked in the system tables.
             "human_systems": set(

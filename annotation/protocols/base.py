@@ -130,6 +130,9 @@ class Protocol:
     # The most outputs a screen may show: a rank is typed as one digit on the annotation page.
     max_outputs: int | None = None
     instructions: Any = ""
+    # The kind's name in a word or two where a badge or heading names it ("ESA"); its ``name``
+    # when empty.
+    short_name: Any = ""
     # The screen may ask for fluency first, without the source, then show it (a config option).
     fluency_first_allowed: bool = False
     # A config may show document screens: one system's translation of consecutive segments of

@@ -27,4 +27,5 @@ PROTOCOL = Protocol(
         "Move the slider to say how well the translation expresses the meaning of the "
         "source (or reference): 0 means not at all, 100 perfectly."
     ),
+    short_name="DA",
 )

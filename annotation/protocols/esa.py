@@ -40,4 +40,5 @@ PROTOCOL = SpanProtocol(
         "“missing” marker after the text when content is left out. Then score the whole "
         "translation from 0 to 100."
     ),
+    short_name="ESA",
 )

@@ -181,4 +181,5 @@ PROTOCOL = MQMProtocol(
         "marker after the text when content is left out. A translation without errors needs "
         "no marks."
     ),
+    short_name="MQM",
 )

@@ -135,11 +135,12 @@ class SpanReportView(CampaignAPIView):
     def get(self, request: Request, campaign_id: Any, fmt: str) -> HttpResponse:
         campaign = self.campaign(request, campaign_id)
         chosen = _chosen("spans", fmt)
-        serializer = self.read_settings(request)
+        settings, serializer = self.chosen_settings(request, campaign)
         annotator_pseudonyms_ensure(campaign=campaign)
         labels = judgments.annotator_labels(campaign=campaign, real_names=serializer.real_names)
         response = HttpResponse(
-            chosen.write(campaign=campaign, labels=labels), content_type=chosen.content_type
+            chosen.write(campaign=campaign, labels=labels, settings=settings),
+            content_type=chosen.content_type,
         )
         response["Content-Disposition"] = report_text.download_disposition(
             campaign.name, "spans", fmt

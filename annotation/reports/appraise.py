@@ -30,6 +30,7 @@ from typing import Any
 
 from django.db.models import Q
 
+from annotation.analysis.settings import AnalysisSettings
 from annotation.judgment_import.appraise_spans import ERROR_TYPE
 from annotation.judgment_import.mqm_tsv import google_cell
 from annotation.models import (
@@ -210,8 +211,11 @@ def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[st
     return rows
 
 
-def appraise_esa_csv(*, campaign: Campaign, labels: dict[int, str]) -> str:
+def appraise_esa_csv(
+    *, campaign: Campaign, labels: dict[int, str], settings: AnalysisSettings | None = None
+) -> str:
     """The export as one CSV text (``csv.writer``, as Appraise writes it)."""
+    del settings  # every judgment, as Appraise exports them
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(
         appraise_rows(campaign=campaign, labels=labels)

@@ -18,6 +18,7 @@ import json
 from itertools import groupby
 from typing import Any
 
+from annotation.analysis.settings import AnalysisSettings
 from annotation.judgment_import.appraise_batches import MQM_WEIGHTS
 from annotation.models import Campaign, ItemKind, Translation
 from annotation.protocols.mqm import MQM, WEIGHTS, Weights
@@ -129,8 +130,10 @@ def appraise_batches(*, campaign: Campaign) -> list[dict[str, Any]]:
     return batches
 
 
-def appraise_batches_json(*, campaign: Campaign, labels: dict[int, str]) -> str:
+def appraise_batches_json(
+    *, campaign: Campaign, labels: dict[int, str], settings: AnalysisSettings | None = None
+) -> str:
     """The batches as one JSON text (``labels`` is the downloads' common argument; batches
     name no annotator)."""
-    del labels
+    del labels, settings
     return json.dumps(appraise_batches(campaign=campaign), ensure_ascii=False, indent=1)

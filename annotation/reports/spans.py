@@ -22,6 +22,9 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from annotation.analysis.documents import ITEM_TYPES
+from annotation.analysis.selectors import campaign_analysis_settings
+from annotation.analysis.settings import AnalysisSettings
+from annotation.analysis.span_rule import span_annotators_left_out, span_counts
 from annotation.analysis.tables import ITEM_TYPE_NAMES
 from annotation.judgment_import.mqm_tsv import (
     MQM_COLUMNS,
@@ -71,6 +74,7 @@ SPAN_COLUMNS = (
     "severity",
     "category",
     "weight",
+    "included",
     "text",
 )
 
@@ -111,6 +115,7 @@ _SPAN_FIELDS = {
     "system": "output__system__name",
     "run": "output__run__name",
     "annotator": "judgment__annotator_id",
+    "config_id": "judgment__item__task__config_id",
     "kind": "output__kind",
     "output": "output_id",
     "start": "start",
@@ -133,12 +138,20 @@ _SPAN_ORDER = (
 )
 
 
-def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, Any]]:
+def span_rows(
+    *, campaign: Campaign, labels: dict[int, str], settings: AnalysisSettings | None = None
+) -> list[dict[str, Any]]:
     """Every span of the campaign's span protocols, in the judgment report's order (protocol,
     task, item, output, annotator), with the weight its judgment's score gave it (None for a
-    kind without weights); a merged output's span once more after it for each credited system,
-    every such row carrying the shown output's id in ``merged``."""
+    kind without weights) and whether it counts in the span statistics under ``settings``
+    (``included``, :mod:`annotation.analysis.span_rule`; the campaign's analysis setting
+    unless given); a merged output's span once more
+    after it for each credited system, every such row carrying the shown output's id in
+    ``merged``."""
     configs = _span_configs(campaign)
+    if settings is None:
+        settings = campaign_analysis_settings(campaign=campaign)
+    left_out = span_annotators_left_out(campaign=campaign, settings=settings)
     answers = _stored_answers(configs)
     credits = campaign_credits(campaign=campaign)
     spans = (
@@ -174,6 +187,11 @@ def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, A
             "severity": severity,
             "category": category,
             "weight": protocol.span_weight(answer.get(str(output), {}), severity, category),
+            "included": span_counts(
+                kind=span["kind"],
+                annotator=span["annotator"],
+                left_out=left_out.get(span["config_id"], frozenset()),
+            ),
             "text": MISSING if start >= span["length"] else span["text"][start : span["end"]],
         }
         found.append(row)
@@ -181,34 +199,44 @@ def span_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[dict[str, A
     return found
 
 
-def span_report_jsonl(*, campaign: Campaign, labels: dict[int, str]) -> str:
+def span_report_jsonl(
+    *, campaign: Campaign, labels: dict[int, str], settings: AnalysisSettings | None = None
+) -> str:
     """The span rows as JSON lines."""
-    rows = span_rows(campaign=campaign, labels=labels)
+    rows = span_rows(campaign=campaign, labels=labels, settings=settings)
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
-def span_report_tsv(*, campaign: Campaign, labels: dict[int, str]) -> str:
+def span_report_tsv(
+    *, campaign: Campaign, labels: dict[int, str], settings: AnalysisSettings | None = None
+) -> str:
     """The span rows as TSV: texts made safe for spreadsheets, without tabs or line breaks in
     a field."""
     buffer = io.StringIO()
     buffer.write("\t".join(SPAN_COLUMNS) + "\n")
-    for row in span_rows(campaign=campaign, labels=labels):
+    for row in span_rows(campaign=campaign, labels=labels, settings=settings):
         buffer.write("\t".join(_tsv(cell_text(row[c])) for c in SPAN_COLUMNS) + "\n")
     return buffer.getvalue()
 
 
-def span_report_csv(*, campaign: Campaign, labels: dict[int, str]) -> str:
+def span_report_csv(
+    *, campaign: Campaign, labels: dict[int, str], settings: AnalysisSettings | None = None
+) -> str:
     """The span rows as CSV, texts made safe for spreadsheets."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(SPAN_COLUMNS)
-    rows = span_rows(campaign=campaign, labels=labels)
+    rows = span_rows(campaign=campaign, labels=labels, settings=settings)
     writer.writerows([cell_text(row[c]) for c in SPAN_COLUMNS] for row in rows)
     return buffer.getvalue()
 
 
-def span_report_mqm_tsv(*, campaign: Campaign, labels: dict[int, str]) -> str:
-    """Google's MQM TSV (:func:`mqm_tsv`) in one text."""
+def span_report_mqm_tsv(
+    *, campaign: Campaign, labels: dict[int, str], settings: AnalysisSettings | None = None
+) -> str:
+    """Google's MQM TSV (:func:`mqm_tsv`) in one text: every rater's rows, as Google releases
+    them (the analysis settings leave nobody out here)."""
+    del settings
     return "".join(mqm_tsv(campaign=campaign, labels=labels))
 
 
@@ -322,7 +350,14 @@ SPAN_FORMATS: tuple[ReportFormat, ...] = (
     ReportFormat("csv", "CSV", CSV_TYPE, span_report_csv),
     ReportFormat("tsv", "TSV", TSV_TYPE, span_report_tsv),
     ReportFormat("jsonl", "JSONL", JSONL_TYPE, span_report_jsonl),
-    ReportFormat("mqm.tsv", "MQM TSV", TSV_TYPE, span_report_mqm_tsv, title=_("Google’s MQM TSV")),
+    ReportFormat(
+        "mqm.tsv",
+        "MQM TSV",
+        TSV_TYPE,
+        span_report_mqm_tsv,
+        title=_("Google’s MQM TSV"),
+        only_for=(MQM,),
+    ),
     # Appraise's ESA/MQM score export (ExportSystemScoresToCSV --batch-info).
     ReportFormat("appraise.csv", "Appraise CSV", CSV_TYPE, appraise_esa_csv),
     # Its batches (the texts shown): with the CSV, a new campaign reads everything back.

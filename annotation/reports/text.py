@@ -39,6 +39,9 @@ class ReportFormat:
     title: str | Promise = ""  # the button's tooltip
     # A JSON body that is a list (Appraise's batches) rather than an object: the API's schema.
     json_array: bool = False
+    # The protocol kinds whose judgments the format writes (empty: any): the pages offer it
+    # only to a campaign with one of them.
+    only_for: tuple[str, ...] = ()
 
 
 def report_format(formats: Sequence[ReportFormat], extension: str) -> ReportFormat | None:

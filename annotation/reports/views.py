@@ -73,11 +73,12 @@ def campaign_report_spans(request: HttpRequest, campaign_id: uuid.UUID, fmt: str
     chosen = report_text.report_format(REPORT_FORMATS["spans"], fmt)
     if chosen is None:
         return HttpResponse(_("Unknown format."), status=404)
-    _form, _settings, real_names = settings_from(request, campaign)
+    _form, settings, real_names = settings_from(request, campaign)
     annotator_pseudonyms_ensure(campaign=campaign)
     labels = judgments.annotator_labels(campaign=campaign, real_names=real_names)
     response = HttpResponse(
-        chosen.write(campaign=campaign, labels=labels), content_type=chosen.content_type
+        chosen.write(campaign=campaign, labels=labels, settings=settings),
+        content_type=chosen.content_type,
     )
     return _download(response, report_text.download_disposition(campaign.name, "spans", fmt))
 

@@ -18,7 +18,7 @@ from annotation.analysis.forms import (
     SIGNIFICANCE_CHOICES,
     SPACE_CHOICES,
 )
-from annotation.protocols.registry import criterion_label_shown
+from annotation.protocols.registry import PROTOCOLS, criterion_label_shown
 
 register = template.Library()
 
@@ -67,6 +67,13 @@ def setting_label(key: str) -> str:
 def criterion_label(criterion: Any) -> str:
     """A stored criterion's label in the page's language (by its protocol and key)."""
     return criterion_label_shown(criterion.protocol, criterion.criterion, criterion.criterion_label)
+
+
+@register.filter
+def kind_name(key: str) -> str:
+    """A protocol kind's key (``esa``) as the kind's name in words (``ESA``)."""
+    kind = PROTOCOLS.get(key)
+    return key if kind is None else str(kind.short_name or kind.name)
 
 
 @register.filter

@@ -56,8 +56,8 @@ STATUS = {
 MARKUP_NAME = "<b>rbmt</b>"
 # The dashboard's queries: session, user, two permission lookups, the campaign, the metric
 # settings and baseline, the fingerprint's four aggregates, the latest job, one per result kind,
-# three progress aggregates, the document-level scores (one query); messages and CSRF need none.
-MAX_QUERIES = 19
+# three progress aggregates, document-level scores (one), error spans (five); CSRF needs none.
+MAX_QUERIES = 24
 # A status poll: the same, and a look for jobs never sent to the workers (sent again).
 MAX_STATUS_QUERIES = 19
 
