@@ -195,3 +195,24 @@ def test_the_crowd_page_shows_each_links_qc_and_warns_when_a_link_is_made(owner)
     warnings = [str(m) for m in response.context["messages"] if m.level_tag == "warning"]
     assert len(warnings) == 1
     assert "weak with 3 bad-reference pairs per task" in warnings[0]
+
+
+@pytest.mark.parametrize("protocol", ["adequacy_fluency", "esa", "mqm"])
+def test_a_new_protocols_defaults_tell_careful_from_random_nine_times_in_ten(protocol: str) -> None:
+    # The defaults of a new protocol (100 items, 10 bad references per 100, k = 5) with the
+    # campaign's default QC test, four systems: at least 40 pairs.
+    qc = _qc(protocol, n_systems=4)
+    assert qc is not None
+    assert qc.pairs >= 40
+    assert qc.power.meets_target
+    assert qc.warnings == []
+
+
+def test_one_output_direct_assessment_falls_just_short_with_the_defaults() -> None:
+    # Ten pairs: the paired t passes a careful worker 89.8 % of the time (docs/crowd.md).
+    qc = _qc("direct_assessment")
+    assert qc is not None
+    assert qc.pairs == 10
+    assert qc.power.careful_pass == pytest.approx(0.8975, abs=1e-3)
+    assert not qc.power.meets_target
+    assert not qc.power.low
