@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
+from annotation.analysis.qc_power import campaign_qc_power
 from annotation.crowd.forms import CrowdLinkForm, VerifyForm, WorkerIdForm
 from annotation.crowd.selectors import crowd_links, crowd_verify, crowd_workers
 from annotation.crowd.services import (
@@ -129,6 +130,9 @@ def crowd_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
             days=data["days"],
         )
         messages.success(request, _("Crowd link created. Give its study URL to the platform."))
+        qc = campaign_qc_power(campaign=campaign, config=data["config"])
+        for warning in qc.warnings if qc else []:
+            messages.warning(request, warning)
         return redirect(f"{reverse('crowd_setup', args=[campaign.pk])}#links")
     verify = VerifyForm(request.GET if "worker" in request.GET else None)
     verified = (

@@ -10,6 +10,7 @@ Modules:
     normalisation  mean shift, z-scores, segment scores
     qc             bad-reference tests (scores and ranks), repeat consistency, reference means,
                    time on task
+    qc_power       how often that test passes a careful worker and fails a random clicker
     agreement      Krippendorff's α (interval, ordinal), Cohen's κ on ranking comparisons
     rankings       pairwise comparisons, "no worse than others", Expected Wins, TrueSkill
     systems        system scores with t and bootstrap CIs, pairwise significance, WMT clusters

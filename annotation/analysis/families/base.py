@@ -83,6 +83,9 @@ class AnalysisFamily:
     # A part is a template name or a compiled template, as a kind's screen parts are.
     analysis_template: Any = ""
     dashboard_template: Any = ""
+    # Whether the setup page's QC figures (annotation/analysis/qc_power.py), which model
+    # workers' scores, describe this family's bad-reference test.
+    qc_power_applies: bool = True
 
     # The analysis.
     def annotator_qc(

@@ -63,6 +63,9 @@ class PairwiseFamily(AnalysisFamily):
     ) -> CriterionAnalysis:
         return ranking_analysis(table, settings, names, verdicts)
 
+    # The QC figures model scores; rankings compare ranks on a screen.
+    qc_power_applies = False
+
     def qc_space(self, settings: AnalysisSettings) -> str:
         return str(settings.ranking_qc_space)
 
