@@ -33,6 +33,7 @@ PROTOCOL = SpanProtocol(
     severities=(MINOR, MAJOR),
     asked=(ESA_SCORE,),
     document_screens_allowed=True,
+    analysis_space="raw",
     instructions=_(
         "First mark every error in the translation: select the words (click or tap the first "
         "and the last, or drag), then say whether the error is minor (style, grammar, a word "
