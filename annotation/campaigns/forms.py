@@ -254,8 +254,13 @@ class ProtocolConfigForm(forms.ModelForm):
                 "data-document-screens": json.dumps(
                     [key for key, kind in PROTOCOLS.items() if kind.document_screens_allowed]
                 ),
+                "data-default-outputs": json.dumps(
+                    {key: kind.default_outputs for key, kind in PROTOCOLS.items()}
+                ),
             }
         )
+        # Left out, k is the kind's own (1 for ESA and MQM, as WMT and Google run them).
+        self.fields["outputs_per_screen"].required = False
         # Absent from a form posted by a client that does not know them: segment screens.
         self.fields["screen"].required = False
         self.fields["document_window"].required = False
@@ -307,6 +312,12 @@ class ProtocolConfigForm(forms.ModelForm):
                     "modes": ", ".join(str(m.label) for m in protocol.modes),
                 },
             )
+        if (
+            protocol
+            and cleaned.get("outputs_per_screen") is None
+            and not self.has_error("outputs_per_screen")
+        ):
+            cleaned["outputs_per_screen"] = protocol.default_outputs
         k = cleaned.get("outputs_per_screen")
         if protocol and protocol.max_outputs is not None and k and k > protocol.max_outputs:
             self.add_error(

@@ -129,6 +129,8 @@ class Protocol:
     criteria: tuple[Criterion, ...]
     modes: tuple[Mode, ...]
     single_output: bool = False  # one output per screen whatever k says
+    # The k a new config of this kind starts with (the setup form and the API fill it in).
+    default_outputs: int = 5
     # The space the analysis ranks the kind's systems in unless the campaign chose one
     # (AnalysisSettings.space "kind"): z-scores for direct assessment and the scales, as WMT
     # ranks DA; raw points for the error-span kinds, as WMT ranks ESA and Google MQM.

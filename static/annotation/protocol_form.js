@@ -1,9 +1,11 @@
 // The "Add a protocol" form: the mode list offers the chosen kind's modes only, "outputs per
 // screen" is hidden for a kind that shows one output a screen, "fluency first" for a kind
 // that does not allow it, the document screens for a kind without them (and the window size
-// and the document-level score unless document screens are chosen), and a kind's own numbers (MQM's weights) for that kind only. The kinds' modes come from
-// the protocol field's data attributes (annotation/campaigns/forms.py); the server checks the
-// same rules, so without this script a wrong choice is refused with a message instead.
+// and the document-level score unless document screens are chosen), and a kind's own numbers
+// (MQM's weights) for that kind only. Choosing a kind sets k to the kind's own default. The
+// kinds' modes and defaults come from the protocol field's data attributes
+// (annotation/campaigns/forms.py); the server checks the same rules, so without this script a
+// wrong choice is refused with a message instead.
 (function () {
   "use strict";
 
@@ -26,6 +28,7 @@
   const scoreField = scoreInput ? scoreInput.closest(".field") : null;
 
   const kindFields = Array.from(document.querySelectorAll("input[data-protocol]"));
+  const defaultOutputs = JSON.parse(protocol.dataset.defaultOutputs || "{}");
 
   function update() {
     const allowed = modes[protocol.value] || [];
@@ -58,7 +61,14 @@
     if (outputsField) outputsField.hidden = single.includes(protocol.value) || documents;
   }
 
-  protocol.addEventListener("change", update);
+  function kindChosen() {
+    if (outputs && protocol.value in defaultOutputs) {
+      outputs.value = String(defaultOutputs[protocol.value]);
+    }
+    update();
+  }
+
+  protocol.addEventListener("change", kindChosen);
   if (screen) screen.addEventListener("change", update);
   update();
 })();
