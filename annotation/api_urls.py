@@ -9,7 +9,7 @@ from annotation.judging import api as annotate_api
 from annotation.judging import document_api
 from annotation.judgment_import.api import CampaignFromReleaseView
 from annotation.tasking import api as roster_api
-from annotation.tasking import builds_api, pull_api
+from annotation.tasking import builds_api, configs_api, pull_api
 from annotation.tutorial import api as tutorial_api
 
 router = DefaultRouter()
@@ -48,6 +48,11 @@ urlpatterns = [
         "campaigns/<uuid:campaign_id>/annotators/<str:username>/",
         roster_api.RosterMemberView.as_view(),
         name="api-campaign-annotator",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/protocols/",
+        configs_api.ProtocolsView.as_view(),
+        name="api-campaign-protocols",
     ),
     path(
         "campaigns/<uuid:campaign_id>/protocols/<int:config_id>/allocation/",

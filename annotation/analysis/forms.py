@@ -42,7 +42,12 @@ SIGNIFICANCE_CHOICES = [
     ("bootstrap", _("paired bootstrap")),
     ("ar", _("approximate randomisation")),
 ]
-SPACE_CHOICES = [("z", _("z-scores")), ("shifted", _("mean-shifted")), ("raw", _("raw"))]
+SPACE_CHOICES = [
+    ("kind", _("the kind's own: raw points for ESA and MQM, z-scores for the others")),
+    ("z", _("z-scores")),
+    ("shifted", _("mean-shifted")),
+    ("raw", _("raw")),
+]
 BASIS_CHOICES = [
     ("real_and_repeat", _("real and repeat items")),
     ("all", _("all items (as the original DA scripts)")),

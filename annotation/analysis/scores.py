@@ -86,7 +86,7 @@ def score_analysis(
     tolerance = repeat_tolerance(definition)
     # Scores imported standardised are analysed as given, in z space (module docstring).
     standardised = judgments.standardised
-    space = "z" if standardised else settings.space
+    space = "z" if standardised else settings.space_for(table.config.definition.analysis_space)
     common: dict[str, Any] = {
         "tolerance": tolerance,
         "qc_test": settings.qc_test,

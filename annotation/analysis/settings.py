@@ -4,7 +4,7 @@ test, resampling and seed, and which annotators count."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, Literal
 
 from annotation.analysis.compat import renamed_keys
 from evalcore.human.normalisation import Basis, Space
@@ -19,7 +19,11 @@ RANK_SPACES: tuple[RankSpace, ...] = ("rank", "normalised_rank")
 
 BASES: tuple[Basis, ...] = ("real_and_repeat", "all")
 
-SPACES: tuple[Space, ...] = ("raw", "shifted", "z")
+# "kind": each protocol kind's own space (Protocol.analysis_space): raw points for ESA and
+# MQM, as WMT and Google rank them, z-scores for the others, as WMT ranks direct assessment.
+KIND_SPACE: Literal["kind"] = "kind"
+SpaceChoice = Literal["kind", "raw", "shifted", "z"]
+SPACES: tuple[SpaceChoice, ...] = (KIND_SPACE, "raw", "shifted", "z")
 
 SIGNIFICANCE_TESTS: tuple[SignificanceTest, ...] = (
     "wilcoxon",
@@ -59,7 +63,8 @@ class AnalysisSettings:
         exclude_untested: leave out annotators the test could not judge (fewer than two
             bad-reference pairs; on rankings, bad references on screens where every output was
             degraded do not count); by default they stay in, flagged "untested".
-        space: the score space of system scores, intervals and significance: raw, shifted, z.
+        space: the score space of system scores, intervals and significance: raw, shifted,
+            z, or "kind" (the default): each kind's own (:meth:`space_for`).
         test: pairwise significance between systems (score protocols).
         alpha: significance level of the clusters.
         confidence: level of the t and bootstrap intervals and of the TrueSkill rank ranges.
@@ -78,7 +83,7 @@ class AnalysisSettings:
     idle_cap: float = 300.0
     include_failed: bool = False
     exclude_untested: bool = False
-    space: Space = "z"
+    space: SpaceChoice = KIND_SPACE
     test: SignificanceTest = "wilcoxon"
     alpha: float = 0.05
     confidence: float = 0.95
@@ -104,6 +109,13 @@ class AnalysisSettings:
             )
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+    def space_for(self, kind_space: Space) -> Space:
+        """The space of a criterion whose kind ranks in ``kind_space``: the chosen space, or
+        the kind's own when the settings leave it to the kind."""
+        if self.space == KIND_SPACE:
+            return kind_space
+        return self.space
 
     def with_preset(self, name: str) -> AnalysisSettings:
         """These settings with the conventions of preset ``name`` (:data:`PRESETS`)."""

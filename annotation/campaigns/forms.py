@@ -17,6 +17,7 @@ from annotation.campaigns.uploads import UploadFile, upload_file_read
 from annotation.models import Campaign, ProtocolConfig
 from annotation.permissions import user_is_organizer
 from annotation.protocols import PROTOCOLS, SCORES_SETTING
+from annotation.protocols.presets import PROTOCOL_PRESETS
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -201,8 +202,18 @@ def setting_field_name(kind: str, key: str) -> str:
 
 class ProtocolConfigForm(forms.ModelForm):
     """An organizer's settings for one protocol of a campaign, with the numbers its kind asks
-    for (MQM's weights: one field per kind and number, shown when the kind is chosen)."""
+    for (MQM's weights: one field per kind and number, shown when the kind is chosen). A
+    preset (annotation/protocols/presets.py) is not stored: on the page, choosing one fills
+    the fields in (static/annotation/protocol_form.js); the API fills in the fields its
+    request leaves out."""
 
+    preset = forms.ChoiceField(
+        label=_("Preset"),
+        required=False,
+        choices=[("", _("None: set the fields below"))]
+        + [(p.key, p.label) for p in PROTOCOL_PRESETS.values()],
+        help_text=_("A published design in one choice: it fills in the fields below."),
+    )
     hold_minutes = ProtocolConfig._meta.get_field("hold_minutes").formfield(
         max_value=MAX_HOLD_MINUTES
     )
@@ -254,8 +265,17 @@ class ProtocolConfigForm(forms.ModelForm):
                 "data-document-screens": json.dumps(
                     [key for key, kind in PROTOCOLS.items() if kind.document_screens_allowed]
                 ),
+                "data-default-outputs": json.dumps(
+                    {key: kind.default_outputs for key, kind in PROTOCOLS.items()}
+                ),
             }
         )
+        self.fields["preset"].widget.attrs["data-presets"] = json.dumps(
+            {key: dict(p.values) for key, p in PROTOCOL_PRESETS.items()}
+        )
+        self.order_fields(["preset"])
+        # Left out, k is the kind's own (1 for ESA and MQM, as WMT and Google run them).
+        self.fields["outputs_per_screen"].required = False
         # Absent from a form posted by a client that does not know them: segment screens.
         self.fields["screen"].required = False
         self.fields["document_window"].required = False
@@ -307,6 +327,12 @@ class ProtocolConfigForm(forms.ModelForm):
                     "modes": ", ".join(str(m.label) for m in protocol.modes),
                 },
             )
+        if (
+            protocol
+            and cleaned.get("outputs_per_screen") is None
+            and not self.has_error("outputs_per_screen")
+        ):
+            cleaned["outputs_per_screen"] = protocol.default_outputs
         k = cleaned.get("outputs_per_screen")
         if protocol and protocol.max_outputs is not None and k and k > protocol.max_outputs:
             self.add_error(

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from django.utils.translation import gettext_lazy as _
 
+from evalcore.human.normalisation import Space
+
 
 @dataclass(frozen=True)
 class Criterion:
@@ -127,6 +129,12 @@ class Protocol:
     criteria: tuple[Criterion, ...]
     modes: tuple[Mode, ...]
     single_output: bool = False  # one output per screen whatever k says
+    # The k a new config of this kind starts with (the setup form and the API fill it in).
+    default_outputs: int = 5
+    # The space the analysis ranks the kind's systems in unless the campaign chose one
+    # (AnalysisSettings.space "kind"): z-scores for direct assessment and the scales, as WMT
+    # ranks DA; raw points for the error-span kinds, as WMT ranks ESA and Google MQM.
+    analysis_space: Space = "z"
     # The most outputs a screen may show: a rank is typed as one digit on the annotation page.
     max_outputs: int | None = None
     instructions: Any = ""

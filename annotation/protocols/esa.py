@@ -33,6 +33,8 @@ PROTOCOL = SpanProtocol(
     severities=(MINOR, MAJOR),
     asked=(ESA_SCORE,),
     document_screens_allowed=True,
+    default_outputs=1,
+    analysis_space="raw",
     instructions=_(
         "First mark every error in the translation: select the words (click or tap the first "
         "and the last, or drag), then say whether the error is minor (style, grammar, a word "

@@ -166,6 +166,8 @@ PROTOCOL = MQMProtocol(
     categories=CATEGORIES,
     max_spans=MAX_ERRORS,
     document_screens_allowed=True,
+    default_outputs=1,
+    analysis_space="raw",
     simulated_categories=(
         "accuracy/mistranslation",
         "fluency/grammar",

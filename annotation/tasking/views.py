@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
-from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, Sum
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -31,6 +30,7 @@ from annotation.permissions import (
     signed_in,
 )
 from annotation.tasking.background import task_build_request
+from annotation.tasking.configs import protocol_config_add
 from annotation.tasking.invites import invite_create, invite_token
 from annotation.tasking.pull_state import allocation_summaries
 from annotation.tasking.roster import (
@@ -59,7 +59,7 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
     campaign = campaign_for_organizer(request.user, campaign_id)
     form = ProtocolConfigForm(request.POST or None, instance=ProtocolConfig(campaign=campaign))
     if request.method == "POST" and form.is_valid():
-        config = _config_add(form, campaign)
+        config = protocol_config_add(form=form, campaign=campaign)
         if config is not None:
             messages.success(request, _("Protocol added. Build its tasks next."))
             return redirect(f"{_setup_url(campaign)}#config-{config.pk}")
@@ -78,23 +78,6 @@ def annotation_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpRespon
         "roster_form": RosterAddForm(),
     }
     return render(request, "annotation/setup.html", context, status=400 if form.errors else 200)
-
-
-def _config_add(form: ProtocolConfigForm, campaign: Campaign) -> ProtocolConfig | None:
-    """The protocol of a valid ``form``, saved; None, with the error on the form, when the
-    campaign already has one of that name."""
-    try:
-        # The unique constraint decides: a check before the insert would let a second
-        # organizer adding the same name at the same moment through to an IntegrityError.
-        with transaction.atomic():
-            return form.save()
-    except IntegrityError:
-        if not ProtocolConfig.objects.filter(
-            campaign=campaign, name=form.cleaned_data["name"]
-        ).exists():
-            raise
-        form.add_error("name", _("This campaign already has a protocol of that name."))
-        return None
 
 
 def _config_rows(

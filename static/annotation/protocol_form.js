@@ -1,9 +1,12 @@
 // The "Add a protocol" form: the mode list offers the chosen kind's modes only, "outputs per
 // screen" is hidden for a kind that shows one output a screen, "fluency first" for a kind
 // that does not allow it, the document screens for a kind without them (and the window size
-// and the document-level score unless document screens are chosen), and a kind's own numbers (MQM's weights) for that kind only. The kinds' modes come from
-// the protocol field's data attributes (annotation/campaigns/forms.py); the server checks the
-// same rules, so without this script a wrong choice is refused with a message instead.
+// and the document-level score unless document screens are chosen), and a kind's own numbers
+// (MQM's weights) for that kind only. Choosing a kind sets k to the kind's own default;
+// choosing a preset fills in its fields, which stay editable. The kinds' modes, defaults and
+// the presets come from the fields' data attributes (annotation/campaigns/forms.py); the
+// server checks the same rules, so without this script a wrong choice is refused with a
+// message instead.
 (function () {
   "use strict";
 
@@ -26,6 +29,9 @@
   const scoreField = scoreInput ? scoreInput.closest(".field") : null;
 
   const kindFields = Array.from(document.querySelectorAll("input[data-protocol]"));
+  const defaultOutputs = JSON.parse(protocol.dataset.defaultOutputs || "{}");
+  const preset = document.getElementById("id_preset");
+  const presets = preset ? JSON.parse(preset.dataset.presets || "{}") : {};
 
   function update() {
     const allowed = modes[protocol.value] || [];
@@ -58,7 +64,31 @@
     if (outputsField) outputsField.hidden = single.includes(protocol.value) || documents;
   }
 
-  protocol.addEventListener("change", update);
+  function kindChosen() {
+    if (outputs && protocol.value in defaultOutputs) {
+      outputs.value = String(defaultOutputs[protocol.value]);
+    }
+    update();
+  }
+
+  // A preset's values, by field name: the kind first (it sets which modes and fields apply),
+  // then every other field, then the visibility rules again.
+  function presetChosen() {
+    const values = presets[preset.value];
+    if (!values) return;
+    protocol.value = values.protocol;
+    kindChosen();
+    Object.entries(values).forEach(([name, value]) => {
+      const input = document.getElementById("id_" + name);
+      if (!input || name === "protocol") return;
+      if (input.type === "checkbox") input.checked = Boolean(value);
+      else input.value = String(value);
+    });
+    update();
+  }
+
+  protocol.addEventListener("change", kindChosen);
+  if (preset) preset.addEventListener("change", presetChosen);
   if (screen) screen.addEventListener("change", update);
   update();
 })();

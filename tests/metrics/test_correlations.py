@@ -270,12 +270,22 @@ def test_the_points_are_the_human_analysis_scores_and_sacrebleus_corpus_scores(j
             assert p["metric"] == pytest.approx(reference, abs=1e-9)
 
 
-def test_score_criteria_points_are_mean_segment_z_over_real_and_repeat_judgments(judged) -> None:  # type: ignore[no-untyped-def]
+# The space a kind's systems are ranked in by default: raw points for ESA and MQM (as WMT and
+# Google rank them), z for the others (as WMT ranks direct assessment).
+DEFAULT_SPACE = {"esa": "raw", "mqm": "raw"}
+
+
+def test_score_criteria_points_are_mean_segment_scores_over_real_and_repeat_judgments(
+    judged,
+) -> None:  # type: ignore[no-untyped-def]
+    spaces = set()
     for crit, human in criteria(judged):
         if crit["kind"] != "scores":
             continue
-        assert human["method"]["space"] == "z"
-        means = translation_means(human, "z")
+        space = DEFAULT_SPACE.get(human["protocol"], "z")
+        spaces.add(space)
+        assert human["method"]["space"] == space
+        means = translation_means(human, space)
         # A system's segment score pools its runs' judgments on the segment.
         per_segment: dict[tuple[int, int], list[float]] = defaultdict(list)
         rows = rows_of(human)
@@ -285,15 +295,16 @@ def test_score_criteria_points_are_mean_segment_z_over_real_and_repeat_judgments
             if (
                 row.annotator in keep
                 and row.kind in (ItemKind.REAL, ItemKind.REPEAT)
-                and math.isfinite(zi)
+                and (space == "raw" or math.isfinite(zi))
             ):
-                per_segment[(row.system, row.segment)].append(zi)
+                per_segment[(row.system, row.segment)].append(zi if space == "z" else row.value)
         assert means  # the per-translation table is not empty either
         for s in human["systems"]:
             if s["score"] is None:
                 continue
             segment_means = [np.mean(v) for (y, _), v in per_segment.items() if y == s["system_id"]]
             assert s["score"] == pytest.approx(float(np.mean(segment_means)), abs=1e-12)
+    assert spaces == {"z", "raw"}  # both kinds of criteria were checked
 
 
 def test_ranking_points_are_expected_wins_of_real_comparisons(judged) -> None:  # type: ignore[no-untyped-def]
@@ -480,7 +491,8 @@ def _replayed_human_side(
     judged: Judged, crit: dict[str, Any], human: dict[str, Any], systems: list[int]
 ) -> Callable[[np.ndarray], list[float]]:
     """The human score of each system under a resample's segment weights: expected wins from
-    the win counts per segment (ranking), or the mean z-score of the system's segments."""
+    the win counts per segment (ranking), or the mean score of the system's segments in the
+    kind's default space (z, raw points for ESA and MQM)."""
     segments = judged.segments
     n = len(segments)
     if crit["kind"] == "ranking":
@@ -495,6 +507,7 @@ def _replayed_human_side(
             return expected_wins({p: v for p, v in total.items() if v}, systems)
 
     else:
+        space = DEFAULT_SPACE.get(human["protocol"], "z")
         rows, keep = rows_of(human), included(human)
         z = z_scores(rows)
         cell: dict[tuple[int, int], list[float]] = defaultdict(list)
@@ -502,9 +515,9 @@ def _replayed_human_side(
             if (
                 row.annotator in keep
                 and row.kind in (ItemKind.REAL, ItemKind.REPEAT)
-                and math.isfinite(zi)
+                and (space == "raw" or math.isfinite(zi))
             ):
-                cell[(row.system, row.segment)].append(zi)
+                cell[(row.system, row.segment)].append(zi if space == "z" else row.value)
         score = np.zeros((len(systems), n))
         present = np.zeros((len(systems), n))
         for (y, s), v in cell.items():
@@ -573,8 +586,9 @@ def _replayed_interval(
 
 @pytest.mark.parametrize("key", ["bleu", "ter"])
 def test_the_bootstrap_resamples_the_statistic_of_the_point_estimate(judged, key) -> None:  # type: ignore[no-untyped-def]
-    # Expected Wins (not a pooled win ratio) for rankings, mean z over REAL and REPEAT
-    # judgments (not REAL only) for scores: replayed here, the intervals match to rounding.
+    # Expected Wins (not a pooled win ratio) for rankings, mean z (raw points for ESA and MQM)
+    # over REAL and REPEAT judgments (not REAL only) for scores: replayed here, the intervals
+    # match to rounding.
     for crit, human in criteria(judged):
         entry = next(e for e in crit["metrics"] if e["key"] == key)
         replayed = _replayed_interval(judged, crit, human, key)

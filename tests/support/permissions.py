@@ -184,6 +184,7 @@ MATRIX: dict[str, Rule] = {
     "api-campaign-completions": organizer_api(GET),
     "api-config-allocation": organizer_api(GET),
     "api-campaign-builds": organizer_api(GET),
+    "api-campaign-protocols": organizer_api({"GET": 200, "POST": 201}),
     "api-campaign-crowd-links": organizer_api({"GET": 200, "POST": 201}),
     "api-campaign-annotators": organizer_api({"GET": 200, "POST": 200}),
     "api-campaign-annotator": organizer_api({"DELETE": 200}),
@@ -334,6 +335,8 @@ class Seed:
             return {"item": 1, "submission_id": str(uuid.uuid4()), "answer": {}}, True
         if name == "api-campaign-annotators":
             return {"usernames": ["annotator"]}, True
+        if name == "api-campaign-protocols":
+            return {"name": "From a preset", "preset": "wmt_esa"}, True
         if name == "campaign_analysis_decision":
             return {"annotator": self.assignment.annotator_id, "action": "exclude"}, False
         if name == "analysis_settings":

@@ -18,6 +18,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
+from annotation.analysis.selectors import campaign_analysis_compute
+from annotation.analysis.settings import AnalysisSettings
 from annotation.campaigns.systems import system_name_is_human
 from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.formats import judgment_file_text
@@ -294,3 +296,17 @@ def test_the_campaigns_google_tsv_writes_googles_seg_ids_and_reads_back(owner: A
     ).values_list("output__system__name", "value"):
         scores[system].append(-value)
     assert {s: sum(v) / len(v) for s, v in scores.items()} == pytest.approx(BY_HAND)
+
+
+@pytest.mark.parametrize("preset", [None, "wmt"])
+def test_a_new_mqm_campaigns_default_ranking_is_googles(owner: Any, preset: str | None) -> None:
+    # Google ranks MQM by raw points (mean weighted errors, lower is better): BY_HAND's order.
+    # The default analysis, and the WMT preset over it, rank MQM in raw points too, so the
+    # headline score is the mean of −MQM, not a z-score.
+    campaign = campaign_from_release(owner=owner, name="TED en-de", files=[tsv()]).campaign
+    settings = AnalysisSettings() if preset is None else AnalysisSettings().with_preset(preset)
+    [criterion] = campaign_analysis_compute(campaign=campaign, settings=settings).criteria
+    ranked = [s.name for s in sorted(criterion.systems, key=lambda s: s.position)]
+    assert ranked == sorted(BY_HAND, key=BY_HAND.__getitem__)
+    assert criterion.method.space == "raw"
+    assert all(s.score is not None and s.score <= 0 for s in criterion.systems)

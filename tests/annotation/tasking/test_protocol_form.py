@@ -205,3 +205,16 @@ def test_an_edit_keeps_the_mark_of_scores_imported_standardised() -> None:
     config.refresh_from_db()
     assert config.name == "Renamed"
     assert config.scores_standardised
+
+
+@pytest.mark.parametrize(
+    ("protocol", "mode", "k"),
+    [("esa", "source", 1), ("mqm", "source", 1), ("ranking", "bilingual", 5)],
+)
+def test_k_left_out_is_the_kinds_own(protocol: str, mode: str, k: int) -> None:
+    # ESA and MQM show one translation a screen, as WMT and Google run them.
+    bound = form(protocol=protocol, mode=mode, outputs_per_screen="")
+    assert bound.is_valid(), bound.errors
+    assert bound.cleaned_data["outputs_per_screen"] == k
+    defaults = json.loads(bound.fields["protocol"].widget.attrs["data-default-outputs"])
+    assert defaults[protocol] == k
