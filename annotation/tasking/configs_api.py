@@ -9,7 +9,6 @@ from django.forms import model_to_dict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -19,6 +18,7 @@ from annotation.models import ProtocolConfig
 from annotation.permissions import IsOrganizer, campaign_for_organizer
 from annotation.protocols.presets import PROTOCOL_PRESETS, preset_applied
 from annotation.tasking.configs import protocol_config_add
+from evalsite.parsers import JSONParser
 
 # The config's fields as the form names them.
 FIELDS = list(ProtocolConfigForm.Meta.fields)
