@@ -25,7 +25,7 @@ import csv
 import io
 import json
 from collections import defaultdict
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
@@ -47,6 +47,7 @@ from annotation.reports.appraise_shown import (
     Shown,
     appraise_configs,
     appraise_shown,
+    screen_start,
 )
 from annotation.reports.judgments import float_text
 
@@ -180,9 +181,7 @@ def appraise_rows(*, campaign: Campaign, labels: dict[int, str]) -> list[list[st
     for values_row in values:
         row = dict(zip(_VALUE_FIELDS, values_row, strict=True))
         end = row["judgment__submitted_at"]
-        seconds = row["judgment__seconds"]
-        # A screen whose start is unknown started its seconds before the submit.
-        start = row["judgment__shown_at"] or end - timedelta(seconds=max(seconds or 0, 0))
+        start = screen_start(row["judgment__shown_at"], end, row["judgment__seconds"])
         key = (row["judgment_id"], row["output_id"])
         marked = json.dumps(appraise_spans(row["output__text"], spans.get(key, [])))
         annotator = row["judgment__annotator_id"]

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from annotation.models import Campaign, DocumentJudgment, ItemKind, ItemOutput, Segment
-from annotation.reports.appraise_shown import Shown, appraise_first_runs
+from annotation.reports.appraise_shown import Shown, appraise_first_runs, screen_start
 
 _FIELDS = (
     "screen_id",
@@ -114,7 +114,7 @@ def appraise_document_rows(
         system = row["system__name"] or "REF"
         texts = on_screens.get((row["screen_id"], system), [])
         end = row["submitted_at"]
-        start = row["shown_at"] or end - timedelta(seconds=max(row["seconds"] or 0, 0))
+        start = screen_start(row["shown_at"], end, row["seconds"])
         document = row["document__external_id"]
         shown_as = DocumentShown(
             system=system,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from annotation.models import Campaign, ItemKind, ItemOutput, ItemOutputCredit, Run
 from annotation.protocols.esa import ESA
@@ -30,6 +31,13 @@ def _credits(configs: list[int]) -> dict[int, list[tuple[str, int]]]:
     ):
         credits[output].append((system, run))
     return credits
+
+
+def screen_start(
+    shown_at: datetime | None, submitted_at: datetime, seconds: float | None
+) -> datetime:
+    """When a screen started: as noted, or else (unknown) its seconds before the submit."""
+    return shown_at or submitted_at - timedelta(seconds=max(seconds or 0, 0))
 
 
 def appraise_first_runs(campaign: Campaign) -> set[int]:

@@ -5,6 +5,12 @@ and the document scores worked out from it by hand."""
 from __future__ import annotations
 
 import json
+from typing import Any
+
+from annotation.campaigns.services import campaign_data_import
+from annotation.campaigns.uploads import UploadFile
+from annotation.models import Campaign
+from tests.factories import lines, make_campaign
 
 # Two documents of two segments each.
 SOURCE = ["Das Haus ist klein.", "Es ist alt.", "Wir fahren los.", "Es regnet."]
@@ -44,3 +50,14 @@ ROWS = [
 MEANS = {"good": (80 + 60 + 90) / 3, "bad": (30 + 20) / 2}
 # The analysis: the mean over windows of each window's mean (d1 good: alice 80, bob 90).
 ANALYSED = {"good": ((80 + 90) / 2 + 60) / 2, "bad": (30 + 20) / 2}
+
+
+def appraise_documents_campaign(owner: Any, name: str) -> Campaign:
+    """A campaign holding these texts (one run per system), as the export's rows fit them."""
+    made = make_campaign(owner=owner, name=name)
+    files = [
+        UploadFile("src.de", lines(SOURCE), "source"),
+        UploadFile("docs.txt", lines(DOC_IDS), "doc_ids"),
+    ] + [UploadFile(f"{system}.txt", lines(texts), "systems") for system, texts in OUTPUTS.items()]
+    campaign_data_import(campaign=made, files=files, user=owner)
+    return made

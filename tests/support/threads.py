@@ -35,6 +35,22 @@ def run_together(jobs: list[Callable[[], Any]]) -> list[Any]:
     return results
 
 
+def started(job: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
+    """Run ``job`` in a thread of its own (own connection, closed after) and return the running
+    thread and the list its result lands in once it ends."""
+    ended: list[Any] = []
+
+    def work() -> None:
+        try:
+            ended.append(job())
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    return thread, ended
+
+
 @contextmanager
 def held_in_a_transaction(take: Callable[[], Any]) -> Iterator[None]:
     """Run ``take`` (it locks or writes rows) in a transaction of another thread and keep that

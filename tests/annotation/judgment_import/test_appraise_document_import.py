@@ -20,13 +20,18 @@ from django.urls import reverse
 
 from annotation.analysis.documents import campaign_document_scores
 from annotation.analysis.settings import AnalysisSettings
-from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadError, UploadFile
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.services import judgments_import, judgments_preview
 from annotation.models import DocumentJudgment, Item, JudgmentValue, ProtocolConfig
-from tests.factories import PASSWORD, imports_run_queued, lines, make_campaign, make_user
-from tests.support.appraise_documents import ANALYSED, DOC_IDS, MEANS, OUTPUTS, ROWS, SOURCE, line
+from tests.factories import PASSWORD, imports_run_queued, make_user
+from tests.support.appraise_documents import (
+    ANALYSED,
+    MEANS,
+    ROWS,
+    appraise_documents_campaign,
+    line,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -38,12 +43,7 @@ def owner() -> Any:
 
 @pytest.fixture
 def campaign(owner: Any) -> Any:
-    made = make_campaign(owner=owner, name="Appraise documents")
-    files = [
-        UploadFile("src.de", lines(SOURCE), "source"),
-        UploadFile("docs.txt", lines(DOC_IDS), "doc_ids"),
-    ] + [UploadFile(f"{system}.txt", lines(texts), "systems") for system, texts in OUTPUTS.items()]
-    campaign_data_import(campaign=made, files=files, user=owner)
+    made = appraise_documents_campaign(owner, "Appraise documents")
     return made
 
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
 from annotation.judgment_import.plan import ImportOptions
 from annotation.judgment_import.release import campaign_from_release
@@ -22,20 +21,20 @@ from annotation.judgment_import.services import judgments_import
 from annotation.models import Campaign, DocumentJudgment, JudgmentValue
 from annotation.reports.appraise import appraise_esa_csv
 from annotation.reports.appraise_batches import appraise_batches_json
-from tests.factories import lines, make_campaign, make_user
-from tests.support.appraise_documents import DOC_IDS, MEANS, OUTPUTS, ROWS, SOURCE
+from tests.factories import make_user
+from tests.support.appraise_documents import (
+    MEANS,
+    ROWS,
+    SOURCE,
+    appraise_documents_campaign,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 def first_campaign() -> tuple[Campaign, dict[int, str]]:
     owner = make_user("appraise-doc-exporter", organizer=True)
-    made = make_campaign(owner=owner, name="Appraise documents")
-    files = [
-        UploadFile("src.de", lines(SOURCE), "source"),
-        UploadFile("docs.txt", lines(DOC_IDS), "doc_ids"),
-    ] + [UploadFile(f"{system}.txt", lines(texts), "systems") for system, texts in OUTPUTS.items()]
-    campaign_data_import(campaign=made, files=files, user=owner)
+    made = appraise_documents_campaign(owner, "Appraise documents")
     upload = UploadFile("wmt24-esa-documents.csv", ("\n".join(ROWS) + "\n").encode(), "")
     record = judgments_import(
         campaign=made, upload=upload, user=None, options=ImportOptions(document_score=True)

@@ -7,36 +7,26 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
-import uuid
 from collections import Counter
 from typing import Any
 
 import pytest
 
-from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadError, UploadFile
-from annotation.judging.screens import annotation_screen
-from annotation.judging.services import judgment_record
 from annotation.judgment_import.release import campaign_from_release
 from annotation.models import Campaign, JudgmentValue
 from annotation.protocols import MQM
 from annotation.reports.appraise import appraise_esa_csv
 from annotation.reports.appraise_batches import appraise_batches_json
-from annotation.tasking.services import task_assign_next
-from tests.factories import lines, make_campaign, make_config, make_user
-from tests.support.appraise_documents import DOC_IDS, OUTPUTS, SOURCE
+from tests.factories import make_config, make_user
+from tests.support.appraise_documents import appraise_documents_campaign
+from tests.support.mqm_weights import CUSTOM
+from tests.support.screens import answer_every_screen
 
 pytestmark = pytest.mark.django_db
 
-# Not Google's: every weight differs from its default.
-CUSTOM = {
-    "major": 3.0,
-    "minor": 0.5,
-    "neutral": 0.25,
-    "minor_punctuation": 0.2,
-    "non_translation": 10.0,
-}
 SPANS = [
     {"start": 0, "end": 1, "severity": "major", "category": "accuracy/mistranslation"},
     {"start": 2, "end": 3, "severity": "minor", "category": "fluency/punctuation"},
@@ -50,30 +40,16 @@ def judged_campaign() -> tuple[Campaign, dict[int, str]]:
     SPANS, the others without errors."""
     owner = make_user("weights-exporter", organizer=True)
     # One run per system: the layout has no runs (rows of later runs are not written).
-    campaign = make_campaign(owner=owner, name="MQM weights")
-    files = [
-        UploadFile("src.de", lines(SOURCE), "source"),
-        UploadFile("docs.txt", lines(DOC_IDS), "doc_ids"),
-    ] + [UploadFile(f"{system}.txt", lines(texts), "systems") for system, texts in OUTPUTS.items()]
-    campaign_data_import(campaign=campaign, files=files, user=owner)
+    campaign = appraise_documents_campaign(owner, "MQM weights")
     rater = make_user("weights-exporter-rater")
     campaign.annotators.add(rater)
     config = make_config(
         campaign, MQM, outputs_per_screen=1, items_per_task=8, settings={"weights": CUSTOM}
     )
-    assignment = task_assign_next(config=config, annotator=rater)
-    assert assignment is not None
-    for n in range(assignment.task.items.count()):
-        screen = annotation_screen(assignment_id=assignment.pk, annotator=rater)
-        (output,) = screen.outputs
-        judgment_record(
-            assignment_id=assignment.pk,
-            annotator=rater,
-            item_id=screen.item.pk,
-            revision_seen=0,
-            submission_id=uuid.uuid4(),
-            answer={str(output.pk): {"spans": SPANS if n % 2 == 0 else []}},
-        )
+    screens = itertools.count()  # one output a screen: every other one from the first
+    answer_every_screen(
+        config, rater, lambda _output: {"spans": SPANS if next(screens) % 2 == 0 else []}
+    )
     return campaign, {rater.pk: "R1"}
 
 

@@ -8,13 +8,11 @@ from __future__ import annotations
 import io
 import os
 import signal
-import threading
 import time
 from typing import Any
 
 import pytest
 from django.core.cache import cache
-from django.db import connections
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -33,6 +31,7 @@ from evalsite.jobs import HEARTBEATS_MISSED, heartbeat_limit
 from tests.analysis_factories import make_text_campaign
 from tests.factories import PASSWORD
 from tests.support.judgment_import import database_snapshot
+from tests.support.threads import started
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -138,16 +137,7 @@ def test_an_import_taken_for_dead_stores_nothing_when_it_ends_after_all(owner: A
     job = judgment_import_request(
         campaign=campaign, upload=UploadFile("big.tsv", big_file()), options=ImportOptions()
     )
-    ended: list[Any] = []
-
-    def work() -> None:
-        try:
-            ended.append(judgment_import_run(job_id=job.pk))
-        finally:
-            connections.close_all()
-
-    worker = threading.Thread(target=work)
-    worker.start()
+    worker, ended = started(lambda: judgment_import_run(job_id=job.pk))
     deadline = time.monotonic() + 60
     while not (cache.get(progress_key(job.pk)) or {}).get("step", 0) >= 2:
         assert worker.is_alive(), ended

@@ -24,17 +24,9 @@ from annotation.protocols import MQM, PROTOCOLS
 from annotation.protocols.mqm import Weights
 from annotation.tasking.services import task_assign_next
 from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
+from tests.support.mqm_weights import CUSTOM
 
 pytestmark = pytest.mark.django_db
-
-# Not Google's: every weight differs from its default.
-CUSTOM = {
-    "major": 3.0,
-    "minor": 0.5,
-    "neutral": 0.25,
-    "minor_punctuation": 0.2,
-    "non_translation": 10.0,
-}
 
 
 @pytest.fixture(autouse=True)

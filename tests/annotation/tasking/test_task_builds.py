@@ -9,14 +9,13 @@ worker."""
 
 from __future__ import annotations
 
-import threading
 import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core.cache import cache
-from django.db import connections, transaction
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -36,6 +35,7 @@ from tests.factories import (
     make_wide_campaign,
     tasks_as_rows,
 )
+from tests.support.threads import started
 
 pytestmark = pytest.mark.django_db
 
@@ -310,16 +310,7 @@ def test_a_build_taken_for_dead_leaves_the_tasks_as_they_were_when_it_ends_after
     campaign = make_wide_campaign(owner=owner, segments=600, systems=10)
     config = make_config(campaign, "direct_assessment", build=False, outputs_per_screen=1)
     build = task_build_request(config=config).build
-    ended: list[Any] = []
-
-    def work() -> None:
-        try:
-            ended.append(task_build_run(build_id=build.pk))
-        finally:
-            connections.close_all()
-
-    worker = threading.Thread(target=work)
-    worker.start()
+    worker, ended = started(lambda: task_build_run(build_id=build.pk))
     deadline = time.monotonic() + 60
     while (cache.get(progress_key(build.pk)) or {}).get("stage") != "writing":
         assert worker.is_alive(), ended
