@@ -55,3 +55,39 @@ def test_the_page_draws_a_scatter_per_metric_with_the_outlier_apart(  # type: ig
     shots = output_dir / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=shots / "meta-evaluation.png", full_page=True)
+
+
+def write_segments(path: Path, scores: dict[str, list[float]]) -> str:
+    path.write_text(
+        "".join(f"{system}\t{value}\n" for system, values in scores.items() for value in values)
+    )
+    return str(path)
+
+
+def test_segment_files_alone_give_the_segment_table(  # type: ignore[no-untyped-def]
+    page: Any, live_server, tmp_path: Path, output_dir: Path
+) -> None:
+    human = {s: [HUMAN[s] * 100 + k for k in (0, 7, 3, 9)] for s in "ABCD"}
+    comet = {s: [v + (k % 3) for k, v in enumerate(values)] for s, values in human.items()}
+    owner = make_user("meta-segments", organizer=True)
+    campaign = make_campaign(owner=owner, name="Meta segments")
+    log_in(page, live_server, "meta-segments", lands_on="**/campaigns/")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/meta-evaluation/")
+    page.set_input_files("#id_human_segments", write_segments(tmp_path / "h.seg.score", human))
+    page.set_input_files(
+        "#id_metric_segments", [write_segments(tmp_path / "COMET.seg.score", comet)]
+    )
+    page.click("main button.primary:has-text('Evaluate')")
+    page.wait_for_selector("#meta-evaluation-segment-table")
+    assert page.locator("#meta-evaluation-table").count() == 0
+    summary = page.inner_text("#meta-evaluation-segments")
+    assert "4 systems, 4 segments, 16 scored by the humans." in summary
+    rows = page.locator("#meta-evaluation-segment-table tbody tr").all_inner_texts()
+    assert [row.split("\t")[1] for row in rows] == [
+        "no grouping",
+        "by item (segment)",
+        "by system",
+    ]
+    shots = output_dir / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=shots / "meta-evaluation-segments.png", full_page=True)
