@@ -59,6 +59,10 @@ DEMO_DOCUMENT_OPTIONS = {
 }
 DEMO_ANNOTATIONS_PER_TASK = 3
 DEMO_BAD_REFERENCES = 25
+# The demo keeps its own mix of the other QC items, so that its simulated judgments stay the
+# same whatever the defaults are.
+DEMO_REPEATS = 5
+DEMO_REFERENCES = 5
 # Simulated raters judge two tasks of every protocol, so the analysis pages have data while
 # most slots stay free for the demo annotators. The last one answers at random (and should
 # fail quality control).
@@ -184,9 +188,11 @@ def demo_load() -> DemoResult:
                 outputs_per_screen=k,
                 items_per_task=items,
                 annotations_per_task=DEMO_ANNOTATIONS_PER_TASK,
-                # More bad references than the default 10 per 100, so that two tasks per rater
+                # More bad references than the default 12 per 100, so that two tasks per rater
                 # give the quality-control test enough pairs.
                 qc_bad_reference=DEMO_BAD_REFERENCES,
+                qc_repeat=DEMO_REPEATS,
+                qc_reference=DEMO_REFERENCES,
                 **options,
             )
             tasks_build(config=config)

@@ -53,13 +53,13 @@ class ProtocolConfig(models.Model):
         help_text=_("How many annotators judge every item (each works through the whole task)."),
     )
     qc_bad_reference = models.PositiveSmallIntegerField(
-        _("bad references per 100 items"), default=10, validators=[MaxValueValidator(50)]
+        _("bad references per 100 items"), default=12, validators=[MaxValueValidator(50)]
     )
     qc_repeat = models.PositiveSmallIntegerField(
-        _("repeats per 100 items"), default=5, validators=[MaxValueValidator(50)]
+        _("repeats per 100 items"), default=4, validators=[MaxValueValidator(50)]
     )
     qc_reference = models.PositiveSmallIntegerField(
-        _("references as output per 100 items"), default=5, validators=[MaxValueValidator(50)]
+        _("references as output per 100 items"), default=4, validators=[MaxValueValidator(50)]
     )
     context_segments = models.PositiveSmallIntegerField(
         _("document context"),

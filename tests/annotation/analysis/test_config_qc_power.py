@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.urls import reverse
+from scipy import stats
 
 from annotation.analysis.qc_power import ConfigQCPower, config_qc_power, percent
 from annotation.analysis.settings import AnalysisSettings
@@ -199,7 +200,7 @@ def test_the_crowd_page_shows_each_links_qc_and_warns_when_a_link_is_made(owner)
 
 @pytest.mark.parametrize("protocol", ["adequacy_fluency", "esa", "mqm"])
 def test_a_new_protocols_defaults_tell_careful_from_random_nine_times_in_ten(protocol: str) -> None:
-    # The defaults of a new protocol (100 items, 10 bad references per 100, k = 5) with the
+    # The defaults of a new protocol (100 items, 12 bad references per 100, k = 5) with the
     # campaign's default QC test, four systems: at least 40 pairs.
     qc = _qc(protocol, n_systems=4)
     assert qc is not None
@@ -208,9 +209,23 @@ def test_a_new_protocols_defaults_tell_careful_from_random_nine_times_in_ten(pro
     assert qc.warnings == []
 
 
-def test_one_output_direct_assessment_falls_just_short_with_the_defaults() -> None:
-    # Ten pairs: the paired t passes a careful worker 89.8 % of the time (docs/crowd.md).
+def test_one_output_direct_assessment_meets_the_target_with_the_defaults() -> None:
+    # Twelve pairs (12 bad references per 100 items): the paired t passes a careful worker
+    # with the noncentral t's probability and fails a random clicker at least 90 % of the time.
     qc = _qc("direct_assessment")
+    assert qc is not None
+    assert qc.pairs == 12
+    t0 = stats.t.ppf(0.95, 11)
+    assert qc.power.careful_pass == pytest.approx(1 - stats.nct.cdf(t0, 11, 12**0.5), abs=1e-9)
+    assert qc.power.careful_pass > 0.94
+    assert qc.power.random_fail >= 0.9
+    assert qc.power.meets_target
+    assert qc.warnings == []
+
+
+def test_ten_bad_references_per_hundred_fall_just_short_for_one_output() -> None:
+    # Ten pairs pass a careful worker 89.8 % of the time (docs/crowd.md).
+    qc = _qc("direct_assessment", qc_bad_reference=10)
     assert qc is not None
     assert qc.pairs == 10
     assert qc.power.careful_pass == pytest.approx(0.8975, abs=1e-3)
