@@ -9,6 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from evalcore.stats.correlation import (
+    KENDALL_PAIRWISE_MAX,
     correlation,
     correlation_bootstrap_ci,
     correlation_permutation_test,
@@ -16,6 +17,7 @@ from evalcore.stats.correlation import (
     grouped_correlation,
     kendall_tau,
     kendall_tau_rows,
+    pair_counts,
     pairwise_accuracy,
     pearson,
     spearman,
@@ -191,3 +193,19 @@ def test_one_sided_permutation_test_points_the_way_of_the_hypothesis():
     assert better.p_value < 0.01
     assert worse.p_value > 0.99
     assert better.delta == pytest.approx(-worse.delta)
+
+
+def test_kendall_tau_of_many_points_is_scipys_and_the_pair_counts():
+    # Above KENDALL_PAIRWISE_MAX points τ-b comes from scipy's count; with many ties in both
+    # (scores rounded to one decimal) it equals the τ-b of the exact pair counts.
+    rng = np.random.default_rng(12)
+    n = KENDALL_PAIRWISE_MAX + 500
+    x = np.round(rng.normal(size=n), 1)
+    y = np.round(x + rng.normal(size=n), 1)
+    counts = pair_counts(x, y)
+    n0 = n * (n - 1) / 2
+    by_pairs = (counts.concordant - counts.discordant) / math.sqrt(
+        (n0 - counts.ties_x - counts.ties_both) * (n0 - counts.ties_y - counts.ties_both)
+    )
+    assert kendall_tau(x, y) == pytest.approx(by_pairs, abs=1e-12)
+    assert kendall_tau(x, y) == pytest.approx(sps.kendalltau(x, y).statistic, abs=1e-15)
