@@ -7,18 +7,34 @@ correlates the systems' scores of each segment and averages over segments (WMT23
 fewer than two scored cells, and correlations that are undefined (a constant group), are left
 out of the average, as mt-metrics-eval does. A missing human score (None, NaN) leaves its cell
 out; a missing metric score where the humans scored is refused.
+
+Between every two metrics the ungrouped Pearson correlations are compared as at system level
+(:func:`evalcore.metaeval.systems.metric_tests_and_clusters`), over the scored cells: the paired
+permutation test (Deutsch et al. 2021's PERM-BOTH, mt-metrics-eval's ``PermutationSigDiff``:
+each trial swaps the two metrics' scores at a random half of the cells) and the Williams test
+with n = scored cells. The Williams test takes the cells as independent, which cells of one
+segment are not, so its p-values are optimistic; the permutation test (the default behind the
+clusters here, as in the WMT metrics tasks since 2021) assumes only that the two metrics are
+exchangeable under the null hypothesis.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from evalcore.metaeval.systems import (
+    DEFAULT_ALPHA,
+    ClusterTest,
+    MetricTest,
+    metric_tests_and_clusters,
+)
 from evalcore.stats.correlation import grouped_correlation
+from evalcore.stats.resampling import resolve_rng
 from evalcore.stats.ties import tie_calibrated_accuracy
 
 SegmentMethod = Literal["pearson", "spearman", "kendall", "acc_eq"]
@@ -84,14 +100,14 @@ def segment_correlation(
 
 
 GROUPINGS: tuple[AverageBy, ...] = ("none", "item", "sys")
-_METHODS: tuple[SegmentMethod, ...] = ("pearson", "spearman", "kendall")
 
 
 @dataclass(frozen=True)
 class SegmentRow:
     """One metric's segment-level agreement with the humans under one grouping. ``acc_eq``
     (tie-calibrated pairwise accuracy) is computed grouped by item only, as WMT23–24 report it:
-    ungrouped, its pairs grow with the square of all scored cells."""
+    ungrouped, its pairs grow with the square of all scored cells. ``cluster`` (1 = best) is
+    set on the ungrouped row, None there too when fewer than two metrics or four cells."""
 
     metric: str
     average_by: AverageBy
@@ -99,13 +115,15 @@ class SegmentRow:
     spearman: float
     kendall: float
     acc_eq: float | None
+    cluster: int | None = None
 
 
 @dataclass(frozen=True)
 class SegmentMetaEvaluation:
     """Rows per metric (best ungrouped Pearson first) × grouping (none, item, sys), and which
     systems and segments they cover: ``n_cells`` counts the (system, segment) cells the humans
-    scored."""
+    scored. ``tests`` compare every two metrics' ungrouped Pearson (best first), with the
+    clusters' test, level, permutation trials and seed beside them."""
 
     rows: tuple[SegmentRow, ...]
     systems: tuple[str, ...]
@@ -113,6 +131,29 @@ class SegmentMetaEvaluation:
     negated: tuple[str, ...]
     n_segments: int
     n_cells: int
+    tests: tuple[MetricTest, ...] = ()
+    cluster_test: ClusterTest = "permutation"
+    alpha: float = DEFAULT_ALPHA
+    n_trials: int = 0
+    seed: int | None = None
+
+
+def _row(
+    name: str, h: NDArray[np.float64], m: NDArray[np.float64], average_by: AverageBy
+) -> SegmentRow:
+    def r(method: SegmentMethod) -> float:
+        return segment_correlation(h, m, method=method, average_by=average_by)
+
+    return SegmentRow(
+        metric=name,
+        average_by=average_by,
+        pearson=r("pearson"),
+        spearman=r("spearman"),
+        kendall=r("kendall"),
+        acc_eq=segment_correlation(h, m, method="acc_eq", average_by="item")
+        if average_by == "item"
+        else None,
+    )
 
 
 def meta_evaluate_segments(
@@ -123,11 +164,16 @@ def meta_evaluate_segments(
     human_systems: Iterable[str] = (),
     include_human: bool = False,
     lower_is_better: Iterable[str] = (),
+    alpha: float = DEFAULT_ALPHA,
+    n_trials: int = 1000,
+    rng: np.random.Generator | int | None = None,
 ) -> SegmentMetaEvaluation:
     """The segment-level table of ``metrics`` (name → system → segment scores) against ``human``
     (system → segment scores, NaN where not scored), over ``systems`` (default: every system the
     humans scored) minus human translations unless ``include_human``. A metric without a score
-    where the humans scored is refused (:func:`segment_matrices`)."""
+    where the humans scored is refused (:func:`segment_matrices`). Every two metrics are
+    tested on the scored cells (permutation test of ``n_trials`` trials with ``rng``, and
+    Williams); the clusters follow the permutation test at ``alpha`` (Williams without trials)."""
     chosen = list(dict.fromkeys(systems)) if systems is not None else list(human)
     humans = set(human_systems)
     excluded = [] if include_human else [s for s in chosen if s in humans]
@@ -143,28 +189,40 @@ def meta_evaluate_segments(
         h, m = segment_matrices(human, scores, kept, metric_name=f"metric {name!r}")
         matrices[name] = (h, -m if name in negated else m)
     rows = [
-        SegmentRow(
-            metric=name,
-            average_by=average_by,
-            **{
-                method: segment_correlation(h, m, method=method, average_by=average_by)
-                for method in _METHODS
-            },
-            acc_eq=segment_correlation(h, m, method="acc_eq", average_by="item")
-            if average_by == "item"
-            else None,
-        )
+        _row(name, h, m, average_by)
         for name, (h, m) in matrices.items()
         for average_by in GROUPINGS
     ]
     best = {r.metric: r.pearson for r in rows if r.average_by == "none"}
-    rows.sort(key=lambda r: (-np.nan_to_num(best[r.metric], nan=-2.0), r.metric))
+    order = sorted(best, key=lambda name: (-np.nan_to_num(best[name], nan=-2.0), name))
     h = next(iter(matrices.values()))[0] if matrices else np.zeros((len(kept), 0))
+    scored = ~np.isnan(h)
+    generator, seed = resolve_rng(rng)
+    tests, clusters = metric_tests_and_clusters(
+        h[scored],
+        {name: m[scored] for name, (_, m) in matrices.items()},
+        best,
+        order,
+        "permutation" if n_trials > 0 else "williams",
+        alpha,
+        n_trials,
+        generator,
+    )
+    cluster = dict(zip(order, clusters, strict=False))
+    rows = [
+        replace(r, cluster=cluster.get(r.metric)) if r.average_by == "none" else r
+        for r in sorted(rows, key=lambda r: (order.index(r.metric), GROUPINGS.index(r.average_by)))
+    ]
     return SegmentMetaEvaluation(
         rows=tuple(rows),
         systems=tuple(kept),
         excluded_human=tuple(excluded),
         negated=negated,
         n_segments=int(h.shape[1]),
-        n_cells=int((~np.isnan(h)).sum()),
+        n_cells=int(scored.sum()),
+        tests=tuple(tests),
+        cluster_test="permutation" if n_trials > 0 else "williams",
+        alpha=alpha,
+        n_trials=n_trials,
+        seed=seed,
     )

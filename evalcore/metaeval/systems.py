@@ -178,7 +178,7 @@ def meta_evaluate_systems(
     r = {name: pearson(h, v) for name, v in vectors.items()}
     order = sorted(vectors, key=lambda name: (-np.nan_to_num(r[name], nan=-2.0), name))
     generator, seed = resolve_rng(rng)
-    tests, clusters = _tests_and_clusters(
+    tests, clusters = metric_tests_and_clusters(
         h, vectors, r, order, cluster_test, alpha, n_trials, generator
     )
     rows = [
@@ -240,7 +240,7 @@ def _row(
     )
 
 
-def _tests_and_clusters(
+def metric_tests_and_clusters(
     h: NDArray[np.float64],
     vectors: Mapping[str, NDArray[np.float64]],
     r: Mapping[str, float],
@@ -250,8 +250,9 @@ def _tests_and_clusters(
     n_trials: int,
     generator: np.random.Generator,
 ) -> tuple[list[MetricTest], list[int]]:
-    """Both tests for every pair of metrics, best first, and the clusters; none below 4
-    systems (the Williams test's minimum) or with one metric."""
+    """Both tests for every pair of metrics (``order``: best Pearson ``r`` first) on the human
+    scores ``h`` and the metrics' ``vectors``, and the clusters; none below 4 points (the
+    Williams test's minimum) or with one metric."""
     if h.size < 4 or len(order) < 2:
         return [], []
     n = len(order)

@@ -29,6 +29,7 @@ CSV_COLUMNS = (
 SEGMENT_CSV_COLUMNS = (
     "metric",
     "grouping",
+    "cluster",
     "pearson",
     "spearman",
     "kendall_tau_b",
@@ -76,6 +77,7 @@ def meta_evaluation_segment_rows(result: UploadedMetaEvaluation) -> list[dict[st
             "metric": row.metric if row.average_by == "none" else "",
             "negated": row.metric in result.segments.negated and row.average_by == "none",
             "grouping": GROUPING_LABELS[row.average_by],
+            "cluster": row.cluster,
             "pearson": number_text(finite_or_none(row.pearson), 3),
             "spearman": number_text(finite_or_none(row.spearman), 3),
             "kendall": number_text(finite_or_none(row.kendall), 3),
@@ -85,10 +87,14 @@ def meta_evaluation_segment_rows(result: UploadedMetaEvaluation) -> list[dict[st
     ]
 
 
-def meta_evaluation_test_rows(result: UploadedMetaEvaluation) -> list[dict[str, Any]]:
-    if result.table is None:
+def meta_evaluation_test_rows(
+    result: UploadedMetaEvaluation, *, level: str = "system"
+) -> list[dict[str, Any]]:
+    """One dict of display texts per pair of metrics, at system or segment level."""
+    table = result.segments if level == "segment" else result.table
+    if table is None:
         return []
-    alpha = result.table.alpha
+    alpha = table.alpha
     return [
         {
             "better": test.better,
@@ -100,7 +106,7 @@ def meta_evaluation_test_rows(result: UploadedMetaEvaluation) -> list[dict[str, 
             "permutation_significant": test.permutation_p is not None
             and test.permutation_p <= alpha,
         }
-        for test in result.table.tests
+        for test in table.tests
     ]
 
 
@@ -114,6 +120,7 @@ def meta_evaluation_segment_csv(result: UploadedMetaEvaluation) -> str:
             [
                 row.metric,
                 row.average_by,
+                row.cluster,
                 *(
                     finite_or_none(value) if value is not None else None
                     for value in (row.pearson, row.spearman, row.kendall, row.acc_eq)

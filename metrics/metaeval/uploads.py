@@ -63,6 +63,7 @@ def _segment_level(
     include_human: bool,
     lower_is_better: Sequence[str],
     max_bytes: int,
+    seed: int,
 ) -> tuple[SegmentMetaEvaluation | None, tuple[str, ...]]:
     """The segment-level table (None without metric files) and the human systems that no
     metric scores; the human names matched to the metrics' as at system level."""
@@ -79,6 +80,7 @@ def _segment_level(
         human_systems=[match.pairs.get(s, s) for s in human_systems],
         include_human=include_human,
         lower_is_better=lower_is_better,
+        rng=seed,
     )
     return table, match.human_only
 
@@ -140,6 +142,7 @@ def meta_evaluation_from_uploads(
         include_human=include_human,
         lower_is_better=[n for n in lower_is_better if n in segment_scores],
         max_bytes=max_bytes,
+        seed=seed,
     )
     return UploadedMetaEvaluation(
         table=table,

@@ -49,6 +49,7 @@ def campaign_meta_evaluation(request: HttpRequest, campaign_id: uuid.UUID) -> Ht
             "segment_rows": meta_evaluation_segment_rows(result),
             "cluster_test": CLUSTER_TEST_LABELS.get(form.cleaned_data["cluster_test"]),
             "tests": meta_evaluation_test_rows(result),
+            "segment_tests": meta_evaluation_test_rows(result, level="segment"),
             "plot": meta_evaluation_plot(result),
         }
     # A refused upload answers 400 with its problems, as every form of the app does.

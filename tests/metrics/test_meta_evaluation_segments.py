@@ -108,6 +108,13 @@ def test_segment_files_alone_give_scipys_correlations_under_each_grouping(campai
         tie_calibrated_accuracy(h.T, m.T).accuracy, abs=1e-12
     )
     assert rows["COMET", "none"]["acc_eq"] is None
+    # The two metrics order every scored cell alike: Δ r is 0 up to rounding, so the
+    # permutation test finds nothing; Williams is undefined (their correlation is 1): null.
+    (test,) = segments["tests"]
+    assert test["delta"] == pytest.approx(0, abs=1e-12)
+    assert test["permutation_p"] > 0.5
+    assert test["williams_p"] is None
+    assert (segments["cluster_test"], segments["n_trials"]) == ("permutation", 1000)
     # The error metric is negated: 100 − COMET agrees exactly as COMET does.
     assert segments["negated"] == ["TER"]
     assert rows["TER", "none"]["pearson"] == pytest.approx(rows["COMET", "none"]["pearson"])
@@ -139,6 +146,11 @@ def test_the_page_shows_both_tables_and_the_segment_csv_is_at_full_precision(cam
     assert float(comet["pearson"]) == pytest.approx(expected, abs=1e-12)
     assert comet["tie_calibrated_accuracy"] == ""
     assert (comet["n_systems"], comet["n_segments"], comet["n_cells"]) == ("5", "30", "148")
+    # COMET and TER (negated) order every cell alike: one cluster.
+    assert [r["cluster"] for r in rows if r["grouping"] == "none"] == ["1", "1"]
+    assert {r["cluster"] for r in rows if r["grouping"] != "none"} == {""}
+    assert 'id="meta-evaluation-segment-tests"' in page
+    assert "one-sided paired permutation test, 1000 trials" in page
 
 
 def test_segment_files_that_cannot_be_aligned_are_refused_by_name(campaign_owner):
