@@ -240,6 +240,13 @@ def test_arabic_marker_after_the_last_word(
     # The last word's final letter alone, by a drag inside it; then the marker by the key.
     last = token_of(page, "سنوات")
     drag_inside(page, last, 3, 4)
+    chip = page.locator(".span-chip.active .span-pick")
+    assert chip.inner_text() == "ات"
+    # Shift+arrows in reading order: → goes back (narrows), ← goes on (widens).
+    page.keyboard.press("Shift+ArrowRight")
+    assert chip.inner_text() == "ا"
+    page.keyboard.press("Shift+ArrowLeft")
+    assert chip.inner_text() == "ات"
     page.keyboard.press("m")
     page.screenshot(path=output_dir / "screenshots" / f"spans-arabic-{width}.png")
     scored_and_sent(page, 1)
