@@ -3,8 +3,8 @@
 // the list of marked spans, {start, end, severity[, category]}, offsets in Unicode code points of
 // the shown text; [length, length + 1) is the "missing" marker after the text.
 //
-// The text is split into tokens: words (runs of letters, digits and the punctuation inside a
-// word, as in "don't" or "3.5") with each other punctuation mark a token of its own, for
+// The text is split into tokens: words (runs of letters, digits, symbols and the punctuation
+// inside a word, as in "don't" or "3.5") with each other punctuation mark a token of its own, for
 // space-delimited scripts; single characters for Chinese, Japanese and Thai. Spans snap to them,
 // and can be set to any characters (a user-perceived character, a grapheme, is the unit: an
 // accent stays with its letter). Mouse: press on the first token and release on the last, or
