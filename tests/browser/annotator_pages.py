@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from annotation.models import Assignment
+from annotation.models import Assignment, Campaign, ItemOutput
 from annotation.tasking.services import task_assign_next
 from tests.factories import PASSWORD, make_config, make_rich_campaign, make_user
 
@@ -54,3 +54,29 @@ def polled_until(page, condition: str, arg: Any = None, timeout: float = 180) ->
         assert time.monotonic() < deadline, f"not within {timeout} s: {condition}"
         page.clock.fast_forward(15_000)
         page.wait_for_timeout(500)
+
+
+def holding_a_text(username: str, protocol: str, text: str, language: str = "de") -> Assignment:
+    """A new annotator holding a task of ``protocol`` (one output per screen, four items) in a
+    campaign whose target language is ``language``, every output's text ``text``."""
+    owner = make_user(f"organizer-{username}", organizer=True)
+    campaign = make_rich_campaign(owner=owner)
+    Campaign.objects.filter(pk=campaign.pk).update(target_language=language)
+    annotator = make_user(username)
+    campaign.annotators.add(annotator)
+    config = make_config(campaign, protocol, outputs_per_screen=1, items_per_task=4)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    assert assignment is not None
+    ItemOutput.objects.filter(item__task=assignment.task).update(text=text)
+    return assignment
+
+
+def opened_with_spans(browser, live_server, assignment: Assignment, **context: Any):  # type: ignore[no-untyped-def]
+    """A new browser context (1280 × 900, English, unless ``context`` says otherwise) logged in
+    as the assignment's annotator, on its page with the span editor focused."""
+    options = {"viewport": {"width": 1280, "height": 900}, "locale": "en-US"} | context
+    page = browser.new_context(**options).new_page()
+    log_in(page, live_server, assignment.annotator.get_username())
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
+    page.wait_for_selector("fieldset.span-editor.focused")
+    return page

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from annotation.models import Assignment, Campaign, ItemOutput, Judgment
-from annotation.tasking.services import task_assign_next
-from tests.browser.annotator_pages import log_in
-from tests.factories import make_config, make_rich_campaign, make_user
+from annotation.models import Assignment, Judgment
+from tests.browser.annotator_pages import holding_a_text, opened_with_spans
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,30 +22,9 @@ HEBREW = "הבית ליד האגם ריק כבר שנים רבות."
 
 
 def words(text: str) -> list[tuple[int, int]]:
-    """Each word's code-point offsets, as the editor's tokens should be."""
-    return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-
-
-def holding(username: str, protocol: str, text: str, language: str = "de") -> Assignment:
-    owner = make_user(f"organizer-{username}", organizer=True)
-    campaign = make_rich_campaign(owner=owner)
-    Campaign.objects.filter(pk=campaign.pk).update(target_language=language)
-    annotator = make_user(username)
-    campaign.annotators.add(annotator)
-    config = make_config(campaign, protocol, outputs_per_screen=1, items_per_task=4)
-    assignment = task_assign_next(config=config, annotator=annotator)
-    assert assignment is not None
-    ItemOutput.objects.filter(item__task=assignment.task).update(text=text)
-    return assignment
-
-
-def opened(browser, live_server, assignment: Assignment, **context: Any):  # type: ignore[no-untyped-def]
-    options = {"viewport": {"width": 1280, "height": 900}, "locale": "en-US"} | context
-    page = browser.new_context(**options).new_page()
-    log_in(page, live_server, assignment.annotator.get_username())
-    page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
-    page.wait_for_selector("fieldset.span-editor.focused")
-    return page
+    """Each token's code-point offsets, as the editor's should be: words, and each punctuation
+    mark on its own (enough for the texts here)."""
+    return [(m.start(), m.end()) for m in re.finditer(r"\w+|[^\w\s]", text)]
 
 
 def token(page, i: int):  # type: ignore[no-untyped-def]
@@ -61,9 +37,11 @@ def stored(assignment: Assignment, position: int = 0) -> Judgment:
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_esa_spans_with_the_mouse(browser, live_server, output_dir: Path, width: int) -> None:  # type: ignore[no-untyped-def]
-    assignment = holding(f"esa-mouse-{width}", "esa", GERMAN)
+    assignment = holding_a_text(f"esa-mouse-{width}", "esa", GERMAN)
     w = words(GERMAN)
-    page = opened(browser, live_server, assignment, viewport={"width": width, "height": 900})
+    page = opened_with_spans(
+        browser, live_server, assignment, viewport={"width": width, "height": 900}
+    )
     # The editor leads the screen; the text became one token per word plus the marker.
     assert page.locator("fieldset.span-editor .tok").count() == len(w) + 1
     # Click the first and then the last word of an error: "Haus am See".
@@ -116,9 +94,9 @@ def test_esa_spans_with_the_mouse(browser, live_server, output_dir: Path, width:
 
 
 def test_spans_with_the_keyboard_alone_then_revised(browser, live_server, output_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    assignment = holding("esa-keys", "esa", GERMAN)
+    assignment = holding_a_text("esa-keys", "esa", GERMAN)
     w = words(GERMAN)
-    page = opened(browser, live_server, assignment)
+    page = opened_with_spans(browser, live_server, assignment)
     keys = page.keyboard
     # → → Space → Space: the third and fourth words.
     for key in ["ArrowRight", "ArrowRight", "Space", "ArrowRight", "Space", "2"]:
@@ -169,9 +147,9 @@ def test_mqm_right_to_left_with_taps_or_clicks(
     browser, live_server, output_dir: Path, width: int, touch: bool
 ) -> None:  # type: ignore[no-untyped-def]
     """On a phone with taps, on a laptop with the mouse."""
-    assignment = holding(f"mqm-rtl-{width}", "mqm", HEBREW, language="he")
+    assignment = holding_a_text(f"mqm-rtl-{width}", "mqm", HEBREW, language="he")
     w = words(HEBREW)
-    page = opened(
+    page = opened_with_spans(
         browser,
         live_server,
         assignment,
@@ -230,8 +208,8 @@ def test_mqm_right_to_left_with_taps_or_clicks(
 
 def test_chinese_spans_snap_to_characters(browser, live_server) -> None:  # type: ignore[no-untyped-def]
     text = "房子空了很多年。"
-    assignment = holding("mqm-zh", "esa", text, language="zh")
-    page = opened(browser, live_server, assignment)
+    assignment = holding_a_text("mqm-zh", "esa", text, language="zh")
+    page = opened_with_spans(browser, live_server, assignment)
     assert page.locator("fieldset.span-editor .tok").count() == len(text) + 1
     token(page, 2).click()
     token(page, 3).click()

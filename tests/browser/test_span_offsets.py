@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # Each text with the words to mark in it (each a whole token of the editor).
 TEXTS: list[tuple[str, list[str]]] = [
-    ("Erste Zeile\r\nzweite Zeile\r\n\r\ndritte Zeile mit target.", ["target.", "dritte"]),
+    ("Erste Zeile\r\nzweite Zeile\r\n\r\ndritte Zeile mit target.", ["target", ".", "dritte"]),
     ("Emoji 😀👍🏽 und 𠀀𠀁 target 𠀂x", ["target", "😀👍🏽", "𠀂x"]),
     ("Eins\r\nzwei\r\rdrei\r\ntarget vier", ["target", "vier"]),
     ("Cafe\u0301 und Ba\u0308r\r\n target n\u0303o", ["target", "Ba\u0308r", "n\u0303o"]),

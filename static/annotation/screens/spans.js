@@ -3,11 +3,16 @@
 // the list of marked spans, {start, end, severity[, category]}, offsets in Unicode code points of
 // the shown text; [length, length + 1) is the "missing" marker after the text.
 //
-// The text is split into tokens: words (runs of non-space characters) for space-delimited
-// scripts, single characters for Chinese, Japanese and Thai, so spans snap to them. Mouse: press
-// on the first token and release on the last, or click the first and then the last; touch: tap
-// them. Keys: ← → move over the tokens, Space marks the start and then the end, a digit gives
-// the selected span its severity, c its category, Delete removes it, Esc cancels.
+// The text is split into tokens: words (runs of letters, digits, symbols and the punctuation
+// inside a word, as in "don't" or "3.5") with each other punctuation mark a token of its own, for
+// space-delimited scripts; single characters for Chinese, Japanese and Thai. Spans snap to them,
+// and can be set to any characters (a user-perceived character, a grapheme, is the unit: an
+// accent stays with its letter). Mouse: press on the first token and release on the last, or
+// click the first and then the last; a drag inside one word marks exactly the characters dragged
+// over; touch: tap them. Keys: ← → move over the tokens, Space marks the start and then the end,
+// Shift+← → move the selected span's end (Space on it: its start) by one character, a digit
+// gives it its severity, c its category, Delete removes it, Esc cancels; a click on the marker
+// after the text, or m, marks missing content.
 (function () {
   "use strict";
 
@@ -16,36 +21,75 @@
   const messages = document.getElementById("span-messages").dataset;
   // Scripts written without spaces between words: a span may start and end at any character.
   const CHARACTER_SCRIPTS = /^(zh|ja|th|lo|km|my|yue|wuu|bo)\b/i;
+  // What joins the character before it: combining marks, zero-width joiner, variation selectors.
+  const JOINS = /[\p{M}\u200d\ufe0e\ufe0f]/u;
+  const graphemes =
+    typeof Intl !== "undefined" && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
   const states = new WeakMap();
+  // Each editor's missing-content marker: the page may replace the text it is placed in.
+  const markers = new WeakMap();
 
   function textOf(group) {
     return group.querySelector("p.text");
+  }
+
+  function kind(ch) {
+    if (/\s/u.test(ch)) return "space";
+    return /\p{P}/u.test(ch) ? "punct" : "word";
   }
 
   // Tokens of a text: [{start, end}] in code points, and the text's code points.
   function tokenise(text, lang) {
     const chars = Array.from(text);
     const tokens = [];
-    const perCharacter = CHARACTER_SCRIPTS.test(lang || "");
-    let start = null;
+    if (CHARACTER_SCRIPTS.test(lang || "")) {
+      chars.forEach((ch, i) => {
+        if (!/\s/u.test(ch)) tokens.push({ start: i, end: i + 1 });
+      });
+      return { chars, tokens };
+    }
+    const kinds = chars.map(kind);
+    let current = null;
+    const close = () => {
+      if (current) tokens.push({ start: current.start, end: current.end });
+      current = null;
+    };
     chars.forEach((ch, i) => {
-      const space = /\s/u.test(ch);
-      if (perCharacter) {
-        if (!space) tokens.push({ start: i, end: i + 1 });
-        return;
+      let k = kinds[i];
+      // Punctuation between two letters or digits belongs to the word ("don't", "e-mail", "3.5").
+      if (k === "punct" && kinds[i - 1] === "word" && kinds[i + 1] === "word") k = "word";
+      if (k === "space") close();
+      else if (current && JOINS.test(ch)) current.end = i + 1;
+      else if (k === "punct") {
+        close();
+        current = { start: i, end: i + 1, punct: true };
+      } else {
+        if (current && current.punct) close();
+        if (current) current.end = i + 1;
+        else current = { start: i, end: i + 1 };
       }
-      if (space && start !== null) {
-        tokens.push({ start, end: i });
-        start = null;
-      } else if (!space && start === null) start = i;
     });
-    if (start !== null) tokens.push({ start, end: chars.length });
+    close();
     return { chars, tokens };
+  }
+
+  // Where a character may start or end (in code points): the text's grapheme boundaries.
+  function boundaries(text, length) {
+    if (!graphemes) return Array.from({ length: length + 1 }, (_x, i) => i);
+    const out = [];
+    let at = 0;
+    for (const { segment } of graphemes.segment(text)) {
+      out.push(at);
+      at += Array.from(segment).length;
+    }
+    out.push(at);
+    return out;
   }
 
   // The state of one editor; the text is split again when a new item is shown in place. The
   // text is the stored string from the page's data, not the markup's (CR LF arrives there as LF),
-  // and the tokens replace the markup's text.
+  // and the tokens replace the markup's text. The marker goes at the end of the text, so that it
+  // follows the last word in reading order (at the left end of a right-to-left text).
   function build(group) {
     const p = textOf(group);
     const text = page.text(group);
@@ -62,10 +106,13 @@
       at = token.end;
     });
     if (at < chars.length) p.appendChild(document.createTextNode(chars.slice(at).join("")));
-    const missing = group.querySelector(".span-missing");
+    const missing = markers.get(group) || group.querySelector(".span-missing");
+    markers.set(group, missing);
     missing.dataset.i = String(tokens.length);
+    p.appendChild(missing);
     tokens.push({ start: chars.length, end: chars.length + 1, missing: true });
-    const state = { chars, tokens, spans: [], cursor: 0, anchor: null, active: null, down: null };
+    const bounds = boundaries(text, chars.length);
+    const state = { chars, tokens, bounds, spans: [], cursor: 0, anchor: null, active: null, down: null, edge: "end" };
     states.set(group, state);
     return state;
   }
@@ -85,8 +132,8 @@
 
   function excerpt(st, span) {
     if (span.start >= st.chars.length) return `[${messages.missing}]`;
-    const text = st.chars.slice(span.start, span.end).join("");
-    return text.length > 40 ? `${text.slice(0, 37)}…` : text;
+    const chars = st.chars.slice(span.start, span.end);
+    return chars.length > 40 ? `${chars.slice(0, 37).join("")}…` : chars.join("");
   }
 
   function note(group, text) {
@@ -111,18 +158,88 @@
     group.querySelector(".span-count").textContent = st.spans.length ? `(${st.spans.length})` : "";
   }
 
-  // The tokens alone (the list's controls stay: one may be under the pointer).
+  // The tokens alone (the list's controls stay: one may be under the pointer). A token that a
+  // span covers in part shows the covered characters marked, the rest not.
   function renderTokens(group) {
     const st = state(group);
     tokenElements(group).forEach((el) => {
       const i = Number(el.dataset.i);
+      const token = st.tokens[i];
       const k = spanAt(st, i);
-      el.className = el.classList.contains("span-missing") ? "tok span-missing" : "tok";
-      if (k >= 0) el.classList.add("marked", `sev-${st.spans[k].severity}`);
-      if (k >= 0 && k === st.active) el.classList.add("active");
+      const whole = k >= 0 && st.spans[k].start <= token.start && token.end <= st.spans[k].end;
+      el.className = token.missing ? "tok span-missing" : "tok";
+      if (whole) el.classList.add("marked", `sev-${st.spans[k].severity}`);
+      if (whole && k === st.active) el.classList.add("active");
+      if (k >= 0 && !whole) el.classList.add("partly");
       if (i === st.anchor) el.classList.add("anchor");
       if (i === st.cursor && group.contains(document.activeElement)) el.classList.add("cursor");
+      if (!token.missing) pieces(el, st, token, whole ? [] : st.spans);
     });
+  }
+
+  // A token's text, with the characters of the spans that cover it in part as marked pieces.
+  function pieces(el, st, token, spans) {
+    const parts = [];
+    let at = token.start;
+    spans.forEach((s, k) => {
+      const from = Math.max(s.start, token.start);
+      const to = Math.min(s.end, token.end);
+      if (from >= to) return;
+      if (from > at) parts.push({ from: at, to: from });
+      parts.push({ from, to, span: s, k });
+      at = to;
+    });
+    if (at < token.end) parts.push({ from: at, to: token.end });
+    const key = parts.map((q) => `${q.from}-${q.to}-${q.span ? q.span.severity : ""}-${q.k === st.active}`).join(" ");
+    if (el.dataset.parts === key) return;
+    el.dataset.parts = key;
+    el.textContent = "";
+    parts.forEach((q) => {
+      const text = st.chars.slice(q.from, q.to).join("");
+      if (!q.span) {
+        el.appendChild(document.createTextNode(text));
+        return;
+      }
+      const piece = document.createElement("span");
+      piece.className = `part marked sev-${q.span.severity}${q.k === st.active ? " active" : ""}`;
+      piece.textContent = text;
+      el.appendChild(piece);
+    });
+  }
+
+  // The character (grapheme) of token i under the point (x, y), as {start, end} in code points:
+  // the one whose box holds the point, else the nearest.
+  function characterAt(group, i, x, y) {
+    const st = state(group);
+    const token = st.tokens[i];
+    const el = group.querySelector(`.tok[data-i="${i}"]`);
+    const inside = [token.start, ...st.bounds.filter((b) => b > token.start && b < token.end), token.end];
+    let best = null;
+    for (let n = 0; n + 1 < inside.length; n += 1) {
+      const range = document.createRange();
+      range.setStart(...position(el, st.chars.slice(token.start, inside[n]).join("").length));
+      range.setEnd(...position(el, st.chars.slice(token.start, inside[n + 1]).join("").length));
+      const box = range.getBoundingClientRect();
+      const dx = Math.max(box.left - x, 0, x - box.right);
+      const dy = Math.max(box.top - y, 0, y - box.bottom);
+      const distance = dx + 4 * dy;
+      if (!best || distance < best.distance) best = { start: inside[n], end: inside[n + 1], distance };
+    }
+    return best || { start: token.start, end: token.end };
+  }
+
+  // The text node and offset that are `units` UTF-16 code units into an element's text.
+  function position(el, units) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let node = walker.nextNode();
+    let left = units;
+    while (node) {
+      const next = walker.nextNode();
+      if (left <= node.length || !next) return [node, Math.min(left, node.length)];
+      left -= node.length;
+      node = next;
+    }
+    return [el, 0];
   }
 
   function chip(group, st, span, k) {
@@ -133,7 +250,12 @@
     pick.type = "button";
     pick.className = "span-pick";
     pick.tabIndex = -1;
-    pick.textContent = excerpt(st, span);
+    // The marked words keep their own direction and order in any page (a Hebrew span with a
+    // Latin name in it, in an English page): an isolate, its direction from its own text.
+    pick.dir = "auto";
+    const words = document.createElement("bdi");
+    words.textContent = excerpt(st, span);
+    pick.appendChild(words);
     pick.addEventListener("click", () => select(group, k));
     const severity = document.createElement("select");
     severity.className = "span-severity";
@@ -195,6 +317,7 @@
     const st = state(group);
     st.active = k;
     st.anchor = null;
+    st.edge = "end";
     render(group);
   }
 
@@ -204,15 +327,21 @@
     commit(group, st.spans.filter((_s, i) => i !== k), null, messages.removed);
   }
 
-  // A new span over tokens a..b (either order), unless it overlaps one or there are too many.
+  // A new span over tokens a..b (either order).
   function create(group, a, b) {
     const st = state(group);
     const lo = Math.min(a, b);
     let hi = Math.max(a, b);
-    st.anchor = null;
     // The marker is a span of its own: a selection from the text up to it ends at the text.
     if (st.tokens[hi].missing && hi !== lo) hi -= 1;
-    const span = { start: st.tokens[lo].start, end: st.tokens[hi].end, severity: config.severities[0].key };
+    add(group, st.tokens[lo].start, st.tokens[hi].end);
+  }
+
+  // A new span over the characters [start, end), unless it overlaps one or there are too many.
+  function add(group, start, end) {
+    const st = state(group);
+    st.anchor = null;
+    const span = { start, end, severity: config.severities[0].key };
     if (config.categories.length) span.category = "";
     if (st.spans.some((s) => s.start < span.end && span.start < s.end)) {
       render(group);
@@ -225,13 +354,30 @@
       return;
     }
     const spans = st.spans.concat([span]).sort((x, y) => x.start - y.start);
+    st.edge = "end";
     commit(group, spans, spans.indexOf(span), messages.created);
+  }
+
+  // Content missing, in one click or key: the marker's span (selected if marked already). A start
+  // marked in the text is dropped: the marker is an error of its own.
+  function markMissing(group) {
+    const st = state(group);
+    const i = st.tokens.length - 1;
+    st.cursor = i;
+    st.anchor = null;
+    const k = spanAt(st, i);
+    if (k >= 0) select(group, k);
+    else add(group, st.tokens[i].start, st.tokens[i].end);
   }
 
   // A click or tap on token i: select the span there, or mark a start, or end the span.
   function tap(group, i) {
     const st = state(group);
     const k = spanAt(st, i);
+    if (st.tokens[i].missing) {
+      markMissing(group);
+      return;
+    }
     st.cursor = i;
     if (st.anchor === null && k >= 0) {
       select(group, k);
@@ -247,9 +393,77 @@
     create(group, st.anchor, i);
   }
 
+  // Shift+arrow: the selected span's moving edge (its end, or its start after Space on it) one
+  // character on or back; it never becomes empty, overlaps another or leaves the text.
+  function resize(group, forward) {
+    const st = state(group);
+    const span = st.active === null ? null : st.spans[st.active];
+    if (!span || span.start >= st.chars.length) return;
+    const value = span[st.edge];
+    const next = forward ? st.bounds.find((b) => b > value) : st.bounds.filter((b) => b < value).pop();
+    if (next === undefined) return;
+    const changed = Object.assign({}, span, { [st.edge]: next });
+    if (changed.start >= changed.end) return;
+    if (st.spans.some((s, i) => i !== st.active && s.start < changed.end && changed.start < s.end)) {
+      note(group, messages.overlap);
+      return;
+    }
+    const k = st.active;
+    commit(group, st.spans.map((s, i) => (i === k ? changed : s)), k, "");
+  }
+
+  // Space on the selected span: Shift+arrows move its other edge from now on.
+  function swapEdge(group) {
+    const st = state(group);
+    st.edge = st.edge === "end" ? "start" : "end";
+    note(group, st.edge === "end" ? messages.edgeEnd : messages.edgeStart);
+  }
+
+  // The omission key: m, or the key in m's place on a keyboard that types another alphabet.
+  function omissionKey(event) {
+    if (event.key === "m" || event.key === "M") return true;
+    return /^\p{L}$/u.test(event.key) && !/^[a-z]$/i.test(event.key) && event.code === "KeyM";
+  }
+
   function tokenIndex(element) {
     const tok = element && element.closest ? element.closest(".tok") : null;
     return tok ? Number(tok.dataset.i) : null;
+  }
+
+  // The keyboard cursor by `step` tokens (±Infinity: to the first token or the marker).
+  function move(group, step) {
+    const st = state(group);
+    st.cursor = Math.max(0, Math.min(st.tokens.length - 1, st.cursor + step));
+    render(group);
+    const el = group.querySelector(`.tok[data-i="${st.cursor}"]`);
+    if (el) el.scrollIntoView({ block: "nearest" });
+  }
+
+  function released(group, event) {
+    const st = state(group);
+    const down = st.down;
+    st.down = null;
+    if (down === null) return;
+    const to = tokenIndex(document.elementFromPoint(event.clientX, event.clientY));
+    group.focus({ preventScroll: true });
+    if (to === null) return;
+    const touch = event.pointerType === "touch";
+    if (to !== down.i && !touch) {
+      st.cursor = to;
+      create(group, down.i, to);
+      return;
+    }
+    const moved = Math.abs(event.clientX - down.x) + Math.abs(event.clientY - down.y) >= 3;
+    if (!touch && moved && !st.tokens[to].missing) {
+      const a = characterAt(group, to, down.x, down.y);
+      const b = characterAt(group, to, event.clientX, event.clientY);
+      if (a.start !== b.start) {
+        st.cursor = to;
+        add(group, Math.min(a.start, b.start), Math.max(a.end, b.end));
+        return;
+      }
+    }
+    tap(group, to);
   }
 
   widgets.spans = {
@@ -281,20 +495,23 @@
       const rtl = getComputedStyle(textOf(group)).direction === "rtl";
       const forward = rtl ? "ArrowLeft" : "ArrowRight";
       const back = rtl ? "ArrowRight" : "ArrowLeft";
-      const last = st.tokens.length - 1;
       const key = event.key;
       const severity = config.severities.find((s) => s.shortcut === key);
+      if ((key === forward || key === back) && event.shiftKey) {
+        resize(group, key === forward);
+        return true;
+      }
       if (key === forward || key === back || key === "Home" || key === "End") {
-        if (key === forward) st.cursor = Math.min(last, st.cursor + 1);
-        else if (key === back) st.cursor = Math.max(0, st.cursor - 1);
-        else st.cursor = key === "Home" ? 0 : last;
-        render(group);
-        const el = group.querySelector(`.tok[data-i="${st.cursor}"]`);
-        if (el) el.scrollIntoView({ block: "nearest" });
+        move(group, key === forward ? 1 : key === back ? -1 : key === "Home" ? -Infinity : Infinity);
         return true;
       }
       if (key === " ") {
-        tap(group, st.cursor);
+        if (st.anchor === null && st.active !== null && spanAt(st, st.cursor) === st.active) swapEdge(group);
+        else tap(group, st.cursor);
+        return true;
+      }
+      if (omissionKey(event)) {
+        markMissing(group);
         return true;
       }
       if (severity && st.active !== null) {
@@ -323,26 +540,15 @@
       page = pageApi;
       build(group);
       render(group);
-      // Press on a token and release on another: a span over both and all between. A press and
-      // release on one token is a tap. Touch taps only (a drag scrolls the page).
+      // Press on a token and release on another: a span over both and all between; press and
+      // release on different characters of one token: a span over exactly those characters. A
+      // press and release on one character is a tap. Touch taps only (a drag scrolls the page).
       group.addEventListener("pointerdown", (event) => {
         const i = tokenIndex(event.target);
-        state(group).down = i;
+        state(group).down = i === null ? null : { i, x: event.clientX, y: event.clientY };
         if (i !== null) event.preventDefault();
       });
-      group.addEventListener("pointerup", (event) => {
-        const st = state(group);
-        const from = st.down;
-        st.down = null;
-        if (from === null) return;
-        const to = tokenIndex(document.elementFromPoint(event.clientX, event.clientY));
-        group.focus({ preventScroll: true });
-        if (to === null) return;
-        if (to !== from && event.pointerType !== "touch") {
-          st.cursor = to;
-          create(group, from, to);
-        } else tap(group, to);
-      });
+      group.addEventListener("pointerup", (event) => released(group, event));
       group.addEventListener("focus", () => renderTokens(group));
       group.addEventListener("blur", () => renderTokens(group));
     },
