@@ -26,6 +26,7 @@ from annotation.permissions import (
     organizer_required,
     signed_in,
 )
+from annotation.protocols.guidance import protocol_guidance
 from annotation.tutorial.expectations import expectation_lines
 from annotation.tutorial.files import tutorial_file_parse
 from annotation.tutorial.forms import TutorialItemForm, TutorialRuleForm, TutorialUploadForm
@@ -147,7 +148,7 @@ def tutorial(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResponse:
             screen,
             screen_script_data(screen=screen, criteria=criteria),  # type: ignore[arg-type]
         ),
-        "instructions": config.instructions or screen.protocol.instructions,
+        "guidance": protocol_guidance(protocol=screen.protocol, organizer=config.instructions),
     }
     return render(request, "annotation/tutorial.html", context)
 
