@@ -26,6 +26,7 @@ from annotation.permissions import (
     organizer_required,
     signed_in,
 )
+from annotation.protocols import Protocol
 from annotation.protocols.guidance import protocol_guidance
 from annotation.tutorial.expectations import expectation_lines
 from annotation.tutorial.files import tutorial_file_parse
@@ -94,6 +95,8 @@ def config_tutorial(request: HttpRequest, campaign_id: uuid.UUID, config_id: int
         "rule": rule,
         "problems": problems,
         "runs": tutorial_runs(config=config),
+        # Expected spans marked with the mouse, for a kind that marks spans.
+        "marker": _marker(protocol) if "spans" in item_form.fields else None,
     }
     invalid = request.method == "POST"
     return render(
@@ -151,6 +154,14 @@ def tutorial(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResponse:
         "guidance": protocol_guidance(protocol=screen.protocol, organizer=config.instructions),
     }
     return render(request, "annotation/tutorial.html", context)
+
+
+def _marker(protocol: Protocol) -> dict[str, Any]:
+    """The severities and categories the span marker of the item form offers."""
+    return {
+        "severities": getattr(protocol, "severities", ()),
+        "categories": getattr(protocol, "categories", ()),
+    }
 
 
 def _stopped(request: HttpRequest, screen: TutorialScreen, config: ProtocolConfig) -> HttpResponse:
