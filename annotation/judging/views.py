@@ -31,6 +31,7 @@ from annotation.permissions import (
     config_for_annotator,
     signed_in,
 )
+from annotation.protocols.guidance import protocol_guidance
 from annotation.tasking.invites import InviteError, invite_accept, invite_from_token
 from annotation.tasking.pull import (
     allocation_stopped,
@@ -167,7 +168,7 @@ def annotate(
         "data": screen_script_data(screen=screen, criteria=criteria),
         "letters": "ABCDEFGHIJKLMNOPQRST",
         "percent": round(100 * screen.done / screen.total) if screen.total else 0,
-        "instructions": config.instructions or screen.protocol.instructions,
+        "guidance": protocol_guidance(protocol=screen.protocol, organizer=config.instructions),
         "document_criterion": document_score_widget(screen=screen),
     }
     return render(request, "annotation/annotate.html", context)

@@ -98,6 +98,28 @@ class AnswerPart:
         return expected is not None and type(value) is expected
 
 
+@dataclass(frozen=True)
+class Term:
+    """A word the annotation page defines for a kind (a severity, an error category), with
+    the terms under it (a group's categories)."""
+
+    label: Any
+    definition: Any
+    children: tuple[Term, ...] = ()
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """Terms the annotation page defines under a heading, beside the kind's instructions;
+    ``folded`` ones in a part the annotator opens (a long typology)."""
+
+    key: str
+    title: Any
+    terms: tuple[Term, ...]
+    folded: bool = False
+    note: Any = ""
+
+
 # One error span as a judgment stores it: (output id, start, end, length of the shown text,
 # severity, category); offsets are code points of the shown text.
 SpanRow = tuple[int, int, int, int, str, str]
@@ -187,6 +209,11 @@ class Protocol:
     def settings_shown(self) -> list[tuple[str, str]]:
         """The numbers this kind runs with, as (label, value as text), for pages."""
         return []
+
+    def glossaries(self) -> tuple[Glossary, ...]:
+        """What the annotation page defines beside the kind's instructions (none by default;
+        the error-span kinds define their severities and categories)."""
+        return ()
 
     def mode(self, key: str) -> Mode:
         for mode in self.modes:

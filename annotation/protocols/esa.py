@@ -4,6 +4,8 @@ missing-content marker for an omission), then scores it 0–100 on a slider that
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.utils.translation import gettext_lazy as _
 
 from annotation.protocols.base import REFERENCE_BASED, SOURCE_BASED, Criterion
@@ -25,12 +27,24 @@ ESA_SCORE = Criterion(
     },
 )
 
+# ESA's severities as its guidelines define them (Kocmi et al., 2024, as WMT's Appraise
+# shows them beside the screen).
+SEVERITIES = (
+    replace(MINOR, definition=_("Style, grammar or word choice could be better or more natural.")),
+    replace(
+        MAJOR,
+        definition=_(
+            "The meaning changes significantly, or the part is really hard to understand."
+        ),
+    ),
+)
+
 PROTOCOL = SpanProtocol(
     ESA,
     _("Error span annotation (ESA)"),
     (ESA_SCORE,),
     (SOURCE_BASED, REFERENCE_BASED),
-    severities=(MINOR, MAJOR),
+    severities=SEVERITIES,
     asked=(ESA_SCORE,),
     document_screens_allowed=True,
     default_outputs=1,

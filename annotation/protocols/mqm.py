@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from annotation.protocols.base import REFERENCE_BASED, SOURCE_BASED, Criterion, NumberSetting
 from annotation.protocols.spans import MAJOR, MINOR, NEUTRAL, Category, SpanProtocol
@@ -21,24 +22,143 @@ MQM = "mqm"
 NON_TRANSLATION = "non-translation"
 PUNCTUATION = "fluency/punctuation"
 
-# The typology of Freitag et al. (2021), as Google's guidelines give it.
+# The typology of Freitag et al. (2021), as Google's guidelines give it, with its definitions
+# (the guidelines in the paper's appendix; terminology's two subcategories, inappropriate for
+# the context and used inconsistently, are one category here, as are locale convention's six
+# formats).
 CATEGORIES = (
-    Category("accuracy/mistranslation", _("Accuracy › Mistranslation")),
-    Category("accuracy/omission", _("Accuracy › Omission")),
-    Category("accuracy/addition", _("Accuracy › Addition")),
-    Category("accuracy/untranslated", _("Accuracy › Untranslated")),
-    Category("fluency/grammar", _("Fluency › Grammar")),
-    Category("fluency/spelling", _("Fluency › Spelling")),
-    Category(PUNCTUATION, _("Fluency › Punctuation")),
-    Category("fluency/register", _("Fluency › Register")),
-    Category("fluency/inconsistency", _("Fluency › Inconsistency")),
-    Category("fluency/character-encoding", _("Fluency › Character encoding")),
-    Category("terminology", _("Terminology")),
-    Category("style", _("Style")),
-    Category("locale-convention", _("Locale convention")),
-    Category(NON_TRANSLATION, _("Non-translation")),
-    Category("source-error", _("Source error")),
-    Category("other", _("Other")),
+    Category(
+        "accuracy/mistranslation",
+        _("Accuracy › Mistranslation"),
+        _("The translation does not accurately represent the source."),
+    ),
+    Category(
+        "accuracy/omission",
+        _("Accuracy › Omission"),
+        _("The translation is missing content of the source."),
+    ),
+    Category(
+        "accuracy/addition",
+        _("Accuracy › Addition"),
+        _("The translation includes information that is not in the source."),
+    ),
+    Category(
+        "accuracy/untranslated",
+        _("Accuracy › Untranslated"),
+        _("Source text has been left untranslated."),
+    ),
+    Category(
+        "fluency/grammar",
+        _("Fluency › Grammar"),
+        _("Problems with grammar, other than spelling."),
+    ),
+    Category(
+        "fluency/spelling",
+        _("Fluency › Spelling"),
+        _("Incorrect spelling or capitalization."),
+    ),
+    Category(
+        PUNCTUATION,
+        _("Fluency › Punctuation"),
+        _("Incorrect punctuation (for the locale or the style)."),
+    ),
+    Category(
+        "fluency/register",
+        _("Fluency › Register"),
+        _("Wrong grammatical register, e.g. inappropriately informal pronouns."),
+    ),
+    Category(
+        "fluency/inconsistency",
+        _("Fluency › Inconsistency"),
+        _("The text is inconsistent within itself (other than in its terminology)."),
+    ),
+    Category(
+        "fluency/character-encoding",
+        _("Fluency › Character encoding"),
+        _("Characters are garbled by a wrong encoding."),
+    ),
+    Category(
+        "terminology",
+        _("Terminology"),
+        _("A term is non-standard or does not fit the context, or terms are used inconsistently."),
+    ),
+    Category(
+        "style",
+        _("Style"),
+        _("Awkward: the translation has stylistic problems."),
+    ),
+    Category(
+        "locale-convention",
+        _("Locale convention"),
+        _(
+            "Wrong format for the locale: of an address, a currency, a date, a name, a "
+            "telephone number or a time."
+        ),
+    ),
+    Category(
+        NON_TRANSLATION,
+        _("Non-translation"),
+        _(
+            "Distinct errors cannot reliably be told apart: the translation is too badly "
+            "garbled or unrelated to the source. Mark it once, over the whole translation, "
+            "and no other error."
+        ),
+    ),
+    Category(
+        "source-error",
+        _("Source error"),
+        _("An error in the source text."),
+    ),
+    Category("other", _("Other"), _("Any other issue.")),
+)
+
+# The typology's upper levels, which the annotation page defines above their categories.
+CATEGORY_GROUPS = (
+    Category(
+        "accuracy",
+        pgettext_lazy("MQM category", "Accuracy"),
+        _("The translation does not say what the source says."),
+    ),
+    Category(
+        "fluency",
+        pgettext_lazy("MQM category", "Fluency"),
+        _("The text has a problem of its own, whatever the source says."),
+    ),
+)
+
+# Google's rules for choosing a category and reading in context (the same guidelines).
+TYPOLOGY_NOTE = _(
+    "Mark each error separately, as precisely as you can: two mistranslated words are two "
+    "errors. Where one stretch of text has several errors, mark the most severe one; if they "
+    "are equally severe, the first matching category in this list. Read the translation in "
+    "its context: what is fine in the document is no error, what would be fine elsewhere but "
+    "is wrong here is one."
+)
+
+# Severities as the same guidelines define them.
+SEVERITIES = (
+    replace(
+        MINOR,
+        definition=_(
+            "The error does not lose meaning and would not confuse or mislead the reader, "
+            "but it would be noticed: it makes the text less stylish, fluent or clear, or "
+            "less appealing."
+        ),
+    ),
+    replace(
+        MAJOR,
+        definition=_(
+            "The error may confuse or mislead the reader: it changes the meaning "
+            "significantly, or it is in a visible or important part of the content."
+        ),
+    ),
+    replace(
+        NEUTRAL,
+        definition=_(
+            "For additional information, problems or changes to make that do not count as "
+            "errors, e.g. because they reflect the reviewer's choice or preferred style."
+        ),
+    ),
 )
 
 
@@ -162,8 +282,11 @@ PROTOCOL = MQMProtocol(
     _("MQM error annotation"),
     (MQM_SCORE,),
     (SOURCE_BASED, REFERENCE_BASED),
-    severities=(MINOR, MAJOR, NEUTRAL),
+    severities=SEVERITIES,
     categories=CATEGORIES,
+    category_groups=CATEGORY_GROUPS,
+    typology_title=_("Error categories (MQM typology, Freitag et al., 2021)"),
+    typology_note=TYPOLOGY_NOTE,
     max_spans=MAX_ERRORS,
     document_screens_allowed=True,
     default_outputs=1,

@@ -22,7 +22,14 @@ import numpy as np
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from annotation.protocols.base import AnswerPart, Criterion, Protocol, SpanRow
+from annotation.protocols.base import (
+    AnswerPart,
+    Criterion,
+    Glossary,
+    Protocol,
+    SpanRow,
+    Term,
+)
 
 SPANS = "spans"
 _SPAN_FIELDS = frozenset({"start", "end", "severity", "category"})
@@ -51,6 +58,9 @@ class Severity:
     label: Any
     # The key that gives a span this severity on the annotation page.
     shortcut: str
+    # What the severity means, as the kind's guidelines define it (the annotation page shows
+    # it beside the instructions, whatever the organizer adds).
+    definition: Any = ""
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,8 @@ class Category:
 
     key: str
     label: Any
+    # What errors of this category are, as the kind's typology defines them.
+    definition: Any = ""
 
     @property
     def parent(self) -> str:
@@ -84,6 +96,12 @@ class SpanProtocol(Protocol):
     asked: tuple[Criterion, ...] = ()
     # The categories a simulated (demo) rater gives minor errors.
     simulated_categories: tuple[str, ...] = ()
+    # The typology's upper levels (``accuracy`` above ``accuracy/omission``), defined on the
+    # annotation page above their categories; the heading of the typology there ("Error
+    # categories" when empty) and a note under it (the typology's rules).
+    category_groups: tuple[Category, ...] = ()
+    typology_title: Any = ""
+    typology_note: Any = ""
     marks_spans: bool = True
     answer_parts: tuple[AnswerPart, ...] = (SPANS_PART,)
     screen_template: Any = "annotation/screens/spans.html"
@@ -115,6 +133,46 @@ class SpanProtocol(Protocol):
             "categories": [{"key": c.key, "label": str(c.label)} for c in self.categories],
             "maxSpans": self.max_spans,
         }
+
+    def glossaries(self) -> tuple[Glossary, ...]:
+        """The severities the kind defines, and its typology (folded: MQM's is long), each
+        category under its group."""
+        found = []
+        defined = tuple(Term(s.label, s.definition) for s in self.severities if s.definition)
+        if defined:
+            found.append(Glossary("severities", _("Severities"), defined))
+        if self.categories:
+            found.append(
+                Glossary(
+                    "categories",
+                    self.typology_title or _("Error categories"),
+                    self._category_terms(),
+                    folded=True,
+                    note=self.typology_note,
+                )
+            )
+        return tuple(found)
+
+    def _category_terms(self) -> tuple[Term, ...]:
+        groups = {g.key: g for g in self.category_groups}
+        children: dict[str, list[Term]] = {}
+        terms: list[Term | str] = []
+        for category in self.categories:
+            term = Term(category.label, category.definition)
+            parent = category.parent
+            if parent and parent in groups:
+                if parent not in children:
+                    children[parent] = []
+                    terms.append(parent)
+                children[parent].append(term)
+            else:
+                terms.append(term)
+        return tuple(
+            Term(groups[t].label, groups[t].definition, tuple(children[t]))
+            if isinstance(t, str)
+            else t
+            for t in terms
+        )
 
     def validate(
         self,

@@ -51,8 +51,9 @@ class TutorialItemForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text=_(
-            "One per line: output: start-end [severity [category]], characters counted from "
-            "0, e.g. “1: 4-9 major”. A marked span that overlaps it (with that severity) meets it."
+            "Marked with the mouse above, or typed one per line: output: start-end [severity "
+            "[category]], characters counted from 0, e.g. “1: 4-9 major”. A marked span that "
+            "overlaps it (with that severity) meets it."
         ),
     )
     only_spans = forms.BooleanField(

@@ -26,6 +26,8 @@ from annotation.permissions import (
     organizer_required,
     signed_in,
 )
+from annotation.protocols import Protocol
+from annotation.protocols.guidance import protocol_guidance
 from annotation.tutorial.expectations import expectation_lines
 from annotation.tutorial.files import tutorial_file_parse
 from annotation.tutorial.forms import TutorialItemForm, TutorialRuleForm, TutorialUploadForm
@@ -93,6 +95,8 @@ def config_tutorial(request: HttpRequest, campaign_id: uuid.UUID, config_id: int
         "rule": rule,
         "problems": problems,
         "runs": tutorial_runs(config=config),
+        # Expected spans marked with the mouse, for a kind that marks spans.
+        "marker": _marker(protocol) if "spans" in item_form.fields else None,
     }
     invalid = request.method == "POST"
     return render(
@@ -147,9 +151,17 @@ def tutorial(request: HttpRequest, assignment_id: uuid.UUID) -> HttpResponse:
             screen,
             screen_script_data(screen=screen, criteria=criteria),  # type: ignore[arg-type]
         ),
-        "instructions": config.instructions or screen.protocol.instructions,
+        "guidance": protocol_guidance(protocol=screen.protocol, organizer=config.instructions),
     }
     return render(request, "annotation/tutorial.html", context)
+
+
+def _marker(protocol: Protocol) -> dict[str, Any]:
+    """The severities and categories the span marker of the item form offers."""
+    return {
+        "severities": getattr(protocol, "severities", ()),
+        "categories": getattr(protocol, "categories", ()),
+    }
 
 
 def _stopped(request: HttpRequest, screen: TutorialScreen, config: ProtocolConfig) -> HttpResponse:
