@@ -236,6 +236,8 @@ MATRIX: dict[str, Rule] = {
     "annotate_item": annotator_only(GET, api=False),
     "api-assignment-current": annotator_only(GET, api=True),
     "api-assignment-submit": annotator_only({"POST": 201}, api=True),
+    # The seed's task has segment screens: a screen of one item, answered.
+    "api-assignment-screen-submit": annotator_only({"POST": 201}, api=True),
     # The seed's protocol has no tutorial: its page goes to the task, its API says so (410),
     # and a tutorial answer finds no item to answer (409).
     "tutorial": annotator_only({"GET": 302}, api=False),
@@ -355,6 +357,15 @@ class Seed:
                 "submission_id": str(uuid.uuid4()),
                 "score": 50,
             }, True
+        if name == "api-assignment-screen-submit":
+            item = Item.objects.get(task=self.assignment.task, position=0)
+            answer = {
+                "item": item.pk,
+                "revision": 0,
+                "submission_id": str(uuid.uuid4()),
+                "answer": full_answer(item),
+            }
+            return {"screen": item.pk, "items": [answer]}, True
         if name == "api-assignment-submit":
             item = Item.objects.get(task=self.assignment.task, position=0)
             return {
