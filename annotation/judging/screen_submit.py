@@ -101,7 +101,7 @@ class ScreenError(JudgmentError):
 
 
 def _segment_label(item: Item) -> str:
-    return _("Segment %(n)d") % {"n": item.segment.position_in_document + 1}
+    return _("Segment %(n)s") % {"n": item.segment.position_in_document + 1}
 
 
 def screen_record(
