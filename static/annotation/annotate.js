@@ -515,6 +515,7 @@
     // The new item's source is read whole first.
     sourceOpened = false;
     setSourceCollapsed(false);
+    if (pinned) pinned.classList.remove("shrunk");
     window.scrollTo(0, 0);
     focusGroup(firstQuestion());
   }
@@ -546,7 +547,9 @@
     pinUnderHead();
   }
   function collapseSource() {
-    if (!sourceOpened && narrow.matches) setSourceCollapsed(true);
+    if (sourceOpened || !narrow.matches || !pinned) return;
+    pinned.classList.add("shrunk");
+    setSourceCollapsed(true);
   }
   if (pinned && data.messages.showSource) {
     sourceToggle = document.createElement("button");
@@ -646,6 +649,7 @@
     document.body.classList.remove("phase-fluency");
     // Opened to revise: the source is shown whole, as the annotator had not scored yet.
     setSourceCollapsed(false);
+    if (pinned) pinned.classList.remove("shrunk");
   }
   showScreenProgress();
   focusGroup(firstQuestion());
