@@ -22,6 +22,7 @@ from annotation.judging.screen_submit import (
     MAX_ITEMS,
     ItemAnswer,
     ScoreAnswer,
+    ScreenRecorded,
     screen_record,
 )
 from annotation.judging.screens import JudgmentError
@@ -140,37 +141,42 @@ def assignment_screen_submit(request: Request, assignment_id: uuid.UUID) -> Resp
         )
     except JudgmentError as exc:
         return Response(_refusal(exc), status=exc.status)
-    document = result.document
     return Response(
-        {
-            "items": [
-                {
-                    "item": item_id,
-                    "judgment": r.judgment.pk,
-                    "revision": r.judgment.revision,
-                    "created": r.created,
-                    "replay": r.replay,
-                }
-                for item_id, r in result.items
-            ],
-            "document_score": None
-            if document is None
-            else {
-                "document_judgment": document.judgment.pk,
-                "revision": document.judgment.revision,
-                "created": document.created,
-                "replay": document.replay,
-            },
-            "done": result.done,
-            "total": result.total,
-            "finished": result.finished,
-            # A finished task goes to My tasks, which then says the task is finished.
-            "next_url": f"{reverse('my_tasks')}?finished={assignment_id}"
-            if result.finished
-            else reverse("annotate", args=[assignment_id]),
-        },
+        _recorded(result, assignment_id),
         status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
     )
+
+
+def _recorded(result: ScreenRecorded, assignment_id: uuid.UUID) -> dict[str, Any]:
+    """The answer to a stored screen (``SCREEN_RESULT``)."""
+    document = result.document
+    return {
+        "items": [
+            {
+                "item": item_id,
+                "judgment": r.judgment.pk,
+                "revision": r.judgment.revision,
+                "created": r.created,
+                "replay": r.replay,
+            }
+            for item_id, r in result.items
+        ],
+        "document_score": None
+        if document is None
+        else {
+            "document_judgment": document.judgment.pk,
+            "revision": document.judgment.revision,
+            "created": document.created,
+            "replay": document.replay,
+        },
+        "done": result.done,
+        "total": result.total,
+        "finished": result.finished,
+        # A finished task goes to My tasks, which then says the task is finished.
+        "next_url": f"{reverse('my_tasks')}?finished={assignment_id}"
+        if result.finished
+        else reverse("annotate", args=[assignment_id]),
+    }
 
 
 def _refusal(exc: JudgmentError) -> dict[str, Any]:

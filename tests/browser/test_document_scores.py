@@ -112,6 +112,25 @@ def document_scores(assignment: Assignment) -> dict[int, tuple[int, int]]:
     }
 
 
+def previous_revises_the_score(
+    page: Any, live_server: Any, assignment: Assignment, posts: list[str], shots: Path
+) -> None:
+    # Previous: the first document with its answers and its score; a changed score alone is
+    # sent, as a revision (the earlier one kept).
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/3/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    assert page.locator(".slider-value").all_inner_texts() == ["71", "72", "73", "65"]
+    answer(page, {3: 80})
+    page.screenshot(path=shots / "document-score-revising-1280.png", full_page=True)
+    posts.clear()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/my/tasks/**")
+    assert len(posts) == 1
+    assert posts[0].endswith("/screen/")
+    assert document_scores(assignment) == {0: (80, 2), 3: (30, 1)}
+    assert DocumentJudgmentRevision.objects.get().score == 65
+
+
 def test_a_document_score_after_the_segments_survives_failure_reload_and_previous(  # type: ignore[no-untyped-def]
     page, live_server, output_dir: Path
 ) -> None:
@@ -182,20 +201,7 @@ def test_a_document_score_after_the_segments_survives_failure_reload_and_previou
     assert posts[0].endswith("/screen/")
     assert document_scores(assignment) == {0: (65, 1), 3: (30, 1)}
 
-    # Previous: the first document with its answers and its score; a changed score alone is
-    # sent, as a revision (the earlier one kept).
-    page.goto(f"{live_server.url}/annotate/{assignment.pk}/3/")
-    page.wait_for_selector("fieldset.criterion.focused")
-    assert page.locator(".slider-value").all_inner_texts() == ["71", "72", "73", "65"]
-    answer(page, {3: 80})
-    page.screenshot(path=shots / "document-score-revising-1280.png", full_page=True)
-    posts.clear()
-    page.keyboard.press("Enter")
-    page.wait_for_url("**/my/tasks/**")
-    assert len(posts) == 1
-    assert posts[0].endswith("/screen/")
-    assert document_scores(assignment) == {0: (80, 2), 3: (30, 1)}
-    assert DocumentJudgmentRevision.objects.get().score == 65
+    previous_revises_the_score(page, live_server, assignment, posts, shots)
 
 
 def test_a_document_score_on_a_phone(browser, live_server, output_dir: Path) -> None:  # type: ignore[no-untyped-def]

@@ -357,24 +357,23 @@ class Seed:
                 "submission_id": str(uuid.uuid4()),
                 "score": 50,
             }, True
-        if name == "api-assignment-screen-submit":
-            item = Item.objects.get(task=self.assignment.task, position=0)
-            answer = {
-                "item": item.pk,
-                "revision": 0,
-                "submission_id": str(uuid.uuid4()),
-                "answer": full_answer(item),
-            }
-            return {"screen": item.pk, "items": [answer]}, True
-        if name == "api-assignment-submit":
-            item = Item.objects.get(task=self.assignment.task, position=0)
-            return {
-                "item": item.pk,
-                "revision": 0,
-                "submission_id": str(uuid.uuid4()),
-                "answer": full_answer(item),
-            }, True
+        if name in {"api-assignment-submit", "api-assignment-screen-submit"}:
+            return self.answer_body(name), True
         return {}, False
+
+    def answer_body(self, name: str) -> dict[str, Any]:
+        """A valid answer to the task's first item: a submit's, or a screen submit's (the
+        seed's task has segment screens: a screen of that one item)."""
+        item = Item.objects.get(task=self.assignment.task, position=0)
+        answer = {
+            "item": item.pk,
+            "revision": 0,
+            "submission_id": str(uuid.uuid4()),
+            "answer": full_answer(item),
+        }
+        if name == "api-assignment-screen-submit":
+            return {"screen": item.pk, "items": [answer]}
+        return answer
 
 
 @contextmanager

@@ -303,7 +303,7 @@ def test_progress_says_more_may_follow_until_the_tasks_end_is_known(rich, annota
     assert answer["most"] is None
     page = client.get(reverse("annotate", args=[assignment.pk])).content.decode()
     assert "10 of 18 done" in page
-    assert "more may follow" not in page
+    assert "answered · more may follow, up to 40" not in page
 
 
 def test_progress_knows_the_end_when_the_allocation_stops_or_the_task_is_full(rich) -> None:  # type: ignore[no-untyped-def]
@@ -312,5 +312,5 @@ def test_progress_knows_the_end_when_the_allocation_stops_or_the_task_is_full(ri
     assert progress_most(config, 40) is None
     AllocationState.objects.filter(config=config).update(stopped=AllocationState.Stop.DECIDED)
     assert progress_most(config, 10) is None
-    prebuilt = make_config(rich, "direct_assessment", outputs_per_screen=1)
+    prebuilt = make_config(rich, "direct_assessment", name="Prebuilt", outputs_per_screen=1)
     assert progress_most(prebuilt, 10) is None
