@@ -6,7 +6,7 @@ from rest_framework.routers import DefaultRouter
 from annotation.campaigns.api import CampaignViewSet
 from annotation.crowd import api as crowd_api
 from annotation.judging import api as annotate_api
-from annotation.judging import document_api
+from annotation.judging import document_api, screen_api
 from annotation.judgment_import.api import CampaignFromReleaseView
 from annotation.tasking import api as roster_api
 from annotation.tasking import builds_api, configs_api, pull_api
@@ -33,6 +33,11 @@ urlpatterns = [
         "assignments/<uuid:assignment_id>/submit/",
         annotate_api.assignment_submit,
         name="api-assignment-submit",
+    ),
+    path(
+        "assignments/<uuid:assignment_id>/screen/",
+        screen_api.assignment_screen_submit,
+        name="api-assignment-screen-submit",
     ),
     path(
         "assignments/<uuid:assignment_id>/document-score/",

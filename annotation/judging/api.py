@@ -37,6 +37,7 @@ from annotation.judging.services import (
 from annotation.models import Assignment, Campaign
 from annotation.permissions import assignments_of, config_for_annotator, signed_in
 from annotation.protocols import answer_parts
+from annotation.tasking.pull import progress_most
 from annotation.tasking.services import assignments_expire, task_assign_next
 
 
@@ -373,6 +374,11 @@ SUBMIT_RESULT = inline_serializer(
         "done": serializers.IntegerField(),
         "total": serializers.IntegerField(),
         "finished": serializers.BooleanField(),
+        "most": serializers.IntegerField(
+            allow_null=True,
+            help_text="In a pull mode while more items may follow: the most the task may grow "
+            "to (`total` is what is built so far). null when `total` is final.",
+        ),
         "next_url": serializers.CharField(),
         "next": AnnotationItemSerializer(
             allow_null=True,
@@ -460,6 +466,7 @@ def assignment_submit(request: Request, assignment_id: uuid.UUID) -> Response:
             "done": result.done,
             "total": result.total,
             "finished": result.finished,
+            "most": progress_most(data["shown"][0].item.task.config, result.total),
             "next_url": next_url,
             "next": None if result.next is None else _screen_body(result.next),
         },

@@ -1,9 +1,10 @@
 """Document screens on the annotation page: the items of one screen (consecutive segments of a
 document, grouped by ``Item.screen``) read together, each with its outputs, its segment as
 shown (source or first reference) and the annotator's answer. The page shows them on one
-screen and submits them item by item through the usual submit, so every rule of a submit
-(current item only, stale revisions, resent submits) holds for each segment; API clients keep
-reading and answering one item at a time."""
+screen and sends them in one request (``annotation.judging.screen_submit``), where every rule of a
+submit (current item only, stale revisions, resent submits) holds for each segment and the
+screen is stored whole or not at all; API clients may also read and answer one item at a
+time."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from annotation.judging.screens import Screen
 from annotation.models import DOCUMENT_SCORE_MAX, DOCUMENT_SCORE_MIN
@@ -18,14 +19,20 @@ from annotation.protocols import DA_SCORE, Criterion
 DOCUMENT = "document"
 
 
-def screen_script_data(*, screen: Screen, criteria: tuple[Criterion, ...]) -> dict[str, Any]:
+def screen_script_data(
+    *, screen: Screen, criteria: tuple[Criterion, ...], most: int | None = None
+) -> dict[str, Any]:
     """What the annotation page's script reads (``data-*`` of ``annotate-data``): the item, its
     answer, where to send it and the messages it shows. The tutorial's page starts from it too
-    and puts its own item and submit in."""
+    and puts its own item and submit in. ``most``: the most items a pull-mode task may grow to
+    while more may follow (``annotation.tasking.pull.progress_most``), else None."""
     config = screen.assignment.task.config
     return {
         "submitUrl": reverse("api-assignment-submit", args=[screen.assignment.pk]),
-        # The items on the screen, each submitted on its own: one, or a document screen's.
+        # A document screen is sent whole, in one request (annotation.judging.screen_api).
+        "screenUrl": reverse("api-assignment-screen-submit", args=[screen.assignment.pk]),
+        "progressMost": most,
+        # The items on the screen: one, or a document screen's (sent together).
         "items": [
             {"id": s.item.pk, "revision": s.revision, "outputs": [o.pk for o in s.outputs]}
             for s in screen.segments
@@ -99,7 +106,7 @@ def document_score_widget(*, screen: Screen) -> dict[str, Any] | None:
     }
 
 
-def _screen_messages() -> dict[str, str]:
+def _screen_messages() -> dict[str, str | list[str]]:
     """The annotation page script's messages, in the user's language."""
     return {
         "incomplete": _("Please answer every question for every translation."),
@@ -123,6 +130,22 @@ def _screen_messages() -> dict[str, str]:
         ),
         "myTasks": _("My tasks (opens a new tab)"),
         "progress": _("%(done)s of %(total)s done"),
+        "progressOpen": _("%(done)s answered · more may follow, up to %(most)s"),
+        "screenProgress": _("%(n)s of %(total)s segments answered on this screen"),
+        # Both forms, for the script to pick by the count (English and German: one, other).
+        "stillToAnswer": [
+            ngettext("%(n)s segment still to answer", "%(n)s segments still to answer", count)
+            for count in (1, 2)
+        ],
+        "stillToAnswerOutputs": [
+            ngettext(
+                "%(n)s translation still to answer", "%(n)s translations still to answer", count
+            )
+            for count in (1, 2)
+        ],
+        "goToFirst": _("go to the first"),
+        "showSource": _("Show the whole text"),
+        "hideSource": _("Show less"),
         "title": _("Item %(n)s of %(total)s"),
     }
 

@@ -208,7 +208,7 @@ def judgment_record(
     submit never re-claims a task; reading the current item says what to do).
     """
     now = now or timezone.now()
-    recorded, advanced, next_outputs = _judgment_store(
+    recorded, advanced, next_outputs = judgment_store(
         assignment_id=assignment_id,
         annotator=annotator,
         item_id=item_id,
@@ -264,7 +264,7 @@ def _current_screen(*, assignment_id: uuid.UUID, annotator: User, now: datetime)
     )
 
 
-def _judgment_store(
+def judgment_store(
     *,
     assignment_id: uuid.UUID,
     annotator: User,
@@ -403,7 +403,7 @@ def _answer_new(
 ) -> tuple[Recorded, Assignment | None, list[ContextOutput] | None]:
     """Store a new answer and advance the assignment past its item (``answer_insert``); with
     ``with_next``, also the assignment as stored and the next item's outputs, as
-    ``_judgment_store`` returns them."""
+    ``judgment_store`` returns them."""
     first, annotator, now = accepted.first, accepted.annotator, accepted.now
     item = first.item
     task = item.task

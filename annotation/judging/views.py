@@ -36,6 +36,7 @@ from annotation.tasking.invites import InviteError, invite_accept, invite_from_t
 from annotation.tasking.pull import (
     allocation_stopped,
     allocation_stopped_for,
+    progress_most,
     stopped_configs,
     stopped_message,
 )
@@ -159,13 +160,16 @@ def annotate(
     screen = document_screen(screen, annotator=signed_in(request))
     config = screen.assignment.task.config
     criteria = screen.protocol.criteria_for(len(screen.outputs))
+    most = progress_most(config, screen.total)
     context = {
         "screen": screen,
         "criteria_view": criteria_widgets(criteria=criteria),
         "config": config,
         "campaign": config.campaign,
         "criteria": criteria,
-        "data": screen_script_data(screen=screen, criteria=criteria),
+        "data": screen_script_data(screen=screen, criteria=criteria, most=most),
+        # In a pull mode while more items may follow: the most the task may grow to.
+        "progress_most": most,
         "letters": "ABCDEFGHIJKLMNOPQRST",
         "percent": round(100 * screen.done / screen.total) if screen.total else 0,
         "guidance": protocol_guidance(protocol=screen.protocol, organizer=config.instructions),

@@ -35,6 +35,7 @@ from annotation.tasking.plan import (
     document_windows,
     expand_windows,
     plan_tasks,
+    spread_documents,
     windows_per_task,
 )
 from annotation.tasking.source import (
@@ -151,15 +152,16 @@ def _plan(
             config.document_window,
         )
         screens = document_screens(windows, len(source.systems))
-        plans = expand_windows(
-            plan_tasks(
-                screens,
-                items_per_task=windows_per_task(screens, config.items_per_task),
-                mix=mix,
-                rng=rng,
-                with_reference_items=with_reference_items,
-            )
+        planned = plan_tasks(
+            screens,
+            items_per_task=windows_per_task(screens, config.items_per_task),
+            mix=mix,
+            rng=rng,
+            with_reference_items=with_reference_items,
         )
+        # No document twice in a row for one annotator.
+        documents = [s.document_id for s in source.segments]
+        plans = expand_windows(spread_documents(planned, documents))
     else:
         plans = plan_tasks(
             _segment_screens(config, source, rng, merge=_merges(config)),

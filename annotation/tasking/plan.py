@@ -381,6 +381,73 @@ def _place(reals: list[S], counts: dict[str, int], rng: np.random.Generator) -> 
     )
 
 
+def spread_documents(
+    plans: Sequence[PlannedTask[Window]], document_of: Sequence[int]
+) -> list[PlannedTask[Window]]:
+    """The tasks' document screens reordered so that no two screens in a row show the same
+    document (``document_of``: each segment's document), across the end of one task and the
+    start of the next too (an annotator often takes them in turn): two systems' translations of
+    one talk, or a talk and its QC copy, are never read back to back. Each screen keeps its
+    place unless it would follow its own document; then the first later screen that can go
+    there without making the rest impossible does (so QC copies stay about half a task from
+    their originals). Where one document fills more than half a task, as few repeats as can
+    be are left."""
+    result: list[PlannedTask[Window]] = []
+    last: int | None = None
+    for plan in plans:
+        documents = [document_of[p.screen.segments[0]] for p in plan.items]
+        order = _spread(documents, last)
+        new_place = {old: new for new, old in enumerate(order)}
+        items = []
+        for old in order:
+            planned = plan.items[old]
+            original = None if planned.original is None else new_place[planned.original]
+            items.append(PlannedItem(planned.kind, planned.screen, original))
+        result.append(PlannedTask(items))
+        if order:
+            last = documents[order[-1]]
+    return result
+
+
+def _spread(documents: Sequence[int], before: int | None) -> list[int]:
+    """An order of ``documents`` (indexes) with no document twice in a row and the first not
+    ``before``, as close to the given order as can be (see :func:`spread_documents`)."""
+    left = list(range(len(documents)))
+    counts: dict[int, int] = {}
+    for d in documents:
+        counts[d] = counts.get(d, 0) + 1
+    order: list[int] = []
+    previous = before
+    while left:
+        pick = next(
+            (i for i in left if documents[i] != previous and _feasible(counts, documents[i])),
+            None,
+        )
+        if pick is None:
+            # No order avoids a repeat: the first screen of another document, else the first.
+            pick = next((i for i in left if documents[i] != previous), left[0])
+        left.remove(pick)
+        counts[documents[pick]] -= 1
+        order.append(pick)
+        previous = documents[pick]
+    return order
+
+
+def _feasible(counts: dict[int, int], taken: int) -> bool:
+    """Whether the screens left after taking one of document ``taken`` (``counts`` before it)
+    can still follow it with no document twice in a row: no document holds more than half of
+    them, rounded up, and one that holds exactly that many of an odd number must come first,
+    so must not be ``taken``."""
+    rest = {d: n - (d == taken) for d, n in counts.items()}
+    n = sum(rest.values())
+    if not n:
+        return True
+    most = max(rest.values())
+    if most > (n + 1) // 2:
+        return False
+    return not (n % 2 and most == (n + 1) // 2 and rest[taken] == most)
+
+
 def expand_windows(plans: Sequence[PlannedTask[Window]]) -> list[PlannedTask[Screen]]:
     """Tasks of document screens as tasks of items: each window becomes one item per segment,
     consecutive and in document order, that know their screen's first item; a QC copy of a

@@ -237,6 +237,23 @@ def task_grow(*, task_id: int, position: int) -> int:
         return task.size
 
 
+def progress_most(config: ProtocolConfig, size: int) -> int | None:
+    """The most items a task of ``size`` items built so far may grow to, while more may follow
+    (a pull mode whose stopping rule does not hold, its budget not spent and the task not full):
+    the annotation page then says "n answered · more may follow" instead of "n of size", whose
+    end moves. None when the task's size is final (prebuilt tasks: no query)."""
+    if not pull_mode(config) or size >= config.items_per_task:
+        return None
+    state = (
+        AllocationState.objects.filter(config=config).values_list("stopped", "allocated").first()
+    )
+    if state is not None:
+        stopped, allocated = state
+        if stopped or (config.allocation_budget and allocated >= config.allocation_budget):
+            return None
+    return config.items_per_task
+
+
 def allocation_stopped(config: ProtocolConfig) -> bool:
     """Whether a pull-mode config's stopping rule holds (as last computed)."""
     if not pull_mode(config):

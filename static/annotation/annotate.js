@@ -2,8 +2,9 @@
 // Data comes from the json_script block "annotate-data"; the texts on the page are server-rendered,
 // and each translation's text as stored is in data.texts too (page.text): the HTML parser turns
 // CR LF and CR in the markup into LF, so offsets are never counted on the page's text nodes.
-// A page shows one item, or the items of a document screen (one per segment): each item is
-// submitted on its own, in order, so the server's rules for a submit hold for every segment.
+// A page shows one item, or the items of a document screen (one per segment): a document
+// screen is sent in one request (data.screenUrl), stored whole or not at all, where the
+// server's rules for a submit hold for every segment.
 // The questions are the protocol kind's: its screen script (loaded before this one) registers
 // the widgets they use in window.EvalSiteWidgets (see annotation/screens/scales.js).
 (function () {
@@ -73,6 +74,8 @@
     item.dirty = true;
     unsent = true;
     errorBox.hidden = true;
+    showScreenProgress();
+    collapseSource();
   }
 
   function focusGroup(group) {
@@ -153,6 +156,47 @@
     return { answer, missing };
   }
 
+  // The segments (of a document screen) or translations with a question left unanswered,
+  // and the document score when it is; in page order.
+  function unanswered() {
+    const open = new Set();
+    groups.forEach((group) => {
+      if (value(group) === null) open.add(itemOf[group.dataset.output]);
+    });
+    return items.concat(documentScore ? [documentScore] : []).filter((i) => open.has(i));
+  }
+
+  // On a document screen: how many of its segments have every question answered.
+  function showScreenProgress() {
+    const line = document.getElementById("screen-progress");
+    if (!line) return;
+    const open = unanswered().filter((i) => i !== documentScore).length;
+    line.textContent = data.messages.screenProgress
+      .replace("%(n)s", items.length - open)
+      .replace("%(total)s", items.length);
+  }
+
+  // A submit with questions left: how many segments (or translations), and a button to the
+  // first of them; on a long document screen the page stays where the annotator is.
+  function showIncomplete(missing) {
+    showError(data.messages.incomplete);
+    const open = unanswered().length;
+    const forms = data.documents ? data.messages.stillToAnswer : data.messages.stillToAnswerOutputs;
+    const line = document.createElement("p");
+    line.className = "still-to-answer";
+    line.textContent = `${(open === 1 ? forms[0] : forms[1]).replace("%(n)s", open)} — `;
+    const go = document.createElement("button");
+    go.type = "button";
+    go.className = "link-button";
+    go.id = "first-unanswered";
+    go.textContent = data.messages.goToFirst;
+    go.addEventListener("click", () => focusGroup(missing));
+    line.appendChild(go);
+    errorBox.appendChild(line);
+    if (data.documents) go.focus({ preventScroll: true });
+    else focusGroup(missing);
+  }
+
   // The CSRF token as the cookie has it now: logging in again (in another tab) replaces it, and
   // the copy in the page's form is then refused. The form's copy when the cookie is not readable.
   function csrfToken() {
@@ -219,8 +263,7 @@
     }
     const { answer, missing } = collect();
     if (missing) {
-      showError(data.messages.incomplete);
-      focusGroup(missing);
+      showIncomplete(missing);
       return;
     }
     // One item is always sent (a revision unchanged is a revision too, as it always was); of
@@ -239,26 +282,8 @@
     submitButton.disabled = true;
     submitButton.classList.add("busy");
     try {
-      let body = {};
-      let nextUrl = data.currentUrl;
-      for (const item of pending) {
-        const scored = item === documentScore;
-        const response = scored ? await sendScore(answer.document.document) : await send(item, answer);
-        body = await response.json().catch(() => ({}));
-        // A 2xx that is not the submit's answer (a proxy's page) is treated as a failure.
-        if (!(response.ok && (scored ? body.document_judgment : body.next_url))) {
-          refused(response, body);
-          return;
-        }
-        // Stored: a retry after a later item failed does not send it again, and a change
-        // made since is a revision of this one.
-        item.revision = body.revision;
-        item.dirty = false;
-        if (!scored) {
-          nextUrl = body.next_url;
-          showProgress(body.done, body.total);
-        }
-      }
+      const body = data.documents ? await sendScreen(pending, answer) : await sendEach(pending, answer);
+      if (!body) return;
       unsent = false;
       // A tutorial answer comes back with its feedback, shown before moving on
       // (annotation/tutorial.js).
@@ -270,7 +295,7 @@
       // load only where this page cannot show it (the task is done, the hold has ended, the
       // item asks for other questions, or the page shows a document).
       if (!data.documents && body.next && fits(body.next)) showItem(body.next);
-      else window.location.assign(nextUrl);
+      else window.location.assign(body.next_url || data.currentUrl);
     } catch (e) {
       // Nothing is lost: the answer stays on the page and a retry resends the same submit.
       showError(data.messages.network);
@@ -279,6 +304,69 @@
       submitButton.disabled = false;
       submitButton.classList.remove("busy");
     }
+  }
+
+  // A screen's items one by one (one item, in practice): the last answer's body, or null
+  // when one was refused (the page says why).
+  async function sendEach(pending, answer) {
+    let body = {};
+    for (const item of pending) {
+      const scored = item === documentScore;
+      const response = scored ? await sendScore(answer.document.document) : await send(item, answer);
+      body = await response.json().catch(() => ({}));
+      // A 2xx that is not the submit's answer (a proxy's page) is treated as a failure.
+      if (!(response.ok && (scored ? body.document_judgment : body.next_url))) {
+        refused(response, body);
+        return null;
+      }
+      // Stored: a retry after a later item failed does not send it again, and a change
+      // made since is a revision of this one.
+      item.revision = body.revision;
+      item.dirty = false;
+      if (!scored) {
+        data.progressMost = body.most === undefined ? null : body.most;
+        showProgress(body.done, body.total);
+      }
+    }
+    return body;
+  }
+
+  // A document screen in one request: its new and changed segments and document score,
+  // stored together or not at all. The body, or null when refused.
+  async function sendScreen(pending, answer) {
+    const scored = pending.includes(documentScore);
+    const response = await post(data.screenUrl, {
+      screen: data.items[0].id,
+      items: pending.filter((i) => i !== documentScore).map((item) => itemBody(item, answer)),
+      document_score: scored
+        ? {
+            revision: documentScore.revision,
+            submission_id: documentScore.submissionId,
+            score: answer.document.document,
+          }
+        : null,
+    });
+    const body = await response.json().catch(() => ({}));
+    if (!(response.ok && body.next_url && Array.isArray(body.items))) {
+      refused(response, body);
+      // A wrong answer: to the segment the server names (the message says which).
+      const item = response.status === 400 && items.find((i) => i.id === body.item);
+      if (item) focusGroup(groups.find((g) => item.outputs.includes(Number(g.dataset.output))));
+      return null;
+    }
+    const stored = {};
+    body.items.forEach((r) => (stored[r.item] = r.revision));
+    items.forEach((item) => {
+      if (stored[item.id] === undefined) return;
+      item.revision = stored[item.id];
+      item.dirty = false;
+    });
+    if (scored && body.document_score) {
+      documentScore.revision = body.document_score.revision;
+      documentScore.dirty = false;
+    }
+    showProgress(body.done, body.total);
+    return body;
   }
 
   function post(url, body) {
@@ -294,15 +382,19 @@
   }
 
   // An item's answer: the page's answers to its outputs.
-  function send(item, answer) {
+  function itemBody(item, answer) {
     const part = {};
     item.outputs.forEach((o) => (part[o] = answer[o]));
-    return post(data.submitUrl, {
+    return {
       item: item.id,
       revision: item.revision,
       submission_id: item.submissionId,
       answer: part,
-    });
+    };
+  }
+
+  function send(item, answer) {
+    return post(data.submitUrl, itemBody(item, answer));
   }
 
   function sendScore(score) {
@@ -333,11 +425,16 @@
     }
   }
 
+  // The task's progress: "n of total done", or in a pull mode while more items may follow
+  // (data.progressMost: the most the task may grow to) "n answered · more may follow".
   function showProgress(done, total) {
     const progress = document.getElementById("progress");
-    progress.max = total;
+    const most = data.progressMost;
+    progress.max = most || total;
     progress.value = done;
-    document.getElementById("progress-text").textContent = data.messages.progress
+    document.getElementById("progress-text").textContent = (
+      most ? data.messages.progressOpen.replace("%(most)s", most) : data.messages.progress
+    )
       .replace("%(done)s", done)
       .replace("%(total)s", total);
   }
@@ -375,7 +472,7 @@
     context.querySelectorAll(".ctx").forEach((p) => p.remove());
     const first = context.querySelector(".current");
     item.context_before.forEach((text) => context.insertBefore(contextLine(text), first));
-    item.context_after.forEach((text) => context.appendChild(contextLine(text)));
+    item.context_after.forEach((text) => context.insertBefore(contextLine(text), sourceToggle));
     if (item.source !== null) context.querySelector(".current.source .seg").textContent = item.source;
     if (item.reference !== null) {
       context.querySelector(".current.reference .seg").textContent = item.reference;
@@ -415,8 +512,56 @@
 
     unsent = false;
     errorBox.hidden = true;
+    // The new item's source is read whole first.
+    sourceOpened = false;
+    setSourceCollapsed(false);
+    if (pinned) pinned.classList.remove("shrunk");
     window.scrollTo(0, 0);
     focusGroup(firstQuestion());
+  }
+
+  // The head (progress) is pinned at the top, and on a phone the source under it
+  // (evalsite.css): the source starts where the head, whose height depends on wrapping, ends.
+  const head = document.querySelector(".annot-head");
+  function pinUnderHead() {
+    if (head) document.documentElement.style.setProperty("--annot-head-height", `${head.offsetHeight}px`);
+  }
+  window.addEventListener("resize", pinUnderHead);
+  pinUnderHead();
+
+  // On a phone the source pinned under the head (or the document before a window) takes a
+  // third of the screen: once the annotator scores, it shrinks to its first lines, with a
+  // button to show it whole again (which then stays so for this item).
+  const narrow = window.matchMedia("(max-width: 600px)");
+  // (The text after a window is inside the form, below its segments: it stays as it is.)
+  const pinned =
+    document.querySelector("section.context") ||
+    document.querySelector(".doc-title ~ section.doc-context");
+  let sourceToggle = null;
+  let sourceOpened = false;
+  function setSourceCollapsed(collapsed) {
+    if (!sourceToggle) return;
+    pinned.classList.toggle("collapsed", collapsed);
+    sourceToggle.setAttribute("aria-expanded", String(!collapsed));
+    sourceToggle.textContent = collapsed ? data.messages.showSource : data.messages.hideSource;
+    pinUnderHead();
+  }
+  function collapseSource() {
+    if (sourceOpened || !narrow.matches || !pinned) return;
+    pinned.classList.add("shrunk");
+    setSourceCollapsed(true);
+  }
+  if (pinned && data.messages.showSource) {
+    sourceToggle = document.createElement("button");
+    sourceToggle.type = "button";
+    sourceToggle.className = "source-toggle";
+    sourceToggle.addEventListener("click", () => {
+      const collapsed = !pinned.classList.contains("collapsed");
+      sourceOpened = !collapsed;
+      setSourceCollapsed(collapsed);
+    });
+    pinned.appendChild(sourceToggle);
+    setSourceCollapsed(false);
   }
 
   // What a widget may do to the page (see annotation/screens/scales.js).
@@ -490,14 +635,6 @@
     event.returnValue = "";
   });
 
-  // On a phone the head (progress) is pinned at the top and the source under it
-  // (evalsite.css): the source starts where the head, whose height depends on wrapping, ends.
-  const head = document.querySelector(".annot-head");
-  function pinUnderHead() {
-    if (head) document.documentElement.style.setProperty("--annot-head-height", `${head.offsetHeight}px`);
-  }
-  window.addEventListener("resize", pinUnderHead);
-  pinUnderHead();
 
   // An earlier answer (revising) is filled in.
   if (data.answer) {
@@ -510,6 +647,10 @@
     unsent = false;
     errorBox.hidden = true;
     document.body.classList.remove("phase-fluency");
+    // Opened to revise: the source is shown whole, as the annotator had not scored yet.
+    setSourceCollapsed(false);
+    if (pinned) pinned.classList.remove("shrunk");
   }
+  showScreenProgress();
   focusGroup(firstQuestion());
 })();

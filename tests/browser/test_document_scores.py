@@ -1,8 +1,8 @@
 """In a real Chromium: a document screen whose protocol asks for a document-level score ends
-with a 0–100 slider for the whole document, unset at first; Submit needs it, sends it before
-the segments, and keeps it through a failed submit and a reload (it is not sent again);
-Previous shows it and sends a changed one as a revision. At 1280 and 390 px, with
-screenshots."""
+with a 0–100 slider for the whole document, unset at first; Submit needs it and sends it with
+the segments in one request, stored with them or not at all: a failed submit stores neither; a
+score stored already (by an API client) shows on a reload and is not sent again; Previous
+shows it and sends a changed one as a revision. At 1280 and 390 px, with screenshots."""
 
 from __future__ import annotations
 
@@ -112,6 +112,25 @@ def document_scores(assignment: Assignment) -> dict[int, tuple[int, int]]:
     }
 
 
+def previous_revises_the_score(
+    page: Any, live_server: Any, assignment: Assignment, posts: list[str], shots: Path
+) -> None:
+    # Previous: the first document with its answers and its score; a changed score alone is
+    # sent, as a revision (the earlier one kept).
+    page.goto(f"{live_server.url}/annotate/{assignment.pk}/3/")
+    page.wait_for_selector("fieldset.criterion.focused")
+    assert page.locator(".slider-value").all_inner_texts() == ["71", "72", "73", "65"]
+    answer(page, {3: 80})
+    page.screenshot(path=shots / "document-score-revising-1280.png", full_page=True)
+    posts.clear()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/my/tasks/**")
+    assert len(posts) == 1
+    assert posts[0].endswith("/screen/")
+    assert document_scores(assignment) == {0: (80, 2), 3: (30, 1)}
+    assert DocumentJudgmentRevision.objects.get().score == 65
+
+
 def test_a_document_score_after_the_segments_survives_failure_reload_and_previous(  # type: ignore[no-untyped-def]
     page, live_server, output_dir: Path
 ) -> None:
@@ -137,18 +156,28 @@ def test_a_document_score_after_the_segments_survives_failure_reload_and_previou
     assert "answer every question" in page.inner_text("#annotate-error")
     assert posts == []
 
-    # The document score goes first; the first segment's submit fails: the score is stored,
-    # the segments are not, everything stays on the page.
+    # The screen's one request fails: neither the score nor the segments are stored, and
+    # everything stays on the page.
     answer(page, {3: 65})
-    page.route("**/submit/", lambda route: route.abort())
+    page.route("**/screen/", lambda route: route.abort())
     page.keyboard.press("Enter")
     page.locator("#annotate-error").wait_for(state="visible")
     assert "Could not reach the server" in page.inner_text("#annotate-error")
-    assert document_scores(assignment) == {0: (65, 1)}
+    assert document_scores(assignment) == {}
     assert not Judgment.objects.filter(assignment=assignment).exists()
-    page.unroute("**/submit/")
+    page.unroute("**/screen/")
 
-    # A reload shows the stored document score; the segments are sent, the score is not.
+    # The score stored meanwhile (as an API client stores it): a reload shows it; the
+    # segments are sent, the score is not.
+    first = assignment.task.items.get(position=0)
+    document_score_record(
+        assignment_id=assignment.pk,
+        annotator=assignment.annotator,
+        item_id=first.pk,
+        revision_seen=0,
+        submission_id=uuid.uuid4(),
+        score=65,
+    )
     page.on("dialog", lambda dialog: dialog.accept())
     page.reload()
     page.wait_for_selector("fieldset.criterion.focused")
@@ -158,8 +187,9 @@ def test_a_document_score_after_the_segments_survives_failure_reload_and_previou
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.getElementById('progress')?.value === 3")
     page.wait_for_selector("fieldset.criterion.focused")
-    assert len(posts) == 3
-    assert all(p.endswith("/submit/") for p in posts)
+    assert len(posts) == 1
+    assert posts[0].endswith("/screen/")
+    assert document_scores(assignment) == {0: (65, 1)}
 
     # The second document: every answer and its score, then the task is done.
     assert page.locator(".slider-value").all_inner_texts() == ["—"] * 4
@@ -167,24 +197,11 @@ def test_a_document_score_after_the_segments_survives_failure_reload_and_previou
     posts.clear()
     page.keyboard.press("Enter")
     page.wait_for_url("**/my/tasks/**")
-    assert posts[0].endswith("/document-score/")
-    assert len(posts) == 4
+    assert len(posts) == 1
+    assert posts[0].endswith("/screen/")
     assert document_scores(assignment) == {0: (65, 1), 3: (30, 1)}
 
-    # Previous: the first document with its answers and its score; a changed score alone is
-    # sent, as a revision (the earlier one kept).
-    page.goto(f"{live_server.url}/annotate/{assignment.pk}/3/")
-    page.wait_for_selector("fieldset.criterion.focused")
-    assert page.locator(".slider-value").all_inner_texts() == ["71", "72", "73", "65"]
-    answer(page, {3: 80})
-    page.screenshot(path=shots / "document-score-revising-1280.png", full_page=True)
-    posts.clear()
-    page.keyboard.press("Enter")
-    page.wait_for_url("**/my/tasks/**")
-    assert len(posts) == 1
-    assert posts[0].endswith("/document-score/")
-    assert document_scores(assignment) == {0: (80, 2), 3: (30, 1)}
-    assert DocumentJudgmentRevision.objects.get().score == 65
+    previous_revises_the_score(page, live_server, assignment, posts, shots)
 
 
 def test_a_document_score_on_a_phone(browser, live_server, output_dir: Path) -> None:  # type: ignore[no-untyped-def]

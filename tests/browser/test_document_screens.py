@@ -1,13 +1,17 @@
 """In a real Chromium: a document screen shows every segment of a document (Arabic, right to
-left) with its translation by one system, one answer per segment; Enter sends them item by
-item. A submit cut off by the network midway keeps the answers on the page and a retry sends
-only the rest; a reload after a partial submit shows the stored answers and sends only the
-missing ones; Previous opens the earlier document with its answers, and a change sends that
-one segment as a revision. ESA's span editor works on a document screen on a phone.
-Screenshots at 1280 and 390 px."""
+left) with its translation by one system, one answer per segment; its progress (segments
+answered on the screen, and in the task) stays pinned at the top while the page scrolls; a
+partial submit says how many are left, with a button to the first. Enter sends the screen in
+one request, stored whole or not at all: a submit cut off by the network stores nothing and
+keeps the answers on the page, and a retry sends them; a screen partly stored (by an API
+client) shows the stored answers and sends only the missing ones; Previous opens the earlier
+document with its answers, and a change sends that one segment as a revision. ESA's span
+editor works on a document screen on a phone, in German; the text before a window shrinks
+once the annotator scores. Screenshots at 1280 and 390 px."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +20,12 @@ from django.db.models import F
 
 from annotation.campaigns.services import campaign_data_import
 from annotation.campaigns.uploads import UploadFile
+from annotation.judging.services import judgment_record
 from annotation.models import Assignment, Campaign, Item, Judgment, ProtocolConfig
 from annotation.tasking.build import tasks_build
 from annotation.tasking.services import task_assign
 from tests.browser.annotator_pages import log_in
-from tests.factories import lines, make_campaign, make_user
+from tests.factories import full_answer, lines, make_campaign, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -117,18 +122,15 @@ def scores_of(assignment: Assignment) -> dict[int, tuple[float, int]]:
     }
 
 
-def failing(page: Any, n: int) -> None:
-    """The ``n``-th submit from now on (from 1) never reaches the server."""
-    calls = {"n": 0}
+def failing(page: Any) -> None:
+    """The next screen submit never reaches the server."""
+    page.route("**/screen/", lambda request_route: request_route.abort())
 
-    def route(request_route: Any) -> None:
-        calls["n"] += 1
-        if calls["n"] == n:
-            request_route.abort()
-        else:
-            request_route.continue_()
 
-    page.route("**/submit/", route)
+def in_sight(page: Any, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    height = page.viewport_size["height"]
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
 
 
 def count_posts(page: Any) -> list[str]:
@@ -137,7 +139,7 @@ def count_posts(page: Any) -> list[str]:
     return posts
 
 
-def test_a_document_screen_is_answered_segment_by_segment(  # type: ignore[no-untyped-def]
+def test_a_document_screen_is_sent_whole_in_one_request(  # type: ignore[no-untyped-def]
     page, live_server, output_dir: Path
 ) -> None:
     shots = output_dir / "screenshots"
@@ -146,7 +148,7 @@ def test_a_document_screen_is_answered_segment_by_segment(  # type: ignore[no-un
     first = screen_items(assignment, 0)
     assert len(first) == 4
     assert assignment.task.size == 8
-    page.set_viewport_size({"width": 1280, "height": 900})
+    page.set_viewport_size({"width": 1280, "height": 600})
     page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
     page.wait_for_selector("fieldset.criterion.focused")
 
@@ -158,65 +160,91 @@ def test_a_document_screen_is_answered_segment_by_segment(  # type: ignore[no-un
     texts = page.locator("article.output p.text").all_inner_texts()
     assert texts == [i.outputs.get().text for i in first]
     assert page.locator("section.context").count() == 0
+    assert page.inner_text("#screen-progress") == "0 of 4 segments answered on this screen"
     page.screenshot(path=shots / "document-screen-1280.png", full_page=True)
 
-    # An unanswered segment stops the submit on the page; nothing is sent.
+    # Two answered: the screen's count moves at once; scrolled to the end of the document,
+    # both counts stay in sight, pinned at the top.
     posts = count_posts(page)
     answer_sliders(page, [71, 72])
+    assert page.inner_text("#screen-progress") == "2 of 4 segments answered on this screen"
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    assert page.evaluate("window.scrollY") > 200
+    assert in_sight(page, "#screen-progress")
+    assert in_sight(page, "#progress")
+    assert page.inner_text("#progress-text") == "0 of 8 done"
+
+    # An unanswered segment stops the submit on the page: how many, and a button to the first.
     page.keyboard.press("Enter")
-    assert "answer every question" in page.inner_text("#annotate-error")
+    error = page.locator("#annotate-error")
+    assert "answer every question" in error.inner_text()
+    assert "2 segments still to answer — go to the first" in error.inner_text()
+    page.screenshot(path=shots / "document-screen-partial-1280.png")
     assert posts == []
+    page.locator("#first-unanswered").click()
+    focused = page.evaluate(
+        "() => [...document.querySelectorAll('fieldset.criterion')]"
+        ".indexOf(document.activeElement.closest('fieldset.criterion'))"
+    )
+    assert focused == 2
+    assert in_sight(page, "fieldset.criterion.focused")
     assert scores_of(assignment) == {}
 
-    # The network fails on the third segment: two are stored, the answers stay on the page.
+    # The network fails: the one request stored nothing, the answers stay on the page.
     answer_sliders(page, [71, 72, 73, 74])
-    failing(page, 3)
+    failing(page)
     page.keyboard.press("Enter")
-    page.locator("#annotate-error").wait_for(state="visible")
-    assert "Could not reach the server" in page.inner_text("#annotate-error")
-    assert scores_of(assignment) == {0: (71, 1), 1: (72, 1)}
-    assert page.inner_text("#progress-text") == "2 of 8 done"
-    page.unroute("**/submit/")
+    error.wait_for(state="visible")
+    assert "Could not reach the server" in error.inner_text()
+    assert scores_of(assignment) == {}
+    assert page.inner_text("#progress-text") == "0 of 8 done"
+    page.unroute("**/screen/")
 
-    # The retry (pressed twice: one submit runs at a time) sends the other two and only them,
-    # then the next document comes.
+    # The retry (pressed twice: one submit runs at a time) sends the whole screen in one
+    # request, then the next document comes.
     posts.clear()
     page.keyboard.press("Enter")
     page.keyboard.press("Enter")
+    page.wait_for_url("**/annotate/**")
     page.wait_for_function("() => document.getElementById('progress')?.value === 4")
     page.wait_for_selector("fieldset.criterion.focused")
-    assert len(posts) == 2
+    assert len(posts) == 1
+    assert posts[0].endswith("/screen/")
     assert scores_of(assignment) == {0: (71, 1), 1: (72, 1), 2: (73, 1), 3: (74, 1)}
     second = screen_items(assignment, 4)
     assert page.locator("article.output .doc-segment").all_inner_texts() == [
         i.segment.source for i in second
     ]
 
-    reload_after_a_partial_submit(page, assignment, posts)
+    partly_stored_screen(page, assignment, posts)
     previous_revises_one_segment(page, live_server, assignment, posts, shots)
     page.screenshot(path=shots / "document-screen-done-1280.png", full_page=True)
 
 
-def reload_after_a_partial_submit(page: Any, assignment: Assignment, posts: list[str]) -> None:
-    """On the task's last document: the second submit fails, the page is reloaded."""
-    # A reload after a partial submit: the stored answer is filled in, only the others go.
-    answer_sliders(page, [81, 82, 83, 84])
-    failing(page, 2)
-    page.keyboard.press("Enter")
-    page.locator("#annotate-error").wait_for(state="visible")
-    page.unroute("**/submit/")
-    page.on("dialog", lambda dialog: dialog.accept())  # the page asks before losing answers
+def partly_stored_screen(page: Any, assignment: Assignment, posts: list[str]) -> None:
+    """On the task's last document: its first segment answered through the API (one item at a
+    time, as an API client or an earlier page sends it), then the page is reloaded."""
+    item = screen_items(assignment, 4)[0]
+    judgment_record(
+        assignment_id=assignment.pk,
+        annotator=assignment.annotator,
+        item_id=item.pk,
+        revision_seen=0,
+        submission_id=uuid.uuid4(),
+        answer=full_answer(item, 81),
+    )
     page.reload()
     page.wait_for_selector("fieldset.criterion.focused")
     values = page.locator(".slider-value").all_inner_texts()
     assert values == ["81", "—", "—", "—"]
+    assert page.inner_text("#screen-progress") == "1 of 4 segments answered on this screen"
     for n, score in [(1, 92), (2, 93), (3, 94)]:
         page.locator("fieldset.criterion").nth(n).focus()
         page.keyboard.type(str(score))
     posts.clear()
     page.keyboard.press("Enter")
     page.wait_for_url("**/my/tasks/**")
-    assert len(posts) == 3
+    assert len(posts) == 1
     assert {p: s for p, (s, _r) in scores_of(assignment).items() if p >= 4} == {
         4: 81,
         5: 92,
@@ -255,8 +283,11 @@ def test_esa_on_a_document_screen_on_a_phone(  # type: ignore[no-untyped-def]
         viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, locale="en-US"
     ).new_page()
     assignment = holding(page, live_server, "phone", "esa")
+    # In German.
+    page.context.add_cookies([{"name": "django_language", "value": "de", "url": live_server.url}])
     page.goto(f"{live_server.url}/annotate/{assignment.pk}/")
     page.wait_for_selector("fieldset.criterion.focused")
+    assert page.inner_text("#screen-progress") == "0 von 4 Segmenten auf dieser Seite beantwortet"
     assert page.locator("article.output").count() == 4
     assert page.locator("fieldset.span-editor").count() == 4
     # Nothing wider than the phone.
@@ -271,11 +302,32 @@ def test_esa_on_a_document_screen_on_a_phone(  # type: ignore[no-untyped-def]
     first.locator(".span-chip").first.wait_for()
     page.screenshot(path=shots / "document-screen-esa-390.png", full_page=True)
     sliders = page.locator("fieldset.slider-criterion")
-    for n, score in enumerate([40, 90, 90, 90]):
+    for n, score in enumerate([40, 90]):
         sliders.nth(n).focus()
         page.keyboard.type(str(score))
+    assert page.inner_text("#screen-progress") == "2 von 4 Segmenten auf dieser Seite beantwortet"
+    # A partial submit: how many are left, and the way to the first of them.
+    posts = count_posts(page)
+    page.locator("#submit").tap()
+    error = page.locator("#annotate-error")
+    assert "Noch 2 Segmente zu beantworten — zum ersten springen" in error.inner_text()
+    # The progress is pinned at the top of the long page.
+    assert page.evaluate("window.scrollY") > 300
+    assert in_sight(page, "#screen-progress")
+    assert in_sight(page, "#progress-text")
+    page.screenshot(path=shots / "document-screen-esa-partial-390-de.png")
+    page.locator("#first-unanswered").tap()
+    assert in_sight(page, "fieldset.criterion.focused")
+    assert page.locator("fieldset.criterion.focused").get_attribute("data-output") == str(
+        screen_items(assignment, 0)[2].outputs.get().pk
+    )
+    for n, score in [(2, 90), (3, 90)]:
+        sliders.nth(n).focus()
+        page.keyboard.type(str(score))
+    assert posts == []
     page.locator("#submit").tap()
     page.wait_for_function("() => document.getElementById('progress')?.value === 4")
+    assert len(posts) == 1
     judgments = Judgment.objects.filter(assignment=assignment).order_by("item__position")
     assert [next(iter(j.answer.values()))["score"] for j in judgments] == [40, 90, 90, 90]
     spans = [len(next(iter(j.answer.values()))["spans"]) for j in judgments]
@@ -308,6 +360,22 @@ def test_a_window_of_a_document_shows_its_neighbours_on_a_phone(  # type: ignore
     assert page.locator("article.output").count() == 2
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.screenshot(path=output_dir / "screenshots" / "document-window-390.png", full_page=True)
+    # Once the annotator scores, the text before the window shrinks (a button shows it whole).
+    toggle = page.locator(".doc-context .source-toggle")
+    assert toggle.get_attribute("aria-expanded") == "true"
+    answer_sliders(page, [60])
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert toggle.inner_text() == "Show the whole text"
+    assert "collapsed" in (page.locator("section.doc-context").first.get_attribute("class") or "")
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    # Opened by hand: it stays open while the annotator goes on scoring.
+    page.locator("fieldset.criterion").nth(1).focus()
+    page.keyboard.type("70")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.slider-value')[1].textContent === '70'"
+    )
+    assert toggle.get_attribute("aria-expanded") == "true"
 
 
 def test_a_document_answered_in_another_window_is_refused_on_screen(  # type: ignore[no-untyped-def]

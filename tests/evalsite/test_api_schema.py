@@ -79,6 +79,7 @@ def test_the_resolver_finds_the_api_routes() -> None:
     assert routes["/api/campaigns/{campaign_id}/analysis/"] == {"get", "post"}
     assert routes["/api/campaigns/{campaign_id}/reports/judgments.{fmt}"] == {"get"}
     assert routes["/api/assignments/{assignment_id}/submit/"] == {"post"}
+    assert routes["/api/assignments/{assignment_id}/screen/"] == {"post"}
 
 
 @pytest.mark.django_db

@@ -92,7 +92,12 @@ def test_every_state_changing_view_is_tried() -> None:
     names = {pattern.name for pattern, _method, _role in ALLOWED}
     for name in ("login", "logout", "campaign_create", "campaign_upload", "invite_revoke"):
         assert name in names
-    assert {"api-assignment-submit", "api-campaign-upload", "api-campaign-detail"} <= names
+    assert {
+        "api-assignment-submit",
+        "api-assignment-screen-submit",
+        "api-campaign-upload",
+        "api-campaign-detail",
+    } <= names
 
 
 @pytest.mark.django_db

@@ -70,6 +70,7 @@ RAW = {
 # Valid bodies that the route stores, by (route, method, role).
 TAKEN = {
     ("api-assignment-submit", "POST", "crowd"): 201,
+    ("api-assignment-screen-submit", "POST", "crowd"): 201,
     ("api-config-tutorial", "POST", "owner"): 201,
 }
 
@@ -192,6 +193,16 @@ def valid_body(fuzzed: Fuzzed, role: str, name: str) -> Any:
             "submission_id": str(uuid.uuid4()),
             "answer": _span_answer(item),
         }
+    if name == "api-assignment-screen-submit" and assignment is not None:
+        item = Item.objects.filter(task=assignment.task).order_by("position").first()
+        assert item is not None
+        answer = {
+            "item": item.pk,
+            "revision": 0,
+            "submission_id": str(uuid.uuid4()),
+            "answer": _span_answer(item),
+        }
+        return {"screen": item.pk, "items": [answer], "document_score": None}
     if name == "api-assignment-tutorial-submit":
         item = fuzzed.esa.tutorial_items.get()
         return {
@@ -247,6 +258,7 @@ def test_the_routes_that_take_json_are_found() -> None:
     names = {r.name for r in ROUTES}
     assert {
         "api-assignment-submit",
+        "api-assignment-screen-submit",
         "api-assignment-document-score",
         "api-assignment-tutorial-submit",
         "api-config-tutorial",

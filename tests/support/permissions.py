@@ -236,6 +236,8 @@ MATRIX: dict[str, Rule] = {
     "annotate_item": annotator_only(GET, api=False),
     "api-assignment-current": annotator_only(GET, api=True),
     "api-assignment-submit": annotator_only({"POST": 201}, api=True),
+    # The seed's task has segment screens: a screen of one item, answered.
+    "api-assignment-screen-submit": annotator_only({"POST": 201}, api=True),
     # The seed's protocol has no tutorial: its page goes to the task, its API says so (410),
     # and a tutorial answer finds no item to answer (409).
     "tutorial": annotator_only({"GET": 302}, api=False),
@@ -355,15 +357,23 @@ class Seed:
                 "submission_id": str(uuid.uuid4()),
                 "score": 50,
             }, True
-        if name == "api-assignment-submit":
-            item = Item.objects.get(task=self.assignment.task, position=0)
-            return {
-                "item": item.pk,
-                "revision": 0,
-                "submission_id": str(uuid.uuid4()),
-                "answer": full_answer(item),
-            }, True
+        if name in {"api-assignment-submit", "api-assignment-screen-submit"}:
+            return self.answer_body(name), True
         return {}, False
+
+    def answer_body(self, name: str) -> dict[str, Any]:
+        """A valid answer to the task's first item: a submit's, or a screen submit's (the
+        seed's task has segment screens: a screen of that one item)."""
+        item = Item.objects.get(task=self.assignment.task, position=0)
+        answer = {
+            "item": item.pk,
+            "revision": 0,
+            "submission_id": str(uuid.uuid4()),
+            "answer": full_answer(item),
+        }
+        if name == "api-assignment-screen-submit":
+            return {"screen": item.pk, "items": [answer]}
+        return answer
 
 
 @contextmanager

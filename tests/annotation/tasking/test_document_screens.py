@@ -4,6 +4,7 @@ whole windows (a repeat, a degraded copy) placed as screens are."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -15,12 +16,15 @@ from annotation.models import Item, ItemKind, ItemOutput, ProtocolConfig
 from annotation.tasking.build import tasks_build
 from annotation.tasking.plan import (
     REAL,
+    PlannedItem,
+    PlannedTask,
     QcMix,
     Window,
     document_screens,
     document_windows,
     expand_windows,
     plan_tasks,
+    spread_documents,
     windows_per_task,
 )
 from annotation.tasking.source import TaskError
@@ -81,6 +85,70 @@ def test_expanded_windows_keep_their_segments_together_and_copy_them_segment_by_
                 assert {o.kind for o in originals} == {REAL}
 
 
+def _documents_in_a_row(tasks: list[PlannedTask[Window]], document_of: list[int]) -> int:
+    """How often a screen follows one of the same document, within and across tasks."""
+    shown = [document_of[p.screen.segments[0]] for t in tasks for p in t.items]
+    return sum(a == b for a, b in itertools.pairwise(shown))
+
+
+def test_no_document_is_shown_twice_in_a_row_and_qc_copies_keep_their_originals() -> None:
+    # 6 documents of 4 segments in 3 systems' translations; windows of 2: every document has
+    # 6 screens, so a shuffled plan shows some document twice in a row.
+    places = [(d, p) for d in range(6) for p in range(4)]
+    document_of = [d for d, _p in places]
+    windows = document_screens(document_windows(places, 2), 3)
+    before, checked = 0, 0
+    for seed in range(20):
+        plans = plan_tasks(
+            windows, items_per_task=16, mix=QcMix(20, 10, 0), rng=np.random.default_rng(seed)
+        )
+        spread = spread_documents(plans, document_of)
+        for plan, task in zip(plans, spread, strict=True):
+            # The same screens, each QC copy still pointing at a real screen of its window.
+            assert Counter(map(id, (p.screen for p in plan.items))) == Counter(
+                map(id, (p.screen for p in task.items))
+            )
+            for planned in task.items:
+                if planned.kind != REAL:
+                    assert planned.original is not None
+                    original = task.items[planned.original]
+                    assert original.kind == REAL
+                    assert original.screen.segments == planned.screen.segments
+        # A short last task may hold one document only: no order helps there. Elsewhere none
+        # follows itself, within a task or from one task to the next.
+        counts = [Counter(document_of[p.screen.segments[0]] for p in t.items) for t in plans]
+        if all(max(c.values()) <= sum(c.values()) // 2 for c in counts):
+            checked += 1
+            before += _documents_in_a_row(plans, document_of)
+            assert _documents_in_a_row(spread, document_of) == 0
+    assert checked >= 15
+    # The shuffled plans did show a document twice in a row (the test tests something).
+    assert before > 0
+
+
+def test_screens_stay_in_place_unless_they_follow_their_own_document() -> None:
+    screens = [Window((s,), 0) for s in range(5)]
+    task = PlannedTask([PlannedItem(REAL, w) for w in screens])
+    # Documents A B C D E: nothing to change.
+    assert [p.screen for p in spread_documents([task], [0, 1, 2, 3, 4])[0].items] == screens
+    # A A B C B: the B after the first A moves up; the rest keeps its order.
+    (moved,) = spread_documents([task], [0, 0, 1, 2, 1])
+    assert [p.screen.segments[0] for p in moved.items] == [0, 2, 1, 3, 4]
+    # The next task does not start with the document the task before it ended with.
+    documents = [0, 1, 2, 3, 1]
+    second = PlannedTask([PlannedItem(REAL, Window((s,), 1)) for s in (4, 0, 2, 3, 1)])
+    first, after = spread_documents([task, second], documents)
+    assert [p.screen.segments[0] for p in first.items] == [0, 1, 2, 3, 4]
+    assert [p.screen.segments[0] for p in after.items] == [0, 4, 2, 3, 1]
+
+
+def test_a_document_filling_most_of_a_task_repeats_as_little_as_it_must() -> None:
+    task = PlannedTask([PlannedItem(REAL, Window((s,), 0)) for s in range(5)])
+    # A A A A B: at least two repeats (A B A A A); no more.
+    (spread,) = spread_documents([task], [0, 0, 0, 0, 1])
+    assert _documents_in_a_row([spread], [0, 0, 0, 0, 1]) == 2
+
+
 @pytest.fixture
 def rich(owner):  # type: ignore[no-untyped-def]
     return make_rich_campaign(owner=owner)
@@ -123,6 +191,25 @@ def test_document_screens_show_one_systems_run_for_consecutive_segments_in_docum
     shown = ItemOutput.objects.filter(item__task__config=config, kind=ItemKind.REAL)
     assert Counter(shown.values_list("item__segment_id", "system_id")).most_common(1)[0][1] == 1
     assert shown.count() == 60 * 4
+
+
+@pytest.mark.django_db
+def test_an_annotator_never_gets_one_document_twice_in_a_row(rich) -> None:  # type: ignore[no-untyped-def]
+    config = make_config(
+        rich,
+        "esa",
+        screen=DOCUMENT,
+        document_window=0,
+        items_per_task=40,
+        qc_bad_reference=20,
+        qc_repeat=20,
+        qc_reference=0,
+    )
+    screens = _screens(config)
+    shown = [items[0].segment.document_id for items in screens.values()]
+    assert len(shown) > 20
+    # Within each task and from one task to the next, in the order an annotator meets them.
+    assert all(a != b for a, b in itertools.pairwise(shown))
 
 
 @pytest.mark.django_db

@@ -21,6 +21,7 @@ from annotation.tasking.pull import (
     allocation_refresh,
     allocation_samples,
     config_tasks_build,
+    progress_most,
 )
 from annotation.tasking.services import task_assign_next
 from tests.factories import full_answer, make_config, make_rich_campaign, make_user
@@ -271,3 +272,45 @@ def test_annotators_are_told_that_a_stopped_config_needs_no_more(rich, annotator
     answer = client.post(reverse("task_take", args=[config.pk]), follow=True)
     assert "needs no more judgments" in answer.content.decode()
     assert not Assignment.objects.filter(annotator=other).exists()
+
+
+def test_progress_says_more_may_follow_until_the_tasks_end_is_known(rich, annotator) -> None:  # type: ignore[no-untyped-def]
+    rich.annotators.add(annotator)
+    config = pull_config(rich, items_per_task=40, allocation_budget=14)
+    assignment = task_assign_next(config=config, annotator=annotator)
+    assert assignment is not None
+    client = Client()
+    client.force_login(annotator)
+    page = client.get(reverse("annotate", args=[assignment.pk])).content.decode()
+    # The first batch of 10 is built; the task may grow to 40.
+    assert "0 answered · more may follow, up to 40" in page
+    assert 'max="40"' in page
+    assert progress_most(config, BATCH_ITEMS) == 40
+    url = reverse("api-assignment-submit", args=[assignment.pk])
+    for position in range(BATCH_ITEMS):
+        item = Item.objects.get(task=assignment.task, position=position)
+        body = {
+            "item": item.pk,
+            "revision": 0,
+            "submission_id": str(uuid.uuid4()),
+            "answer": full_answer(item),
+        }
+        answer = client.post(url, body, content_type="application/json").json()
+        if position < BATCH_ITEMS - 1:
+            assert (answer["total"], answer["most"]) == (BATCH_ITEMS, 40)
+    # The tenth answer grew the task by the budget's rest: its size is final now.
+    assert answer["total"] == 18
+    assert answer["most"] is None
+    page = client.get(reverse("annotate", args=[assignment.pk])).content.decode()
+    assert "10 of 18 done" in page
+    assert "answered · more may follow, up to 40" not in page
+
+
+def test_progress_knows_the_end_when_the_allocation_stops_or_the_task_is_full(rich) -> None:  # type: ignore[no-untyped-def]
+    config = pull_config(rich, items_per_task=40)
+    assert progress_most(config, 10) == 40
+    assert progress_most(config, 40) is None
+    AllocationState.objects.filter(config=config).update(stopped=AllocationState.Stop.DECIDED)
+    assert progress_most(config, 10) is None
+    prebuilt = make_config(rich, "direct_assessment", name="Prebuilt", outputs_per_screen=1)
+    assert progress_most(prebuilt, 10) is None
