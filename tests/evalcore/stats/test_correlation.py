@@ -209,3 +209,26 @@ def test_kendall_tau_of_many_points_is_scipys_and_the_pair_counts():
     )
     assert kendall_tau(x, y) == pytest.approx(by_pairs, abs=1e-12)
     assert kendall_tau(x, y) == pytest.approx(sps.kendalltau(x, y).statistic, abs=1e-15)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "two-sided"])
+def test_pearson_permutation_counts_the_trials_that_forming_each_swap_counts(alternative):
+    # Pearson's trials come from sums changed by a matrix product; forming every swapped pair
+    # of vectors from the same draws and correlating them with numpy counts the same trials.
+    rng = np.random.default_rng(31)
+    human = rng.normal(size=80)
+    a, b = human + rng.normal(size=80), human + rng.normal(scale=1.3, size=80)
+    shown = correlation_permutation_test(human, a, b, n_trials=300, alternative=alternative, rng=9)
+    za, zb = (a - a.mean()) / a.std(), (b - b.mean()) / b.std()
+    swaps = np.random.default_rng(9).integers(2, size=(300, 80), dtype=bool)
+    observed = np.corrcoef(human, za)[0, 1] - np.corrcoef(human, zb)[0, 1]
+    diffs = np.array(
+        [
+            np.corrcoef(human, np.where(s, zb, za))[0, 1]
+            - np.corrcoef(human, np.where(s, za, zb))[0, 1]
+            for s in swaps
+        ]
+    )
+    hits = diffs >= observed if alternative == "greater" else np.abs(diffs) > abs(observed)
+    assert shown.delta == pytest.approx(observed, abs=1e-12)
+    assert shown.p_value == (hits.sum() + 1) / 301
