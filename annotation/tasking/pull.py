@@ -175,11 +175,18 @@ def _recompute(config: ProtocolConfig, judged: int) -> AllocationState:
 
 
 def _bounds(config: ProtocolConfig) -> tuple[float, float]:
-    """The scale of the kind's first criterion, oriented as :func:`allocation_samples`."""
+    """The scale of the kind's first criterion on the config's screens (ranks: 1 to k),
+    oriented as :func:`allocation_samples`."""
     criterion = config.definition.criteria[0]
-    if criterion.higher_is_better:
-        return float(criterion.minimum), float(criterion.maximum)
-    return -float(criterion.maximum), -float(criterion.minimum)
+    k = config.definition.outputs_per_screen(config.outputs_per_screen)
+    # A kind whose scale depends on the screen (ranks) fits it to k; MQM's score, worked out
+    # from spans, is asked of no screen and keeps its own.
+    fitted = [c for c in (config.definition.criteria_for(k) if k else ()) if c.key == criterion.key]
+    criterion = fitted[0] if fitted else criterion
+    lo, hi = float(criterion.minimum), float(criterion.maximum)
+    # A scale of one point (a ranking of one output) says nothing; any width will do.
+    hi = max(hi, lo + 1.0)
+    return (lo, hi) if criterion.higher_is_better else (-hi, -lo)
 
 
 def config_build_locked(config: ProtocolConfig, progress: Progress) -> BuildResult:

@@ -15,9 +15,18 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.judging.services import judgment_record
-from annotation.models import AllocationState, Assignment, Item, ItemKind, ItemOutput, Task
+from annotation.models import (
+    AllocationState,
+    Assignment,
+    Item,
+    ItemKind,
+    ItemOutput,
+    ProtocolConfig,
+    Task,
+)
 from annotation.tasking.pull import (
     BATCH_ITEMS,
+    _bounds,
     allocation_refresh,
     allocation_samples,
     config_tasks_build,
@@ -287,3 +296,12 @@ def test_annotators_are_told_that_a_stopped_config_needs_no_more(rich, annotator
     answer = client.post(reverse("task_take", args=[config.pk]), follow=True)
     assert "needs no more judgments" in answer.content.decode()
     assert not Assignment.objects.filter(annotator=other).exists()
+
+
+def test_the_test_reads_scores_on_the_criterions_scale_oriented_higher_better() -> None:
+    # DA and ESA sliders 0-100; ranks 1..k negated; MQM's score (minus weighted errors, at most
+    # five non-translations of 25) as it is.
+    assert _bounds(ProtocolConfig(protocol="direct_assessment", outputs_per_screen=1)) == (0, 100)
+    assert _bounds(ProtocolConfig(protocol="esa", outputs_per_screen=1)) == (0, 100)
+    assert _bounds(ProtocolConfig(protocol="ranking", outputs_per_screen=3)) == (-3, -1)
+    assert _bounds(ProtocolConfig(protocol="mqm", outputs_per_screen=1)) == (-125, 0)
