@@ -57,12 +57,14 @@ def published_clusters(folder: Path, pair: str) -> dict[str, int]:
     return {name: numbers[start] for name, start in starts.items()}
 
 
-def resampled(pools: Sequence[FloatArray], rng: np.random.Generator) -> Draw:
+def resampled(pools: Sequence[FloatArray], rng: np.random.Generator | int | None) -> Draw:
     """Judgments drawn at random, with replacement, from each system's real ones: a campaign
-    may ask for more of a system than WMT collected, and the true means are the pools'."""
+    may ask for more of a system than WMT collected, and the true means are the pools'.
+    ``rng``: a Generator, a seed or None."""
+    generator = np.random.default_rng(rng)
 
     def draw(k: int, n: int) -> FloatArray:
-        out: FloatArray = pools[k][rng.integers(len(pools[k]), size=n)]
+        out: FloatArray = pools[k][generator.integers(len(pools[k]), size=n)]
         return out
 
     return draw

@@ -296,13 +296,17 @@ def wrong_decisions(decided: BoolArray, true_means: Sequence[float]) -> int:
 Draw = Callable[[int, int], FloatArray]
 
 
-def da_draws(true_means: Sequence[float], noise_sd: float, rng: np.random.Generator) -> Draw:
+def da_draws(
+    true_means: Sequence[float], noise_sd: float, rng: np.random.Generator | int | None
+) -> Draw:
     """Judgments on a 0-100 slider: system k's ``50 + 25 (true_means[k] + noise)``, the noise
     normal with ``noise_sd``, rounded and clipped to the scale (the clipping keeps ties tied
-    and the order of distinct true means)."""
+    and the order of distinct true means). ``rng``: a Generator, a seed or None."""
+
+    generator = np.random.default_rng(rng)
 
     def draw(k: int, n: int) -> FloatArray:
-        raw = 50.0 + 25.0 * (true_means[k] + noise_sd * rng.standard_normal(n))
+        raw = 50.0 + 25.0 * (true_means[k] + noise_sd * generator.standard_normal(n))
         out: FloatArray = np.clip(np.round(raw), 0.0, 100.0)
         return out
 

@@ -2,16 +2,20 @@
 however often it is looked at (anytime-valid), for scores on a bounded scale.
 
 Testing a pair again after every batch with a fixed-sample test (Mann-Whitney at ``alpha``)
-makes the chance that a *tied* pair is ever declared apart grow with the number of looks: with
-40 looks it is about five times ``alpha``. This module replaces the fixed-sample p-value by an
-**e-process**, a wealth that grows only when the data speak against a tie, and decides when it
-reaches ``2/alpha`` (Ville's inequality then bounds the chance of *ever* reaching it under the
-null by ``alpha/2``, whatever the number of looks and whenever one stops).
+makes the chance that a *tied* pair is ever declared apart grow with the number of looks: over
+20 looks of 50 judgments, one-sided Mann-Whitney in either order at 0.05 declared 137 of 300
+simulated tied pairs apart (``tests/evalcore/human/test_sequential.py``). This module
+replaces the fixed-sample p-value by an **e-process**, a wealth that grows only when the data
+speak against a tie, and decides when it reaches ``2/alpha``: Ville's inequality bounds the
+chance of *ever* reaching it under the null by ``alpha/2``, whatever the number of looks and
+whenever one stops.
 
 The construction: betting on the paired differences (Waudby-Smith & Ramdas 2023, "Estimating
-means of bounded random variables by betting", JRSS-B, with their aGRAPA bet; the
-confidence sequence for the difference of the two means is the set of differences whose wealth
-stays below ``2/alpha``, Howard et al. 2021's framework).
+means of bounded random variables by betting", JRSS-B, with their aGRAPA bet). Betting against
+every difference of means instead of against 0 alone would give a confidence sequence for the
+difference (Howard et al. 2021); the decision needs only the test against 0. An alpha-spending
+rule (Lan-DeMets) would need the looks and the final size planned in advance, which pull mode
+does not have; the betting test needs neither.
 
 - The i-th judgment of the higher system is paired with the i-th judgment of the lower one, in
   the order they came in; a system's surplus judgments wait for their partner.
