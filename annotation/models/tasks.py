@@ -156,7 +156,8 @@ class ProtocolConfig(models.Model):
         validators=[MinValueValidator(0.0001), MaxValueValidator(0.5)],
         help_text=_(
             "Pull: adaptive stops when every adjacent pair of the current ranking is decided at "
-            "this level (one-sided Mann-Whitney)."
+            "this level (an anytime-valid test: tied systems are declared apart at most this "
+            "often, however often the pair is tested)."
         ),
     )
     # The kind's own settings (MQM: {"weights": {…}}; Protocol.settings_json writes them).

@@ -8,8 +8,10 @@ pull-mode task is an ordinary task whose ``size`` grows.
 The policy's state (:class:`AllocationState`) is recomputed when ``REFRESH_EVERY`` more
 judgments have been stored since it last was, so a busy campaign does not run the tests on
 every pull. The stopping rule: no more screens once every adjacent pair of the current ranking
-is decided at the config's level (adaptive; top-k: the k best systems and the one below), or
-once the budget of judgments is allocated. An annotator's task then ends at its last built item.
+is decided at the config's level by the anytime-valid test (:mod:`evalcore.human.sequential`:
+a tied pair is declared apart at most that often however many times it is looked at;
+adaptive; top-k: the k best systems and the one below), or once the budget of judgments is
+allocated. An annotator's task then ends at its last built item.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from annotation.tasking.source import (
     qc_copy_outputs,
     qc_original_id,
 )
-from evalcore.human.allocation import adjacent_pairs, allocate_next
+from evalcore.human.allocation import adjacent_pairs, allocate_next, decided
 
 # Judgments stored between two recomputations of the allocation.
 REFRESH_EVERY = 20
@@ -68,7 +70,9 @@ def pull_mode(config: ProtocolConfig) -> bool:
 def allocation_samples(config: ProtocolConfig) -> tuple[list[int], list[np.ndarray]]:
     """The campaign's system ids (by name, as a build orders them) and, for each, the values of
     the kind's first criterion in the stored judgments of the config's real outputs, oriented
-    so that higher is better (a rank or an MQM score is negated)."""
+    so that higher is better (a rank or an MQM score is negated), in the order the judgments
+    came in (the anytime-valid test pairs the systems' judgments in that order, so a new
+    judgment only ever extends a system's values)."""
     criterion = config.definition.criteria[0]
     system_ids = list(
         config.campaign.systems.order_by("name").values_list("pk", flat=True)  # type: ignore[attr-defined]
@@ -78,16 +82,16 @@ def allocation_samples(config: ProtocolConfig) -> tuple[list[int], list[np.ndarr
         judgment__item__task__config=config,
         output__kind=ItemKind.REAL,
         criterion=criterion.key,
-    ).values_list("output__system_id", "value")
+    ).values_list("judgment_id", "pk", "output__system_id", "value")
     # A merged output's answer is a judgment of every system credited with it too.
     credited = JudgmentValue.objects.filter(
         judgment__item__task__config=config,
         output__kind=ItemKind.REAL,
         output__credits__isnull=False,
         criterion=criterion.key,
-    ).values_list("output__credits__system_id", "value")
+    ).values_list("judgment_id", "pk", "output__credits__system_id", "value")
     sign = 1.0 if criterion.higher_is_better else -1.0
-    for system_id, value in [*rows, *credited]:
+    for _judgment, _pk, system_id, value in sorted([*rows, *credited], key=lambda r: r[:2]):
         values[system_id].append(sign * value)
     return system_ids, [np.asarray(values[pk], dtype=np.float64) for pk in system_ids]
 
@@ -137,7 +141,9 @@ def _recompute(config: ProtocolConfig, judged: int) -> AllocationState:
     top_k = (
         config.allocation_top_k if config.allocation == ProtocolConfig.Allocation.TOP_K else None
     )
-    counts = allocate_next(samples, _SHARES, alpha=config.allocation_level, top_k=top_k)
+    bounds = _bounds(config)
+    level = config.allocation_level
+    counts = allocate_next(samples, _SHARES, alpha=level, top_k=top_k, bounds=bounds)
     # Pairs are tested once every system has two judgments (a test of one against one is not
     # a decision).
     tested = all(len(x) >= 2 for x in samples)
@@ -146,12 +152,12 @@ def _recompute(config: ProtocolConfig, judged: int) -> AllocationState:
             "high": system_ids[high],
             "low": system_ids[low],
             "p": p,
-            "decided": tested and p < config.allocation_level,
+            "decided": tested and decided(p, level),
         }
-        for high, low, p in (adjacent_pairs(samples) if tested else [])
+        for high, low, p in (adjacent_pairs(samples, bounds=bounds) if tested else [])
     ]
     watched = pairs[:top_k] if top_k is not None else pairs
-    decided = tested and bool(watched) and all(pair["decided"] for pair in watched)
+    done = tested and bool(watched) and all(pair["decided"] for pair in watched)
     total = int(counts.sum())
     weights = (
         {str(pk): int(c) / total for pk, c in zip(system_ids, counts, strict=True)} if total else {}
@@ -162,10 +168,25 @@ def _recompute(config: ProtocolConfig, judged: int) -> AllocationState:
             "judgments": judged,
             "weights": weights,
             "pairs": pairs,
-            "stopped": AllocationState.Stop.DECIDED if decided else AllocationState.Stop.RUNNING,
+            "stopped": AllocationState.Stop.DECIDED if done else AllocationState.Stop.RUNNING,
         },
     )
     return state
+
+
+def _bounds(config: ProtocolConfig) -> tuple[float, float]:
+    """The scale of the kind's first criterion on the config's screens (ranks: 1 to k),
+    oriented as :func:`allocation_samples`."""
+    criterion = config.definition.criteria[0]
+    k = config.definition.outputs_per_screen(config.outputs_per_screen)
+    # A kind whose scale depends on the screen (ranks) fits it to k; MQM's score, worked out
+    # from spans, is asked of no screen and keeps its own.
+    fitted = [c for c in (config.definition.criteria_for(k) if k else ()) if c.key == criterion.key]
+    criterion = fitted[0] if fitted else criterion
+    lo, hi = float(criterion.minimum), float(criterion.maximum)
+    # A scale of one point (a ranking of one output) says nothing; any width will do.
+    hi = max(hi, lo + 1.0)
+    return (lo, hi) if criterion.higher_is_better else (-hi, -lo)
 
 
 def config_build_locked(config: ProtocolConfig, progress: Progress) -> BuildResult:

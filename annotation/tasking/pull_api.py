@@ -23,8 +23,8 @@ class AllocationView(APIView):
         responses=OpenApiTypes.OBJECT,
         description="The allocation of a protocol config: its mode (prebuilt, adaptive, top_k), "
         "budget and decision level, the judgments stored and allocated, the adjacent pairs of "
-        "the current ranking (system names, one-sided Mann-Whitney p, decided or not), and "
-        "whether the stopping rule holds (decided, budget, or null).",
+        "the current ranking (system names, anytime-valid p of the higher being better, decided "
+        "or not), and whether the stopping rule holds (decided, budget, or null).",
     )
     def get(self, request: Request, campaign_id: Any, config_id: int) -> Response:
         config = config_for_organizer(request.user, campaign_id, config_id)

@@ -1,7 +1,8 @@
-"""Pull-mode tasks: the allocation read from stored judgments (hand-computed shares, scipy's
-p-values, ranks negated), a task that gains its next batch with QC items mixed in at the rate
-when its annotator reaches its end, and the stopping rules (every adjacent pair decided, the
-budget spent) that end it."""
+"""Pull-mode tasks: the allocation read from stored judgments in the order they came in
+(hand-computed shares, the anytime-valid p-values of evalcore's sequential test, ranks
+negated), a task that gains its next batch with QC items mixed in at the rate when its
+annotator reaches its end, and the stopping rules (every adjacent pair decided, the budget
+spent) that end it."""
 
 from __future__ import annotations
 
@@ -12,18 +13,27 @@ from collections import Counter
 import pytest
 from django.test import Client
 from django.urls import reverse
-from scipy import stats
 
 from annotation.judging.services import judgment_record
-from annotation.models import AllocationState, Assignment, Item, ItemKind, ItemOutput, Task
+from annotation.models import (
+    AllocationState,
+    Assignment,
+    Item,
+    ItemKind,
+    ItemOutput,
+    ProtocolConfig,
+    Task,
+)
 from annotation.tasking.pull import (
     BATCH_ITEMS,
+    _bounds,
     allocation_refresh,
     allocation_samples,
     config_tasks_build,
     progress_most,
 )
 from annotation.tasking.services import task_assign_next
+from evalcore.human.sequential import order_p_value
 from tests.factories import full_answer, make_config, make_rich_campaign, make_user
 
 pytestmark = pytest.mark.django_db
@@ -71,14 +81,19 @@ def answer_all(assignment: Assignment, annotator, score) -> None:  # type: ignor
         )
 
 
-def by_quality(names: list[str]):  # type: ignore[no-untyped-def]
+def by_quality(names: list[str], spread: float | None = None):  # type: ignore[no-untyped-def]
+    """Scores by QUALITY, or, with ``spread``, 96 for the first system and ``spread`` less for
+    each next one (up to 4 more by output)."""
+
     def score(output: ItemOutput) -> float:
         # Bad references score low, as a careful annotator's would; a little spread by output.
         if output.kind == ItemKind.BAD_REFERENCE:
             return 5.0
         if output.system_id is None:
             return 95.0
-        return QUALITY[names.index(output.system.name)] + output.pk % 5
+        rank = names.index(output.system.name)
+        base = QUALITY[rank] if spread is None else 96.0 - spread * rank
+        return base + output.pk % 5
 
     return score
 
@@ -108,29 +123,36 @@ def test_the_allocation_is_read_from_stored_judgments(rich, annotator) -> None: 
     real = ItemOutput.objects.filter(item__task__config=config, kind=ItemKind.REAL)
     judged = real.filter(values__isnull=False).select_related("system")
     for system_id, values in zip(ids, samples, strict=True):
-        expected = sorted(o.values.get().value for o in judged if o.system_id == system_id)
-        assert sorted(values.tolist()) == expected
+        # In the order the judgments came in: the anytime-valid test pairs them in that order.
+        mine = [o for o in judged if o.system_id == system_id]
+        expected = sorted(mine, key=lambda o: o.values.get().judgment_id)
+        assert values.tolist() == [o.values.get().value for o in expected]
     state = allocation_refresh(config, force=True)
-    # The adjacent pairs follow the means; their p-values are scipy's one-sided Mann-Whitney.
+    # The adjacent pairs follow the means; their p-values are the anytime-valid test's on the
+    # 0-100 scale.
     means = {pk: x.mean() for pk, x in zip(ids, samples, strict=True)}
     order = sorted(ids, key=lambda pk: -means[pk])
     assert [(p["high"], p["low"]) for p in state.pairs] == list(itertools.pairwise(order))
     for pair in state.pairs:
         high = samples[ids.index(pair["high"])]
         low = samples[ids.index(pair["low"])]
-        p = stats.mannwhitneyu(high, low, alternative="greater").pvalue
+        p = order_p_value(high, low, (0.0, 100.0))
         assert pair["p"] == pytest.approx(p, rel=1e-12)
-        assert pair["decided"] == (p < 0.05)
+        assert pair["decided"] == (p <= 0.05)
 
 
 def test_shares_go_to_the_undecided_pair_with_a_fifth_uniform(rich, annotator) -> None:  # type: ignore[no-untyped-def]
-    # Judgments stored in a prebuilt task, then read by the policy. By hand: A always 90, D
+    # Judgments stored in a prebuilt task, then read by the policy. By hand: A always 100, D
     # always 60, B 10 and 20 in turn, C 11 and 19 in turn. A-D and D-(B or C) are decided
-    # (p = 1/70 with four judgments each, fewer with more), B-C is not. Of 1,000 judgments
-    # 200 are uniform (50 each) and the one undecided pair's 800 go half to each of its two.
-    config = make_config(rich, "direct_assessment", outputs_per_screen=1, items_per_task=40)
+    # (40 and 40-50 points apart every time: the anytime-valid test's bets reach the largest
+    # stake at the third pair, the wealth grows by 1.2 or more a pair and passes 2/0.05 by the
+    # 22nd), B-C is not (a point apart either way). Of 1,000 judgments 200 are
+    # uniform (50 each) and the one undecided pair's 800 go half to each of its two. 160 items,
+    # so that each system has enough judgments (Mann-Whitney decided A-D with four each; a
+    # test valid under repeated looks asks for more).
+    config = make_config(rich, "direct_assessment", outputs_per_screen=1, items_per_task=160)
     names = list(rich.systems.order_by("name").values_list("name", flat=True))
-    cycle = {names[0]: [90], names[1]: [10, 20], names[2]: [11, 19], names[3]: [60]}
+    cycle = {names[0]: [100], names[1]: [10, 20], names[2]: [11, 19], names[3]: [60]}
     seen: Counter[str] = Counter()
 
     def score(output: ItemOutput) -> float:
@@ -142,7 +164,7 @@ def test_shares_go_to_the_undecided_pair_with_a_fifth_uniform(rich, annotator) -
 
     assignment = task_assign_next(config=config, annotator=annotator)
     answer_all(assignment, annotator, score)
-    assert min(seen.values()) >= 4
+    assert min(seen.values()) >= 25
     config.allocation = "adaptive"
     config.save()
     state = allocation_refresh(config, force=True)
@@ -183,19 +205,22 @@ def test_ranks_are_negated_so_that_higher_is_better(rich, annotator) -> None:  #
 
 
 def test_a_pull_task_grows_with_qc_items_and_stops_once_every_pair_is_decided(rich) -> None:  # type: ignore[no-untyped-def]
-    config = pull_config(rich)
+    # Systems about 32 points apart: the anytime-valid test decides every adjacent pair after
+    # some 30 judgments of each (20 points apart, where the Mann-Whitney rule stopped within 60
+    # items, it would take some 45 each).
+    config = pull_config(rich, items_per_task=200)
     names = list(rich.systems.order_by("name").values_list("name", flat=True))
     first = make_user("first")
     rich.annotators.add(first)
     assignment = task_assign_next(config=config, annotator=first)
-    answer_all(assignment, first, by_quality(names))
+    answer_all(assignment, first, by_quality(names, spread=32.0))
     assignment.refresh_from_db()
     task = Task.objects.get(pk=assignment.task_id)
     assert assignment.status == Assignment.Status.DONE
     state = AllocationState.objects.get(config=config)
     assert state.stopped == AllocationState.Stop.DECIDED
     assert all(pair["decided"] for pair in state.pairs)
-    # It grew past its first batch and stopped before its 60 items.
+    # It grew past its first batch and stopped before its 200 items.
     assert BATCH_ITEMS < task.size < config.items_per_task
     kinds = Counter(Item.objects.filter(task=task).values_list("kind", flat=True))
     # QC at the protocol's rate (10, 5 and 5 per 100) of the task's size, copies of real items.
@@ -314,3 +339,12 @@ def test_progress_knows_the_end_when_the_allocation_stops_or_the_task_is_full(ri
     assert progress_most(config, 10) is None
     prebuilt = make_config(rich, "direct_assessment", name="Prebuilt", outputs_per_screen=1)
     assert progress_most(prebuilt, 10) is None
+
+
+def test_the_test_reads_scores_on_the_criterions_scale_oriented_higher_better() -> None:
+    # DA and ESA sliders 0-100; ranks 1..k negated; MQM's score (minus weighted errors, at most
+    # five non-translations of 25) as it is.
+    assert _bounds(ProtocolConfig(protocol="direct_assessment", outputs_per_screen=1)) == (0, 100)
+    assert _bounds(ProtocolConfig(protocol="esa", outputs_per_screen=1)) == (0, 100)
+    assert _bounds(ProtocolConfig(protocol="ranking", outputs_per_screen=3)) == (-3, -1)
+    assert _bounds(ProtocolConfig(protocol="mqm", outputs_per_screen=1)) == (-125, 0)
