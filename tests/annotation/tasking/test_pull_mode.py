@@ -223,10 +223,10 @@ def test_a_pull_task_grows_with_qc_items_and_stops_once_every_pair_is_decided(ri
     # It grew past its first batch and stopped before its 200 items.
     assert BATCH_ITEMS < task.size < config.items_per_task
     kinds = Counter(Item.objects.filter(task=task).values_list("kind", flat=True))
-    # QC at the protocol's rate (10, 5 and 5 per 100) of the task's size, copies of real items.
-    assert kinds[ItemKind.BAD_REFERENCE] == task.size * 10 // 100
-    assert kinds[ItemKind.REPEAT] == task.size * 5 // 100
-    assert kinds[ItemKind.REFERENCE] == task.size * 5 // 100
+    # QC at the protocol's rate (12, 4 and 4 per 100) of the task's size, copies of real items.
+    assert kinds[ItemKind.BAD_REFERENCE] == task.size * 12 // 100
+    assert kinds[ItemKind.REPEAT] == task.size * 4 // 100
+    assert kinds[ItemKind.REFERENCE] == task.size * 4 // 100
     positions = list(Item.objects.filter(task=task).values_list("position", flat=True))
     assert sorted(positions) == list(range(task.size))
     for copy in Item.objects.filter(task=task).exclude(kind=ItemKind.REAL):
@@ -301,7 +301,15 @@ def test_annotators_are_told_that_a_stopped_config_needs_no_more(rich, annotator
 
 def test_progress_says_more_may_follow_until_the_tasks_end_is_known(rich, annotator) -> None:  # type: ignore[no-untyped-def]
     rich.annotators.add(annotator)
-    config = pull_config(rich, items_per_task=40, allocation_budget=14)
+    # The QC mix of 10, 5 and 5 per 100 items: the budget's rest then grows the task to 18.
+    config = pull_config(
+        rich,
+        items_per_task=40,
+        allocation_budget=14,
+        qc_bad_reference=10,
+        qc_repeat=5,
+        qc_reference=5,
+    )
     assignment = task_assign_next(config=config, annotator=annotator)
     assert assignment is not None
     client = Client()
