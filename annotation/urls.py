@@ -68,6 +68,16 @@ urlpatterns = [
     ),
     path("campaigns/<uuid:campaign_id>/crowd/", crowd_views.crowd_setup, name="crowd_setup"),
     path(
+        "campaigns/<uuid:campaign_id>/crowd/links/<int:link_id>/protocol/",
+        crowd_views.crowd_link_protocol,
+        name="crowd_link_protocol",
+    ),
+    path(
+        "campaigns/<uuid:campaign_id>/crowd/roster/",
+        crowd_views.crowd_roster_offer,
+        name="crowd_roster_offer",
+    ),
+    path(
         "campaigns/<uuid:campaign_id>/annotation/<int:config_id>/tutorial/",
         tutorial_views.config_tutorial,
         name="config_tutorial",
@@ -87,6 +97,7 @@ urlpatterns = [
     ),
     path("annotate/<uuid:assignment_id>/tutorial/", tutorial_views.tutorial, name="tutorial"),
     path("invite/<str:token>/", annotate_views.invite, name="invite"),
+    path("study/<str:study_token>/", crowd_views.crowd_study, name="crowd_study"),
     path(
         "crowd/done/<uuid:assignment_id>/",
         crowd_views.crowd_completion,

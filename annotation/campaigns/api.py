@@ -61,6 +61,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "status",
             "owner",
             "organizers",
+            "crowd_tasks_to_roster",
             "created",
             "updated",
             "confirm_close",

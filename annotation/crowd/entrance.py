@@ -8,7 +8,12 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
-from annotation.crowd.services import crowd_one_task_message, crowd_take
+from annotation.crowd.services import (
+    crowd_one_task_message,
+    crowd_take,
+    crowd_tasks_message,
+    crowd_tasks_withheld,
+)
 from annotation.crowd.views import crowd_invite
 from annotation.judging.entrances import Entrance, Take
 from annotation.models import Assignment, CrowdWorker, Invite, ProtocolConfig
@@ -25,6 +30,10 @@ class CrowdEntrance(Entrance):
     def take(self, *, annotator: User, config: ProtocolConfig) -> Take | None:
         crowd, assignment = crowd_take(user=annotator, config=config)
         if not crowd:
+            # The campaign's own annotators: a protocol a crowd link serves is the crowd's,
+            # unless the organizer offers its tasks to them too.
+            if crowd_tasks_withheld(config=config, annotator=annotator):
+                return Take(None, code="crowd_tasks", message=crowd_tasks_message())
             return None
         if assignment is None:
             return Take(None, code="crowd_one_task", message=crowd_one_task_message())

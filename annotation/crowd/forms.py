@@ -130,3 +130,33 @@ class VerifyForm(forms.Form):
 
     worker = forms.CharField(label=_("Worker id"), max_length=64)
     code = forms.CharField(label=_("Code"), max_length=40, required=False)
+
+
+class CrowdLinkProtocolForm(forms.Form):
+    """The protocol a crowd link serves from now on (its study URL stays the same)."""
+
+    config = forms.ModelChoiceField(label=_("Protocol"), queryset=ProtocolConfig.objects.none())
+
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["config"]
+        field.queryset = ProtocolConfig.objects.filter(  # type: ignore[attr-defined]
+            campaign=campaign
+        ).order_by("created")
+        field.label_from_instance = (  # type: ignore[attr-defined]
+            lambda config: f"{config.name} · {config.get_protocol_display()}"
+        )
+
+
+class CrowdRosterForm(forms.Form):
+    """Whether the campaign's own annotators may take tasks of the protocols its crowd links
+    serve."""
+
+    offer = forms.BooleanField(
+        label=_("Offer these tasks to the campaign's own annotators too"),
+        required=False,
+        help_text=_(
+            "Off (the default): annotators you added or invited personally are not offered "
+            "tasks of a protocol that a crowd link serves; you can still assign them one."
+        ),
+    )

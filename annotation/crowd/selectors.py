@@ -14,7 +14,6 @@ from django.utils import timezone
 from annotation.crowd.qc import CrowdQC
 from annotation.crowd.services import crowd_code_matches
 from annotation.models import Campaign, CrowdLink, CrowdPlatform, CrowdWorker
-from annotation.tasking.invites import invite_token
 
 # What each platform puts in place of its placeholders when it sends a worker to the study URL
 # (Prolific's "URL parameters" option adds exactly these three).
@@ -24,9 +23,10 @@ PROLIFIC_QUERY = (
 
 
 def crowd_study_url(*, request: HttpRequest, link: CrowdLink) -> str:
-    """The URL to give the platform: the invite link with the worker id parameter (and, for
-    Prolific, its placeholders; elsewhere the platform or the HIT's page fills it in)."""
-    base = request.build_absolute_uri(reverse("invite", args=[invite_token(invite=link.invite)]))
+    """The URL to give the platform: the link's study page with the worker id parameter (and,
+    for Prolific, its placeholders; elsewhere the platform or the HIT's page fills it in). It
+    is the same on every call: the token is stored with the link, not signed anew."""
+    base = request.build_absolute_uri(reverse("crowd_study", args=[link.study_token]))
     if link.platform == CrowdPlatform.PROLIFIC and link.id_parameter == "PROLIFIC_PID":
         return f"{base}?{PROLIFIC_QUERY}"
     return f"{base}?{link.id_parameter}="

@@ -23,7 +23,7 @@ from annotation.models import (
     ProtocolConfig,
 )
 from annotation.tasking.invites import InviteError, invite_create, invite_login_allowed
-from annotation.tasking.services import task_assign_next
+from annotation.tasking.services import roster_withheld, task_assign_next
 
 # Per-worker codes: no 0/O or 1/I, which people misread when they copy a code by hand.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -62,6 +62,24 @@ def crowd_link_create(
             fail_code=fail_code,
             return_url=return_url,
         )
+
+
+def crowd_link_protocol_set(*, link: CrowdLink, config: ProtocolConfig) -> CrowdLink:
+    """Serve ``config`` (a protocol of the link's campaign) through ``link`` from now on: its
+    study URL stays the one the platform has. Workers who started a task of the protocol
+    before finish that task; new ones get tasks of ``config``."""
+    if config.campaign_id != link.invite.campaign_id:
+        raise ValueError("the protocol belongs to another campaign")
+    CrowdLink.objects.filter(pk=link.pk).update(config=config)
+    link.config = config
+    return link
+
+
+def crowd_roster_offer_set(*, campaign: Campaign, offer: bool) -> None:
+    """Whether the campaign's own annotators may take tasks of the protocols its crowd links
+    serve (``annotation.tasking.services.roster_withheld``)."""
+    Campaign.objects.filter(pk=campaign.pk).update(crowd_tasks_to_roster=offer)
+    campaign.crowd_tasks_to_roster = offer
 
 
 def _username(platform: str, worker_id: str) -> str:
@@ -113,14 +131,24 @@ def crowd_worker_enter(*, invite: Invite, worker_id: str) -> CrowdWorker:
 
 
 def crowd_task_start(*, worker: CrowdWorker) -> Assignment | None:
-    """The worker's task: the one they finished (they are done), the one in progress, or the
-    next free task of the link's protocol. None when no task is left for them."""
+    """The worker's task: the one they finished (they are done), the one in progress (of the
+    protocol the link served when they started it), or the next free task of the link's
+    protocol. None when no task is left for them."""
     if worker.assignment_id is not None:
-        done = Assignment.objects.filter(
-            pk=worker.assignment_id, status=Assignment.Status.DONE
-        ).first()
-        if done is not None:
-            return done
+        held = (
+            Assignment.objects.filter(
+                pk=worker.assignment_id,
+                status__in=[Assignment.Status.DONE, Assignment.Status.ACTIVE],
+            )
+            .select_related("task")
+            .first()
+        )
+        if held is not None and (
+            held.status == Assignment.Status.DONE
+            or worker.link is None
+            or held.task.config_id != worker.link.config_id
+        ):
+            return held
     if worker.link is None:
         return None
     assignment = task_assign_next(config=worker.link.config, annotator=worker.user)
@@ -144,7 +172,13 @@ def crowd_take(*, user: User, config: ProtocolConfig) -> tuple[bool, Assignment 
     )
     if worker is None:
         return False, None
-    if worker.link is None or worker.link.config_id != config.pk:
+    if worker.link is None:
+        return True, None
+    # The task they started before the link changed protocol is theirs to finish.
+    if worker.link.config_id != config.pk and (
+        worker.assignment_id is None
+        or not Assignment.objects.filter(pk=worker.assignment_id, task__config=config).exists()
+    ):
         return True, None
     return True, crowd_task_start(worker=worker)
 
@@ -154,6 +188,24 @@ def crowd_one_task_message() -> str:
     return _(
         "You came through a crowd study: it gives you one task, which you reach through the "
         "study's link. Return to the platform when you have finished it."
+    )
+
+
+def crowd_tasks_withheld(*, config: ProtocolConfig, annotator: User) -> bool:
+    """Whether ``config``'s tasks are the crowd's alone (``roster_withheld``), so that the
+    campaign's own ``annotator`` gets none — but the one they hold already, if any."""
+    if not ProtocolConfig.objects.filter(pk=config.pk).filter(roster_withheld()).exists():
+        return False
+    return not Assignment.objects.filter(
+        task__config=config, annotator=annotator, status=Assignment.Status.ACTIVE
+    ).exists()
+
+
+def crowd_tasks_message() -> str:
+    """Why an annotator of the campaign gets no task of a protocol its crowd links serve."""
+    return _(
+        "The tasks of this protocol are for the workers of a crowd study. Ask the organizer "
+        "if you should take them too."
     )
 
 

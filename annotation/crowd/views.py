@@ -9,31 +9,39 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from annotation.analysis.qc_power import campaign_qc_power
-from annotation.crowd.forms import CrowdLinkForm, VerifyForm, WorkerIdForm
+from annotation.crowd.forms import (
+    CrowdLinkForm,
+    CrowdLinkProtocolForm,
+    CrowdRosterForm,
+    VerifyForm,
+    WorkerIdForm,
+)
 from annotation.crowd.selectors import crowd_links, crowd_verify, crowd_workers
 from annotation.crowd.services import (
     crowd_completion_record,
     crowd_link_create,
+    crowd_link_protocol_set,
     crowd_return_url,
+    crowd_roster_offer_set,
     crowd_task_start,
     crowd_worker_enter,
 )
 from annotation.judging.services import closed_message
-from annotation.models import Assignment, Campaign, CrowdWorker, Invite
+from annotation.models import Assignment, Campaign, CrowdLink, CrowdWorker, Invite, ProtocolConfig
 from annotation.permissions import (
     assignment_for_annotator,
     campaign_for_organizer,
     organizer_required,
     signed_in,
 )
-from annotation.tasking.invites import InviteError
+from annotation.tasking.invites import InviteError, invite_check
 
 # The organizer's page lists this many workers at most (the API and the verify box find any).
 WORKERS_SHOWN = 500
@@ -77,6 +85,25 @@ def crowd_invite(request: HttpRequest, invitation: Invite) -> HttpResponse:
     if assignment.status == Assignment.Status.DONE:
         return redirect("crowd_completion", assignment_id=assignment.pk)
     return redirect("annotate", assignment_id=assignment.pk)
+
+
+@require_http_methods(["GET", "POST"])
+def crowd_study(request: HttpRequest, study_token: str) -> HttpResponse:
+    """A crowd link's study URL (the one the platform keeps): as its invite link, by the
+    token stored with the link."""
+    link = (
+        CrowdLink.objects.select_related("invite__campaign", "config")
+        .filter(study_token=study_token)
+        .first()
+    )
+    if link is None:
+        context = {"error": _("This invite link is not valid.")}
+        return render(request, "annotation/invite.html", context, status=404)
+    try:
+        invite_check(invite=link.invite)
+    except InviteError as exc:
+        return render(request, "annotation/invite.html", {"error": str(exc)}, status=410)
+    return crowd_invite(request, link.invite)
 
 
 @login_required
@@ -153,5 +180,46 @@ def crowd_setup(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
         "workers_more": len(workers) > WORKERS_SHOWN,
         "verify_form": verify if verify.is_bound else VerifyForm(),
         "verified": verified,
+        # The protocols a link may be switched to.
+        "configs": list(ProtocolConfig.objects.filter(campaign=campaign).order_by("created")),
+        "roster_form": CrowdRosterForm(initial={"offer": campaign.crowd_tasks_to_roster}),
     }
     return render(request, "annotation/crowd.html", context, status=400 if form.errors else 200)
+
+
+@organizer_required
+@require_POST
+def crowd_link_protocol(request: HttpRequest, campaign_id: uuid.UUID, link_id: int) -> HttpResponse:
+    """Let a crowd link serve another protocol of the campaign; its study URL stays."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    link = get_object_or_404(
+        CrowdLink.objects.select_related("invite"), invite_id=link_id, invite__campaign=campaign
+    )
+    form = CrowdLinkProtocolForm(request.POST, campaign=campaign)
+    if not form.is_valid():
+        messages.error(request, _("Choose a protocol of this campaign."))
+    elif form.cleaned_data["config"].pk != link.config_id:
+        crowd_link_protocol_set(link=link, config=form.cleaned_data["config"])
+        messages.success(
+            request,
+            _("The link now serves %(name)s; its study URL has not changed.")
+            % {"name": form.cleaned_data["config"].name},
+        )
+    return redirect(f"{reverse('crowd_setup', args=[campaign.pk])}#links")
+
+
+@organizer_required
+@require_POST
+def crowd_roster_offer(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
+    """Whether the campaign's own annotators are offered tasks of its crowd protocols."""
+    campaign = campaign_for_organizer(request.user, campaign_id)
+    form = CrowdRosterForm(request.POST)
+    offer = bool(form.is_valid() and form.cleaned_data["offer"])
+    crowd_roster_offer_set(campaign=campaign, offer=offer)
+    messages.success(
+        request,
+        _("The campaign's own annotators are offered tasks of its crowd protocols too.")
+        if offer
+        else _("Tasks of the crowd protocols are for crowd workers only."),
+    )
+    return redirect(f"{reverse('crowd_setup', args=[campaign.pk])}#roster-offer")

@@ -310,7 +310,9 @@ def my_tasks(request: Request) -> Response:
         409: OpenApiResponse(
             description="The campaign is closed (`closed`), or the caller is a crowd worker "
             "of its campaign and this is not their study's task (`crowd_one_task`): a crowd "
-            "worker gets the one task of their study link, finished or not."
+            "worker gets the one task of their study link, finished or not; or a crowd link "
+            "serves the protocol and the campaign does not offer its tasks to its own "
+            "annotators (`crowd_tasks`)."
         ),
     },
 )

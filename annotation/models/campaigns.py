@@ -47,6 +47,16 @@ class Campaign(models.Model):
     # The campaign's human-judgment analysis setting (annotation.analysis.settings.
     # AnalysisSettings.as_dict; empty: the defaults), read by every route that analyses it.
     analysis_settings = models.JSONField(_("analysis settings"), default=dict, blank=True)
+    # Tasks of a protocol that a crowd link serves are the crowd's: the campaign's own
+    # annotators are not offered them unless the organizer says so (annotation.crowd.entrance).
+    crowd_tasks_to_roster = models.BooleanField(
+        _("offer crowd tasks to the campaign's annotators"),
+        default=False,
+        help_text=_(
+            "Let the campaign's own annotators also take tasks of protocols that a crowd link "
+            "serves."
+        ),
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

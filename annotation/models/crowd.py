@@ -3,6 +3,8 @@ the workers who came through one, each with the completion code they were shown.
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -42,6 +44,11 @@ class CompletionRule(models.TextChoices):
     ALWAYS = "always", _("Pass code for everyone who finishes")
 
 
+def study_token_new() -> str:
+    """A crowd link's study token: 128 random bits, URL-safe (22 characters)."""
+    return secrets.token_urlsafe(16)
+
+
 class CrowdLink(models.Model):
     """The crowd settings of an invite link. Unlike a personal link, one crowd link serves every
     worker of a study: each arrives with their platform's worker id in the URL and gets an
@@ -77,6 +84,12 @@ class CrowdLink(models.Model):
     )
     # ``{code}`` in it is replaced by the worker's code.
     return_url = models.CharField(_("return URL"), max_length=500, blank=True)
+    # The study URL's token (/study/<token>/), stored rather than signed: the URL pasted into
+    # the platform stays the same across page loads, task rebuilds, a change of the link's
+    # protocol and a new SECRET_KEY. A random secret as hard to guess as a signature.
+    study_token = models.CharField(
+        max_length=32, unique=True, default=study_token_new, editable=False
+    )
 
     def __str__(self) -> str:
         return f"{self.get_platform_display()} link {self.invite_id}"

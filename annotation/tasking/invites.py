@@ -60,11 +60,18 @@ def invite_from_token(*, token: str) -> Invite:
         .filter(pk=data.get("invite"))
         .first()
     )
-    if invite is None or invite.revoked:
+    if invite is None:
+        raise InviteError(_("This invite link has been withdrawn."))
+    invite_check(invite=invite)
+    return invite
+
+
+def invite_check(*, invite: Invite) -> None:
+    """Refuse (``InviteError``) an invite that has been withdrawn or has expired."""
+    if invite.revoked:
         raise InviteError(_("This invite link has been withdrawn."))
     if invite.expires_at < timezone.now():
         raise InviteError(_("This invite link has expired; ask the organizer for a new one."))
-    return invite
 
 
 def invite_login_allowed(*, user: User) -> bool:

@@ -90,11 +90,16 @@ class RosterEntry:
     judgments: int
 
 
-def campaign_roster(*, campaign: Campaign) -> list[RosterEntry]:
-    """The campaign's annotators by username, each with their tasks and judgments in it (two
-    aggregate queries)."""
+def campaign_roster(*, campaign: Campaign, user_id: int | None = None) -> list[RosterEntry]:
+    """The campaign's annotators by username (only the one of ``user_id`` if given), each with
+    their tasks and judgments in it (two aggregate queries)."""
     in_campaign = Q(assignments__task__config__campaign=campaign)
-    users = campaign.annotators.annotate(
+    members = campaign.annotators.all()
+    judged = Judgment.objects.filter(item__task__config__campaign=campaign)
+    if user_id is not None:
+        members = members.filter(pk=user_id)
+        judged = judged.filter(annotator_id=user_id)
+    users = members.annotate(
         held=Count(
             "assignments",
             filter=in_campaign & Q(assignments__status=Assignment.Status.ACTIVE),
@@ -103,12 +108,7 @@ def campaign_roster(*, campaign: Campaign) -> list[RosterEntry]:
             "assignments", filter=in_campaign & Q(assignments__status=Assignment.Status.DONE)
         ),
     ).order_by(get_user_model().USERNAME_FIELD)
-    judgments = dict(
-        Judgment.objects.filter(item__task__config__campaign=campaign)
-        .values_list("annotator_id")
-        .annotate(n=Count("pk"))
-        .order_by()
-    )
+    judgments = dict(judged.values_list("annotator_id").annotate(n=Count("pk")).order_by())
     return [
         RosterEntry(
             user_id=user.pk,

@@ -20,13 +20,14 @@ from itertools import chain
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import (
     Assignment,
     Campaign,
+    CrowdLink,
     ProtocolConfig,
     Task,
 )
@@ -268,17 +269,32 @@ class OpenConfig:
     free_tasks: int
 
 
+def roster_withheld(*, now: datetime | None = None) -> Q:
+    """The protocol configs whose tasks are the crowd's alone: a crowd link serves them (not
+    withdrawn, not expired) and their campaign does not offer them to its own annotators
+    (``Campaign.crowd_tasks_to_roster``). The crowd's entrance refuses their takes to anyone
+    but the crowd's workers; an organizer may still assign such a task to anyone."""
+    served = CrowdLink.objects.filter(
+        config=OuterRef("pk"),
+        invite__revoked=False,
+        invite__expires_at__gt=now or timezone.now(),
+    )
+    return Q(Exists(served)) & Q(campaign__crowd_tasks_to_roster=False)
+
+
 def configs_for_annotator(*, annotator: User) -> list[OpenConfig]:
     """Protocol configs of the active campaigns the user annotates (but not as a crowd
-    worker), with how many tasks they could still take: a free slot, and no assignment of
-    theirs or only one whose hold expired (``task_assign_next`` resumes those). Call
-    ``assignments_expire`` first for fresh counts."""
+    worker, and not the crowd's alone: ``roster_withheld``), with how many tasks they could
+    still take: a free slot, and no assignment of theirs or only one whose hold expired
+    (``task_assign_next`` resumes those). Call ``assignments_expire`` first for fresh
+    counts."""
     configs = list(
         ProtocolConfig.objects.filter(
             campaign__annotators=annotator, campaign__status=Campaign.Status.ACTIVE
         )
         # A crowd worker's campaign gives them their study's one task, through its link.
         .exclude(campaign__crowd_workers__user=annotator)
+        .exclude(roster_withheld())
         .select_related("campaign")
         .order_by("campaign__name", "name")
     )

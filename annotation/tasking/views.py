@@ -313,11 +313,16 @@ def roster_add(request: HttpRequest, campaign_id: uuid.UUID) -> HttpResponse:
 
 
 @organizer_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def roster_remove(request: HttpRequest, campaign_id: uuid.UUID, user_id: int) -> HttpResponse:
-    """Take an annotator off the roster; the tasks they hold go back to the pool."""
+    """Take an annotator off the roster; the tasks they hold go back to the pool. GET asks
+    first: a page that says what removing them does, with the button that does it."""
     campaign = campaign_for_organizer(request.user, campaign_id)
     annotator = get_object_or_404(campaign.annotators, pk=user_id)
+    if request.method != "POST":
+        [entry] = campaign_roster(campaign=campaign, user_id=annotator.pk)
+        context = {"campaign": campaign, "entry": entry}
+        return render(request, "annotation/roster_remove.html", context)
     released = campaign_annotator_remove(campaign=campaign, annotator=annotator)
     message = _("%(name)s can no longer take tasks in this campaign.") % {
         "name": annotator.get_username()

@@ -52,6 +52,10 @@ def study_url_made(page, setup_url: str) -> str:  # type: ignore[no-untyped-def]
     assert study_url.endswith(
         "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
     )
+    assert "/study/" in study_url
+    # The URL pasted into the platform is the same on every visit of the page.
+    page.reload()
+    assert page.inner_text("[data-study-url]").strip() == study_url
     return study_url
 
 

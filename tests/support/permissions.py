@@ -18,9 +18,11 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.resolvers import RoutePattern
 
 from annotation.campaigns.forms import ProtocolConfigForm
+from annotation.crowd.services import crowd_link_create
 from annotation.models import (
     Assignment,
     Campaign,
+    CrowdLink,
     Invite,
     Item,
     JudgmentImportJob,
@@ -176,8 +178,11 @@ MATRIX: dict[str, Rule] = {
     "invites_create": organizer_page({"POST": 302}),
     "invite_revoke": organizer_page({"POST": 302}),
     "roster_add": organizer_page({"POST": 302}),
-    "roster_remove": organizer_page({"POST": 302}),
+    # GET asks for confirmation; POST removes.
+    "roster_remove": organizer_page({"GET": 200, "POST": 302}),
     "crowd_setup": organizer_page({"GET": 200, "POST": 302}),
+    "crowd_link_protocol": organizer_page({"POST": 302}),
+    "crowd_roster_offer": organizer_page({"POST": 302}),
     "config_tutorial": organizer_page({"GET": 200, "POST": 302}),
     "tutorial_item_delete": organizer_page({"POST": 302}),
     "api-config-tutorial": organizer_api({"GET": 200, "POST": 201, "PUT": 200}),
@@ -249,12 +254,23 @@ MATRIX: dict[str, Rule] = {
     "crowd_completion": annotator_only({"GET": 302}, api=False),
     # An invite link is a capability: whoever holds it joins (a logged-in user as themselves).
     "invite": public({"GET": 200, "POST": 302}),
+    # A crowd study URL: whoever opens it with a worker id starts as that worker.
+    "crowd_study": public({"GET": 200, "POST": 302}),
     "favicon": public({"GET": 302}),
 }
 
 
 # Query strings some views need to answer 200 to the owner.
-QUERIES = {"api-segment-scores": "?metric=bleu"}
+QUERIES = {"api-segment-scores": "?metric=bleu", "crowd_study": "?PROLIFIC_PID=w1"}
+
+
+# Valid form bodies that need nothing from the seed.
+FORM_BODIES: dict[str, dict[str, Any]] = {
+    "invites_create": {"label": "Crowd", "count": 1, "days": 7},
+    "roster_add": {"usernames": "annotator"},
+    "crowd_roster_offer": {"offer": "on"},
+    "crowd_study": {"worker_id": "w1"},
+}
 
 
 @dataclass
@@ -266,6 +282,7 @@ class Seed:
     invite: Invite
     import_job: JudgmentImportJob
     tutorial_item: TutorialItem
+    crowd_link: CrowdLink
 
     def values(self) -> dict[str, Any]:
         """A value for every path parameter of the project's URLs."""
@@ -281,6 +298,8 @@ class Seed:
             "user_id": self.assignment.annotator_id,
             "username": self.assignment.annotator.get_username(),
             "token": invite_token(invite=self.invite),
+            "link_id": self.crowd_link.pk,
+            "study_token": self.crowd_link.study_token,
             "format": "json",
             "fmt": "csv",
             "kind": "metrics",
@@ -314,10 +333,10 @@ class Seed:
             return {**fields, "name": "Second", "protocol": "adequacy_fluency", "mode": mode}, False
         if name == "config_assign":
             return {"task": 2, "username": "annotator"}, False
-        if name == "invites_create":
-            return {"label": "Crowd", "count": 1, "days": 7}, False
-        if name == "roster_add":
-            return {"usernames": "annotator"}, False
+        if name in FORM_BODIES:
+            return FORM_BODIES[name], False
+        if name == "crowd_link_protocol":
+            return {"config": self.config.pk}, False
         if name == "api-campaign-crowd-links":
             return {"platform": "prolific", "config": self.config.pk}, True
         if name == "crowd_setup":
@@ -450,7 +469,19 @@ def seed_build() -> Seed:
     tutorial_item = TutorialItem.objects.create(
         config=tutorial_config, position=0, source="a", outputs=["b", "c"], expectation={}
     )
-    return Seed(users, campaign, config, assignment, invite, import_job, tutorial_item)
+    # A crowd study of a protocol of its own (the annotator's protocol stays open to them).
+    crowd_config = make_config(
+        campaign, "direct_assessment", name="Crowd study", outputs_per_screen=1, items_per_task=2
+    )
+    crowd_link = crowd_link_create(
+        campaign=campaign,
+        created_by=owner,
+        config=crowd_config,
+        platform="prolific",
+        id_parameter="PROLIFIC_PID",
+        rule="not_failed",
+    )
+    return Seed(users, campaign, config, assignment, invite, import_job, tutorial_item, crowd_link)
 
 
 def request(client: Client, method: str, url: str, body: dict[str, Any], is_json: bool) -> Any:

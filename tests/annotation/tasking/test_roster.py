@@ -85,6 +85,21 @@ def test_removing_an_annotator_returns_their_task_and_keeps_their_answers(owner:
     )
     slots_before = Task.objects.get(pk=assignment.task_id).slots_taken
 
+    # The setup page's Remove asks first: a page that says what removing does, and changes
+    # nothing.
+    setup = _client(owner).get(reverse("annotation_setup", args=[campaign.pk])).content.decode()
+    confirm_url = reverse("roster_remove", args=[campaign.pk, ann.pk])
+    assert f'href="{confirm_url}"' in setup
+    asked = _client(owner).get(confirm_url)
+    assert asked.status_code == 200
+    text = asked.content.decode()
+    assert "Remove ann from the annotators?" in text
+    assert "The task they hold goes back to the pool." in text
+    assert "Their judgment so far is kept." in text
+    assert 'name="csrfmiddlewaretoken"' in text
+    assert campaigns_annotated_by(ann).filter(pk=campaign.pk).exists()
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.ACTIVE
+
     page = _client(owner).post(reverse("roster_remove", args=[campaign.pk, ann.pk]), follow=True)
     said = " ".join(_messages(page))
     assert "ann can no longer take tasks in this campaign." in said
@@ -97,6 +112,7 @@ def test_removing_an_annotator_returns_their_task_and_keeps_their_answers(owner:
     # Someone not on the roster is not found.
     again = _client(owner).post(reverse("roster_remove", args=[campaign.pk, ann.pk]))
     assert again.status_code == 404
+    assert _client(owner).get(confirm_url).status_code == 404
 
 
 def test_the_roster_api_lists_adds_and_removes(owner: Any) -> None:
