@@ -36,6 +36,7 @@ from annotation.tasking.invites import InviteError, invite_accept, invite_from_t
 from annotation.tasking.pull import (
     allocation_stopped,
     allocation_stopped_for,
+    assignments_progress_most,
     progress_most,
     stopped_configs,
     stopped_message,
@@ -52,11 +53,12 @@ def my_tasks(request: HttpRequest) -> HttpResponse:
     """An annotator's home: their tasks with progress, and the protocols they can take tasks of."""
     # Holds that ran out go back to the pool first, so statuses and free counts are current.
     assignments_expire()
-    assignments = (
+    assignments = list(
         assignments_of(request.user)
         .select_related("task__config__campaign")
         .order_by("status", "-claimed_at")
     )
+    assignments_progress_most(assignments)
     finished = _finished_assignment(request, assignments)
     end = (
         None

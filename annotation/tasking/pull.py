@@ -17,7 +17,7 @@ allocated. An annotator's task then ends at its last built item.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -273,6 +273,23 @@ def progress_most(config: ProtocolConfig, size: int) -> int | None:
         if stopped or (config.allocation_budget and allocated >= config.allocation_budget):
             return None
     return config.items_per_task
+
+
+def assignments_progress_most(assignments: Iterable[Assignment]) -> None:
+    """Set ``progress_most`` (:func:`progress_most`) on each unfinished assignment: the list of
+    an annotator's tasks says "n answered · more may follow" where the task may still grow.
+    One query per pull-mode config at most; prebuilt tasks need none."""
+    known: dict[int, int | None] = {}
+    for assignment in assignments:
+        assignment.progress_most = None  # type: ignore[attr-defined]
+        task = assignment.task
+        if assignment.status == Assignment.Status.DONE or not pull_mode(task.config):
+            continue
+        if task.config_id not in known:  # the config's state, whatever the task's size
+            known[task.config_id] = progress_most(task.config, 0)
+        most = known[task.config_id]
+        if most is not None and task.size < most:
+            assignment.progress_most = most  # type: ignore[attr-defined]
 
 
 def allocation_stopped(config: ProtocolConfig) -> bool:

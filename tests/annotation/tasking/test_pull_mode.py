@@ -318,6 +318,10 @@ def test_progress_says_more_may_follow_until_the_tasks_end_is_known(rich, annota
     # The first batch of 10 is built; the task may grow to 40.
     assert "0 answered · more may follow, up to 40" in page
     assert 'max="40"' in page
+    # My tasks says the same of the task, not "0 / 10".
+    listed = client.get(reverse("my_tasks")).content.decode()
+    assert "0 answered · more may follow, up to 40" in listed
+    assert "0 / 10" not in listed
     assert progress_most(config, BATCH_ITEMS) == 40
     url = reverse("api-assignment-submit", args=[assignment.pk])
     for position in range(BATCH_ITEMS):
@@ -337,6 +341,9 @@ def test_progress_says_more_may_follow_until_the_tasks_end_is_known(rich, annota
     page = client.get(reverse("annotate", args=[assignment.pk])).content.decode()
     assert "10 of 18 done" in page
     assert "answered · more may follow, up to 40" not in page
+    listed = client.get(reverse("my_tasks")).content.decode()
+    assert "10 / 18" in listed
+    assert "more may follow" not in listed
 
 
 def test_progress_knows_the_end_when_the_allocation_stops_or_the_task_is_full(rich) -> None:  # type: ignore[no-untyped-def]
