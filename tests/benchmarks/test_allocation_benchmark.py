@@ -5,6 +5,7 @@ timing is asserted."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -57,6 +58,8 @@ def test_a_tiny_run_prints_every_policy_under_both_rules() -> None:
     done = subprocess.run(
         [sys.executable, "benchmarks/allocation.py", "--seeds=1", "--replays=1"],
         cwd=ROOT,
+        # Where the test found the data (beside a clean clone's origin, for one).
+        env={**os.environ, "EVALSITE_SHARED_DATA": str(FLORES.parent)},
         capture_output=True,
         text=True,
         timeout=900,

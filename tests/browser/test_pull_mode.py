@@ -45,6 +45,10 @@ def test_an_annotator_pulls_screens_until_the_budget_is_spent(
         items_per_task=30,
         allocation="adaptive",
         allocation_budget=14,
+        # The mix of 10, 5 and 5 per 100 items, whose QC copies the counts below describe.
+        qc_bad_reference=10,
+        qc_repeat=5,
+        qc_reference=5,
     )
     config_tasks_build(config=config)
     shots = output_dir / "screenshots"
