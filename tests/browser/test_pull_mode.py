@@ -19,6 +19,10 @@ from tests.factories import make_config, make_rich_campaign, make_user
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+# The QC mix of 10, 5 and 5 per 100 items, whose copies the counts below describe.
+QC_MIX = {"qc_bad_reference": 10, "qc_repeat": 5, "qc_reference": 5}
+
+
 def answer(page, done: int) -> None:  # type: ignore[no-untyped-def]
     """Score the current item 75 with the keys and submit; wait until ``done`` are done."""
     page.keyboard.press("7")
@@ -45,10 +49,7 @@ def test_an_annotator_pulls_screens_until_the_budget_is_spent(
         items_per_task=30,
         allocation="adaptive",
         allocation_budget=14,
-        # The mix of 10, 5 and 5 per 100 items, whose QC copies the counts below describe.
-        qc_bad_reference=10,
-        qc_repeat=5,
-        qc_reference=5,
+        **QC_MIX,
     )
     config_tasks_build(config=config)
     shots = output_dir / "screenshots"
